@@ -1,0 +1,250 @@
+// gpu_results.cpp: bankscope-gpu's results JSON <-> GpuResults (format in gpu_results.hpp).
+//
+// Reading is forgiving about what is optional (a missing or null number stays unset) and strict
+// about types: a field of the wrong type is an error naming the file, the row and the field.
+#include "gpu_results.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace bankscope {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr int kFormatVersion = 1;
+
+json opt_num(const std::optional<uint64_t>& v) { return v ? json(*v) : json(nullptr); }
+json opt_num(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json counters_to_json(const CounterSet& c, bool with_sass) {
+  json j = {{"instructions", opt_num(c.instructions)},
+            {"wavefronts", opt_num(c.wavefronts)},
+            {"bank_conflicts", opt_num(c.bank_conflicts)}};
+  if (with_sass) j["wavefronts_sass"] = opt_num(c.wavefronts_sass);
+  return j;
+}
+
+// Reads an optional field; errors name `where.key`.
+struct Reader {
+  const json& obj;
+  std::string where;
+
+  Error type_error(const char* key, const char* want) const {
+    return Error{where + "." + key + ": expected " + want};
+  }
+  bool has(const char* key) const { return obj.contains(key) && !obj.at(key).is_null(); }
+
+  std::optional<Error> u64(const char* key, std::optional<uint64_t>& out) const {
+    if (!has(key)) return std::nullopt;
+    const json& v = obj.at(key);
+    if (v.is_number_unsigned()) {
+      out = v.get<uint64_t>();
+    } else if (v.is_number_integer() && v.get<int64_t>() >= 0) {
+      out = static_cast<uint64_t>(v.get<int64_t>());
+    } else if (v.is_number_float() && v.get<double>() >= 0.0) {
+      out = static_cast<uint64_t>(v.get<double>() + 0.5);  // ncu prints counts as floats sometimes
+    } else {
+      return type_error(key, "a non-negative integer");
+    }
+    return std::nullopt;
+  }
+  std::optional<Error> f64(const char* key, std::optional<double>& out) const {
+    if (!has(key)) return std::nullopt;
+    if (!obj.at(key).is_number()) return type_error(key, "a number");
+    out = obj.at(key).get<double>();
+    return std::nullopt;
+  }
+  template <class I>
+  std::optional<Error> integer(const char* key, I& out) const {
+    if (!has(key)) return std::nullopt;
+    if (!obj.at(key).is_number_integer()) return type_error(key, "an integer");
+    out = static_cast<I>(obj.at(key).get<int64_t>());
+    return std::nullopt;
+  }
+  std::optional<Error> str(const char* key, std::string& out) const {
+    if (!has(key)) return std::nullopt;
+    if (!obj.at(key).is_string()) return type_error(key, "a string");
+    out = obj.at(key).get<std::string>();
+    return std::nullopt;
+  }
+  std::optional<Error> boolean(const char* key, bool& out) const {
+    if (!has(key)) return std::nullopt;
+    if (!obj.at(key).is_boolean()) return type_error(key, "true or false");
+    out = obj.at(key).get<bool>();
+    return std::nullopt;
+  }
+};
+
+#define BANKSCOPE_TRY(expr)               \
+  do {                                    \
+    if (auto err_ = (expr)) return *err_; \
+  } while (0)
+
+std::optional<Error> read_counters(const json& parent, const char* key, const std::string& where,
+                                   CounterSet& out) {
+  if (!parent.contains(key) || parent.at(key).is_null()) return std::nullopt;
+  if (!parent.at(key).is_object()) return Error{where + "." + key + ": expected an object"};
+  const Reader r{parent.at(key), where + "." + key};
+  BANKSCOPE_TRY(r.u64("instructions", out.instructions));
+  BANKSCOPE_TRY(r.u64("wavefronts", out.wavefronts));
+  BANKSCOPE_TRY(r.u64("bank_conflicts", out.bank_conflicts));
+  BANKSCOPE_TRY(r.u64("wavefronts_sass", out.wavefronts_sass));
+  return std::nullopt;
+}
+
+std::optional<Error> read_kernel(const json& k, const std::string& where, KernelResult& out) {
+  if (!k.is_object()) return Error{where + ": expected an object"};
+  const Reader r{k, where};
+  BANKSCOPE_TRY(r.str("kernel", out.kernel));
+  if (out.kernel.empty()) return Error{where + ".kernel: missing"};
+  BANKSCOPE_TRY(r.str("scenario", out.scenario));
+  BANKSCOPE_TRY(r.integer("n", out.n));
+  BANKSCOPE_TRY(r.integer("row_stride", out.row_stride));
+  BANKSCOPE_TRY(r.str("bound", out.bound));
+  BANKSCOPE_TRY(r.boolean("correct", out.correct));
+  BANKSCOPE_TRY(r.str("verdict", out.verdict));
+  BANKSCOPE_TRY(r.str("gpu_kernel", out.gpu_kernel));
+  BANKSCOPE_TRY(r.str("type", out.type));
+  BANKSCOPE_TRY(r.f64("copy_gbps", out.copy_gbps));
+  BANKSCOPE_TRY(r.str("note", out.note));
+  if (k.contains("predicted") && !k.at("predicted").is_null()) {
+    const json& p = k.at("predicted");
+    const std::string pw = where + ".predicted";
+    if (!p.is_object()) return Error{pw + ": expected an object"};
+    BANKSCOPE_TRY(read_counters(p, "ld", pw, out.predicted_ld));
+    BANKSCOPE_TRY(read_counters(p, "st", pw, out.predicted_st));
+    const Reader pr{p, pw};
+    BANKSCOPE_TRY(pr.f64("time_ms", out.predicted_ms));
+    BANKSCOPE_TRY(pr.f64("gbps", out.predicted_gbps));
+    BANKSCOPE_TRY(pr.f64("shared_ms", out.predicted_shared_ms));
+    BANKSCOPE_TRY(pr.f64("dram_ms", out.predicted_dram_ms));
+    if (out.bound.empty()) BANKSCOPE_TRY(pr.str("bound", out.bound));
+  }
+  if (k.contains("measured") && !k.at("measured").is_null()) {
+    const json& m = k.at("measured");
+    const std::string mw = where + ".measured";
+    if (!m.is_object()) return Error{mw + ": expected an object"};
+    BANKSCOPE_TRY(read_counters(m, "ld", mw, out.measured_ld));
+    BANKSCOPE_TRY(read_counters(m, "st", mw, out.measured_st));
+    const Reader mr{m, mw};
+    BANKSCOPE_TRY(mr.f64("time_ms", out.measured_ms));
+    BANKSCOPE_TRY(mr.f64("gbps", out.measured_gbps));
+    BANKSCOPE_TRY(mr.str("counters_source", out.counters_source));
+    BANKSCOPE_TRY(mr.str("sass_source", out.sass_source));
+    BANKSCOPE_TRY(mr.integer("runs", out.runs));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+const KernelResult* GpuResults::find(const std::string& scenario_basename, int64_t n) const {
+  for (const KernelResult& k : kernels) {
+    if (k.n == n && (k.scenario == scenario_basename || k.kernel == scenario_basename)) return &k;
+  }
+  return nullptr;
+}
+
+Result<GpuResults> parse_gpu_results(const std::string& json_text, const std::string& source) {
+  json root;
+  try {
+    root = json::parse(json_text);
+  } catch (const json::parse_error& e) {
+    // e.what() is one line: "[json.exception.parse_error.101] parse error at line 1, column 2: ..."
+    return Error{source + ": " + e.what()};
+  }
+  if (!root.is_object() || !root.contains("bankscope_results")) {
+    return Error{source + ": not a bankscope results file (no \"bankscope_results\" key)"};
+  }
+  if (!root.at("bankscope_results").is_number_integer() ||
+      root.at("bankscope_results").get<int64_t>() != kFormatVersion) {
+    return Error{source + ": bankscope_results: unsupported format version (this build reads 1)"};
+  }
+  GpuResults out;
+  if (root.contains("device") && !root.at("device").is_null()) {
+    const json& d = root.at("device");
+    if (!d.is_object()) return Error{source + ": device: expected an object"};
+    const Reader r{d, source + ": device"};
+    BANKSCOPE_TRY(r.str("name", out.device.name));
+    BANKSCOPE_TRY(r.str("sm", out.device.sm));
+    BANKSCOPE_TRY(r.str("driver", out.device.driver));
+    BANKSCOPE_TRY(r.str("cuda_runtime", out.device.cuda_runtime));
+    BANKSCOPE_TRY(r.str("cuda_driver", out.device.cuda_driver));
+    BANKSCOPE_TRY(r.str("date", out.device.date));
+    BANKSCOPE_TRY(r.str("counters_note", out.device.counters_note));
+    BANKSCOPE_TRY(r.integer("sms", out.device.sms));
+    BANKSCOPE_TRY(r.integer("sm_clock_mhz", out.device.sm_clock_mhz));
+    BANKSCOPE_TRY(r.integer("mem_clock_mhz", out.device.mem_clock_mhz));
+    BANKSCOPE_TRY(r.f64("copy_gbps", out.device.copy_gbps));
+  }
+  if (root.contains("kernels")) {
+    const json& ks = root.at("kernels");
+    if (!ks.is_array()) return Error{source + ": kernels: expected an array"};
+    for (size_t i = 0; i < ks.size(); ++i) {
+      KernelResult k;
+      BANKSCOPE_TRY(read_kernel(ks[i], source + ": kernels[" + std::to_string(i) + "]", k));
+      out.kernels.push_back(std::move(k));
+    }
+  }
+  return out;
+}
+
+Result<GpuResults> load_gpu_results(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{path + ": cannot open"};
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return parse_gpu_results(ss.str(), path);
+}
+
+std::string gpu_results_to_json(const GpuResults& r) {
+  json dev = {{"name", r.device.name},
+              {"sm", r.device.sm},
+              {"sms", r.device.sms},
+              {"sm_clock_mhz", r.device.sm_clock_mhz},
+              {"mem_clock_mhz", r.device.mem_clock_mhz},
+              {"driver", r.device.driver},
+              {"cuda_runtime", r.device.cuda_runtime},
+              {"cuda_driver", r.device.cuda_driver},
+              {"date", r.device.date},
+              {"counters_note", r.device.counters_note},
+              {"copy_gbps", opt_num(r.device.copy_gbps)}};
+  json kernels = json::array();
+  for (const KernelResult& k : r.kernels) {
+    json predicted = {{"ld", counters_to_json(k.predicted_ld, false)},
+                      {"st", counters_to_json(k.predicted_st, false)},
+                      {"time_ms", opt_num(k.predicted_ms)},
+                      {"gbps", opt_num(k.predicted_gbps)},
+                      {"shared_ms", opt_num(k.predicted_shared_ms)},
+                      {"dram_ms", opt_num(k.predicted_dram_ms)},
+                      {"bound", k.bound}};
+    json measured = {{"ld", counters_to_json(k.measured_ld, true)},
+                     {"st", counters_to_json(k.measured_st, true)},
+                     {"time_ms", opt_num(k.measured_ms)},
+                     {"gbps", opt_num(k.measured_gbps)},
+                     {"runs", k.runs},
+                     {"counters_source", k.counters_source},
+                     {"sass_source", k.sass_source}};
+    kernels.push_back({{"kernel", k.kernel},
+                       {"gpu_kernel", k.gpu_kernel},
+                       {"scenario", k.scenario},
+                       {"type", k.type},
+                       {"n", k.n},
+                       {"row_stride", k.row_stride},
+                       {"bound", k.bound},
+                       {"predicted", predicted},
+                       {"measured", measured},
+                       {"copy_gbps", opt_num(k.copy_gbps)},
+                       {"correct", k.correct},
+                       {"verdict", k.verdict},
+                       {"note", k.note}});
+  }
+  json root = {{"bankscope_results", kFormatVersion}, {"device", dev}, {"kernels", kernels}};
+  return root.dump(2) + "\n";
+}
+
+}  // namespace bankscope

@@ -1,0 +1,87 @@
+// gpu_results.hpp: measured results from bankscope-gpu, as the app and the CLI read them.
+//
+// bankscope-gpu writes this JSON (assets/results/h200/validate.json); the visualizer loads it to
+// set predicted and measured numbers side by side. The format is defined here so sim/ (and so
+// the app) can read it without CUDA.
+//
+// {
+//   "bankscope_results": 1,
+//   "device": {"name": "NVIDIA H200", "sm": "9.0", "sms": 132, "sm_clock_mhz": 1980,
+//              "mem_clock_mhz": 3201, "driver": "580.159.04", "cuda_runtime": "13.0", ...},
+//   "kernels": [ {
+//       "kernel": "seed_32x32", "scenario": "seed_transpose_32x32.json", "n": 2048,
+//       "row_stride": 32,
+//       "predicted": {"ld": {"instructions":..,"wavefronts":..,"bank_conflicts":..}, "st": {...},
+//                     "time_ms": .., "bound": "shared"},
+//       "measured":  {"ld": {"instructions":..,"wavefronts":..,"bank_conflicts":..,
+//                            "wavefronts_sass":..}, "st": {...},
+//                     "time_ms": .., "gbps": .., "counters_source": "cupti|ncu|none"},
+//       "correct": true, "verdict": "match" } ... ]
+// }
+// Optional numbers are written as null when not measured; readers accept a missing key as null.
+// Extra fields (added by the GPU backend, all optional on read): device.copy_gbps (cudaMemcpy
+// device-to-device bandwidth measured in the same run), device.cuda_driver, device.date,
+// device.counters_note; per kernel: gpu_kernel, type, copy_gbps, predicted.gbps,
+// predicted.shared_ms, predicted.dram_ms, measured.sass_source, measured.runs, note.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "status.hpp"
+
+namespace bankscope {
+
+struct CounterSet {
+  std::optional<uint64_t> instructions;
+  std::optional<uint64_t> wavefronts;       // hardware l1tex__ counter (or the model's prediction)
+  std::optional<uint64_t> bank_conflicts;
+  std::optional<uint64_t> wavefronts_sass;  // smsp__sass_l1tex_... (instruction-level, exact)
+};
+
+struct KernelResult {
+  std::string kernel;
+  std::string scenario;  // scenario file name (basename), "" if none
+  int64_t n = 0;
+  int64_t row_stride = 0;
+  CounterSet predicted_ld, predicted_st, measured_ld, measured_st;
+  std::optional<double> predicted_ms, measured_ms, measured_gbps;
+  std::string bound;            // "shared" | "dram" | ...
+  std::string counters_source;  // "cupti", "ncu", "clock64", "none"
+  bool correct = false;
+  std::string verdict;
+  // Added by the GPU backend (all optional in the JSON).
+  std::string gpu_kernel;                // bankscope-gpu kernel name ("tiled_32x8", ...)
+  std::string type;                      // element type ("float", "double", "float4")
+  std::optional<double> predicted_gbps, predicted_shared_ms, predicted_dram_ms;
+  std::optional<double> copy_gbps;       // cudaMemcpy D2D of the same bytes, same run
+  std::string sass_source;               // where wavefronts_sass came from: "ncu", "cupti", ""
+  int runs = 0;                          // timed runs behind measured_ms (median)
+  std::string note;
+};
+
+struct DeviceInfo {
+  std::string name, sm, driver, cuda_runtime;
+  int sms = 0;
+  int sm_clock_mhz = 0, mem_clock_mhz = 0;
+  // Added by the GPU backend (optional in the JSON).
+  std::string cuda_driver;    // CUDA version the driver supports, "13.0"
+  std::string date;           // UTC, ISO 8601
+  std::string counters_note;  // how counters were read, or why not
+  std::optional<double> copy_gbps;
+};
+
+struct GpuResults {
+  DeviceInfo device;
+  std::vector<KernelResult> kernels;
+  // The row for a kernel/scenario and n, or null.
+  const KernelResult* find(const std::string& scenario_basename, int64_t n) const;
+};
+
+Result<GpuResults> parse_gpu_results(const std::string& json_text, const std::string& source);
+Result<GpuResults> load_gpu_results(const std::string& path);
+std::string gpu_results_to_json(const GpuResults& r);
+
+}  // namespace bankscope

@@ -1,0 +1,535 @@
+// json_io.cpp: scenario files and JSONL patterns <-> value types, with errors that name the field.
+#include "json_io.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <unistd.h>
+
+namespace bankscope {
+
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Helpers
+// ---------------------------------------------------------------------------------------------
+
+bool valid_utf8(const std::string& s, size_t* bad_offset) {
+  size_t i = 0;
+  const size_t n = s.size();
+  while (i < n) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    int extra = 0;
+    if (c < 0x80) {
+      extra = 0;
+    } else if ((c & 0xe0) == 0xc0 && c >= 0xc2) {
+      extra = 1;
+    } else if ((c & 0xf0) == 0xe0) {
+      extra = 2;
+    } else if ((c & 0xf8) == 0xf0 && c <= 0xf4) {
+      extra = 3;
+    } else {
+      *bad_offset = i;
+      return false;
+    }
+    for (int k = 1; k <= extra; ++k) {
+      if (i + static_cast<size_t>(k) >= n ||
+          (static_cast<unsigned char>(s[i + static_cast<size_t>(k)]) & 0xc0) != 0x80) {
+        *bad_offset = i;
+        return false;
+      }
+    }
+    i += static_cast<size_t>(extra) + 1;
+  }
+  return true;
+}
+
+// "line L, column C" of a byte offset.
+std::string line_col(const std::string& text, size_t offset) {
+  size_t line = 1, col = 1;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(col);
+}
+
+const char* type_name(const ojson& j) {
+  switch (j.type()) {
+    case ojson::value_t::null: return "null";
+    case ojson::value_t::boolean: return "a boolean";
+    case ojson::value_t::string: return "a string";
+    case ojson::value_t::array: return "an array";
+    case ojson::value_t::object: return "an object";
+    case ojson::value_t::number_float: return "a fractional number";
+    default: return "a number";
+  }
+}
+
+Result<int64_t> get_int(const ojson& j, const std::string& where, int64_t lo, int64_t hi) {
+  if (!j.is_number_integer()) return Error{where + ": expected an integer, got " + type_name(j)};
+  if (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(INT64_MAX)) {
+    return Error{where + ": " + j.dump() + " is out of range " + std::to_string(lo) + ".." + std::to_string(hi)};
+  }
+  const int64_t v = j.get<int64_t>();
+  if (v < lo || v > hi) {
+    return Error{where + ": " + std::to_string(v) + " is out of range " + std::to_string(lo) + ".." +
+                 std::to_string(hi)};
+  }
+  return v;
+}
+
+Result<std::string> get_string(const ojson& j, const std::string& where) {
+  if (!j.is_string()) return Error{where + ": expected a string, got " + type_name(j)};
+  return j.get<std::string>();
+}
+
+Result<bool> check_keys(const ojson& obj, const std::string& where, std::initializer_list<const char*> allowed) {
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    bool ok = false;
+    for (const char* a : allowed) ok = ok || it.key() == a;
+    if (!ok) {
+      std::string list;
+      for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
+      return Error{(where.empty() ? "" : where + ": ") + "unknown field '" + it.key() + "' (expected one of: " + list + ")"};
+    }
+  }
+  return true;
+}
+
+Result<Dim3> get_dim3(const ojson& j, const std::string& where, int64_t lo, int64_t hi) {
+  if (!j.is_array() || j.empty() || j.size() > 3) {
+    return Error{where + ": expected an array of 1 to 3 integers, like [32, 8, 1]"};
+  }
+  int64_t v[3] = {1, 1, 1};
+  for (size_t i = 0; i < j.size(); ++i) {
+    auto x = get_int(j[i], where + "[" + std::to_string(i) + "]", lo, hi);
+    if (!x) return x.error();
+    v[i] = *x;
+  }
+  return Dim3{v[0], v[1], v[2]};
+}
+
+#define BANKSCOPE_TRY(var, expr)          \
+  auto var##_r = (expr);                  \
+  if (!var##_r) return var##_r.error();   \
+  auto var = std::move(*var##_r)
+
+Result<ArraySpec> parse_array(const ojson& j, const std::string& where) {
+  if (!j.is_object()) return Error{where + ": expected an object"};
+  auto keys = check_keys(j, where, {"name", "type", "dims", "row_stride", "xor", "swizzle", "comment"});
+  if (!keys) return keys.error();
+  ArraySpec a;
+  if (j.contains("name")) {
+    BANKSCOPE_TRY(name, get_string(j["name"], where + ".name"));
+    a.name = name;
+  }
+  if (j.contains("type")) {
+    BANKSCOPE_TRY(type, get_string(j["type"], where + ".type"));
+    if (!parse_element_type(type)) {
+      return Error{where + ".type: unknown element type '" + type +
+                   "' (expected char, half, float, double, float2 or float4)"};
+    }
+    a.type = type;
+  }
+  if (!j.contains("dims")) return Error{where + ": missing 'dims' (e.g. \"dims\": [32, 32])"};
+  const ojson& d = j["dims"];
+  if (!d.is_array() || d.empty() || d.size() > 2) {
+    return Error{where + ".dims: expected [cols] or [rows, cols]"};
+  }
+  a.dims.clear();
+  for (size_t i = 0; i < d.size(); ++i) {
+    BANKSCOPE_TRY(v, get_int(d[i], where + ".dims[" + std::to_string(i) + "]", 1, 1 << 20));
+    a.dims.push_back(v);
+  }
+  if (j.contains("row_stride")) {
+    BANKSCOPE_TRY(v, get_int(j["row_stride"], where + ".row_stride", 1, 1 << 20));
+    a.row_stride = v;
+  }
+  if (j.contains("xor")) {
+    BANKSCOPE_TRY(v, get_int(j["xor"], where + ".xor", 0, 1 << 20));
+    a.xor_mask = v;
+  }
+  if (j.contains("swizzle")) {
+    const ojson& s = j["swizzle"];
+    if (!s.is_array() || s.size() != 3) {
+      return Error{where + ".swizzle: expected [B, M, S] as in cute::Swizzle<B, M, S>"};
+    }
+    int v[3];
+    for (size_t i = 0; i < 3; ++i) {
+      BANKSCOPE_TRY(x, get_int(s[i], where + ".swizzle[" + std::to_string(i) + "]", 0, 16));
+      v[i] = static_cast<int>(x);
+    }
+    a.swizzle_bits = v[0];
+    a.swizzle_base = v[1];
+    a.swizzle_shift = v[2];
+  }
+  return a;
+}
+
+Result<AccessSpec> parse_access(const ojson& j, const std::string& where) {
+  if (!j.is_object()) return Error{where + ": expected an object"};
+  auto keys = check_keys(j, where, {"op", "target", "if", "loops", "width", "label", "comment"});
+  if (!keys) return keys.error();
+  AccessSpec a;
+  if (!j.contains("op")) return Error{where + ": missing 'op' (\"ld\" or \"st\")"};
+  BANKSCOPE_TRY(op, get_string(j["op"], where + ".op"));
+  if (op != "ld" && op != "st") return Error{where + ".op: '" + op + "' must be \"ld\" or \"st\""};
+  a.op = op;
+  if (!j.contains("target")) return Error{where + ": missing 'target' (e.g. \"tile[threadIdx.y][threadIdx.x]\")"};
+  BANKSCOPE_TRY(target, get_string(j["target"], where + ".target"));
+  a.target = target;
+  if (j.contains("if")) {
+    BANKSCOPE_TRY(g, get_string(j["if"], where + ".if"));
+    a.guard = g;
+  }
+  if (j.contains("label")) {
+    BANKSCOPE_TRY(l, get_string(j["label"], where + ".label"));
+    a.label = l;
+  }
+  if (j.contains("width")) {
+    BANKSCOPE_TRY(w, get_int(j["width"], where + ".width", 1, 16));
+    a.width = static_cast<int>(w);
+  }
+  if (j.contains("loops")) {
+    const ojson& ls = j["loops"];
+    if (!ls.is_array()) return Error{where + ".loops: expected an array of {\"var\", \"begin\", \"end\", \"step\"}"};
+    for (size_t i = 0; i < ls.size(); ++i) {
+      const std::string lw = where + ".loops[" + std::to_string(i) + "]";
+      if (!ls[i].is_object()) return Error{lw + ": expected an object"};
+      auto lk = check_keys(ls[i], lw, {"var", "begin", "end", "step"});
+      if (!lk) return lk.error();
+      LoopSpec l;
+      if (!ls[i].contains("var") || !ls[i].contains("end")) return Error{lw + ": needs 'var' and 'end'"};
+      BANKSCOPE_TRY(var, get_string(ls[i]["var"], lw + ".var"));
+      l.var = var;
+      if (ls[i].contains("begin")) {
+        BANKSCOPE_TRY(b, get_int(ls[i]["begin"], lw + ".begin", -(1 << 20), 1 << 20));
+        l.begin = b;
+      }
+      BANKSCOPE_TRY(e, get_int(ls[i]["end"], lw + ".end", -(1 << 20), 1 << 20));
+      l.end = e;
+      if (ls[i].contains("step")) {
+        BANKSCOPE_TRY(s, get_int(ls[i]["step"], lw + ".step", 1, 1 << 20));
+        l.step = s;
+      }
+      a.loops.push_back(l);
+    }
+  }
+  return a;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Files
+// ---------------------------------------------------------------------------------------------
+
+Result<std::string> read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{path + ": cannot open (" + std::strerror(errno) + ")"};
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return Error{path + ": read failed"};
+  std::string text = ss.str();
+  size_t bad = 0;
+  if (!valid_utf8(text, &bad)) {
+    return Error{path + ": " + line_col(text, bad) + ": the file is not valid UTF-8"};
+  }
+  return text;
+}
+
+Result<bool> save_text_file_atomic(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (f == nullptr) return Error{path + ": cannot save (" + std::strerror(errno) + "); the old file is untouched"};
+  const bool wrote = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  const bool flushed = std::fflush(f) == 0 && ::fsync(fileno(f)) == 0;
+  const int saved_errno = errno;
+  std::fclose(f);
+  if (!wrote || !flushed) {
+    std::remove(tmp.c_str());
+    return Error{path + ": cannot save (" + std::strerror(saved_errno) + "); the old file is untouched"};
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int e = errno;
+    std::remove(tmp.c_str());
+    return Error{path + ": cannot save (" + std::strerror(e) + "); the old file is untouched"};
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Scenarios
+// ---------------------------------------------------------------------------------------------
+
+Result<ScenarioSpec> parse_scenario_json(const std::string& text, const std::string& source) {
+  const std::string src = source.empty() ? "<scenario>" : source;
+  size_t bad = 0;
+  if (!valid_utf8(text, &bad)) return Error{src + ": " + line_col(text, bad) + ": not valid UTF-8"};
+  ojson j;
+  try {
+    j = ojson::parse(text);
+  } catch (const ojson::parse_error& e) {
+    std::string what = e.what();
+    const size_t p = what.find("parse error");
+    if (p != std::string::npos) {
+      const size_t colon = what.find(": ", p);
+      if (colon != std::string::npos) what = what.substr(colon + 2);
+    }
+    return Error{src + ": " + line_col(text, e.byte == 0 ? 0 : e.byte - 1) + ": invalid JSON: " + what};
+  }
+  auto fail = [&](const Error& e) { return with_context(src, e); };
+  if (!j.is_object()) return fail(Error{"the top level must be an object"});
+  auto keys = check_keys(j, "", {"name", "description", "gpu_kernel", "n", "block", "grid", "tile",
+                                 "arrays", "defines", "accesses", "banks", "comment"});
+  if (!keys) return fail(keys.error());
+  ScenarioSpec s;
+  s.arrays.clear();
+  if (j.contains("name")) {
+    auto v = get_string(j["name"], "name");
+    if (!v) return fail(v.error());
+    s.name = *v;
+  }
+  if (j.contains("description")) {
+    auto v = get_string(j["description"], "description");
+    if (!v) return fail(v.error());
+    s.description = *v;
+  }
+  if (j.contains("gpu_kernel")) {
+    auto v = get_string(j["gpu_kernel"], "gpu_kernel");
+    if (!v) return fail(v.error());
+    s.gpu_kernel = *v;
+  }
+  if (j.contains("n")) {
+    auto v = get_int(j["n"], "n", 1, int64_t{1} << 31);
+    if (!v) return fail(v.error());
+    s.n = *v;
+  }
+  if (!j.contains("block")) return fail(Error{"missing 'block' (threads per block, e.g. [32, 8])"});
+  auto block = get_dim3(j["block"], "block", 1, 1024);
+  if (!block) return fail(block.error());
+  s.block = *block;
+  if (j.contains("grid")) {
+    auto g = get_dim3(j["grid"], "grid", 1, 2147483647);
+    if (!g) return fail(g.error());
+    s.grid = *g;
+  }
+  if (j.contains("tile")) {
+    auto t = get_dim3(j["tile"], "tile", 1, 1 << 20);
+    if (!t) return fail(t.error());
+    s.tile = *t;
+  }
+  if (!j.contains("arrays")) return fail(Error{"missing 'arrays' (the __shared__ declarations)"});
+  if (!j["arrays"].is_array()) return fail(Error{"arrays: expected an array of objects"});
+  for (size_t i = 0; i < j["arrays"].size(); ++i) {
+    auto a = parse_array(j["arrays"][i], "arrays[" + std::to_string(i) + "]");
+    if (!a) return fail(a.error());
+    s.arrays.push_back(*a);
+  }
+  if (j.contains("defines")) {
+    const ojson& d = j["defines"];
+    if (!d.is_object()) return fail(Error{"defines: expected an object of name: expression"});
+    for (auto it = d.begin(); it != d.end(); ++it) {
+      auto v = get_string(it.value(), "defines." + it.key());
+      if (!v) return fail(v.error());
+      s.defines.emplace_back(it.key(), *v);
+    }
+  }
+  if (!j.contains("accesses")) return fail(Error{"missing 'accesses'"});
+  if (!j["accesses"].is_array()) return fail(Error{"accesses: expected an array of objects"});
+  for (size_t i = 0; i < j["accesses"].size(); ++i) {
+    auto a = parse_access(j["accesses"][i], "accesses[" + std::to_string(i) + "]");
+    if (!a) return fail(a.error());
+    s.accesses.push_back(*a);
+  }
+  if (j.contains("banks")) {
+    const ojson& b = j["banks"];
+    if (!b.is_object()) return fail(Error{"banks: expected {\"count\": 32, \"bytes\": 4}"});
+    auto bk = check_keys(b, "banks", {"count", "bytes"});
+    if (!bk) return fail(bk.error());
+    if (b.contains("count")) {
+      auto v = get_int(b["count"], "banks.count", 1, 64);
+      if (!v) return fail(v.error());
+      s.banks.banks = static_cast<int>(*v);
+    }
+    if (b.contains("bytes")) {
+      auto v = get_int(b["bytes"], "banks.bytes", 4, 8);
+      if (!v) return fail(v.error());
+      s.banks.bank_bytes = static_cast<int>(*v);
+    }
+  }
+  // Semantic checks (expressions, sizes) with the same file prefix.
+  auto compiled = compile(s);
+  if (!compiled) return fail(compiled.error());
+  return s;
+}
+
+Result<ScenarioSpec> load_scenario_file(const std::string& path) {
+  auto text = read_text_file(path);
+  if (!text) return text.error();
+  return parse_scenario_json(*text, path);
+}
+
+ojson scenario_to_json(const ScenarioSpec& s) {
+  ojson j;
+  j["name"] = s.name;
+  if (!s.description.empty()) j["description"] = s.description;
+  if (!s.gpu_kernel.empty()) j["gpu_kernel"] = s.gpu_kernel;
+  j["n"] = s.n;
+  j["block"] = {s.block.x, s.block.y, s.block.z};
+  if (!(s.grid.x == 0 && s.grid.y == 0 && s.grid.z == 0)) j["grid"] = {s.grid.x, s.grid.y, s.grid.z};
+  j["tile"] = {s.tile.x, s.tile.y};
+  j["arrays"] = ojson::array();
+  for (const ArraySpec& a : s.arrays) {
+    ojson ja;
+    ja["name"] = a.name;
+    ja["type"] = a.type;
+    ja["dims"] = a.dims;
+    if (a.row_stride != 0) ja["row_stride"] = a.row_stride;
+    if (a.xor_mask != 0) ja["xor"] = a.xor_mask;
+    if (a.swizzle_bits != 0) ja["swizzle"] = {a.swizzle_bits, a.swizzle_base, a.swizzle_shift};
+    j["arrays"].push_back(ja);
+  }
+  if (!s.defines.empty()) {
+    ojson d = ojson::object();
+    for (const auto& [k, v] : s.defines) d[k] = v;
+    j["defines"] = d;
+  }
+  j["accesses"] = ojson::array();
+  for (const AccessSpec& a : s.accesses) {
+    ojson ja;
+    ja["op"] = a.op;
+    ja["target"] = a.target;
+    if (!a.guard.empty()) ja["if"] = a.guard;
+    if (!a.loops.empty()) {
+      ja["loops"] = ojson::array();
+      for (const LoopSpec& l : a.loops) {
+        ja["loops"].push_back({{"var", l.var}, {"begin", l.begin}, {"end", l.end}, {"step", l.step}});
+      }
+    }
+    if (a.width != 0) ja["width"] = a.width;
+    if (!a.label.empty()) ja["label"] = a.label;
+    j["accesses"].push_back(ja);
+  }
+  if (!s.banks.is_default()) j["banks"] = {{"count", s.banks.banks}, {"bytes", s.banks.bank_bytes}};
+  return j;
+}
+
+Result<bool> save_scenario_file(const std::string& path, const ScenarioSpec& spec) {
+  auto c = compile(spec);
+  if (!c) return with_context(path + ": not saved", c.error());
+  return save_text_file_atomic(path, scenario_to_json(spec).dump(2) + "\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] JSONL patterns
+// ---------------------------------------------------------------------------------------------
+
+Result<Pattern> parse_pattern_object(const ojson& j) {
+  if (!j.is_object()) return Error{std::string("expected a JSON object, got ") + type_name(j)};
+  Pattern p;
+  p.object = j;
+  WarpAccess& a = p.access;
+  if (!j.contains("width")) return Error{"missing 'width' (1, 2, 4, 8 or 16)"};
+  auto w = get_int(j["width"], "width", 1, 16);
+  if (!w) return w.error();
+  a.width = static_cast<int>(*w);
+  if (!j.contains("op")) return Error{"missing 'op' (\"ld\" or \"st\")"};
+  auto op = get_string(j["op"], "op");
+  if (!op) return op.error();
+  if (*op == "ld") {
+    a.op = Op::kLoad;
+  } else if (*op == "st") {
+    a.op = Op::kStore;
+  } else {
+    return Error{"op: '" + *op + "' must be \"ld\" or \"st\""};
+  }
+  a.mask = 0xffffffffu;
+  if (j.contains("mask")) {
+    const ojson& m = j["mask"];
+    uint64_t v = 0;
+    if (m.is_string()) {
+      const std::string s = m.get<std::string>();
+      const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+      const size_t start = hex ? 2 : 0;
+      if (s.size() == start || s.size() - start > (hex ? 16u : 20u)) {
+        return Error{"mask: '" + s + "' is not a 32-bit mask"};
+      }
+      for (size_t i = start; i < s.size(); ++i) {
+        const char c = s[i];
+        int d;
+        if (c >= '0' && c <= '9') d = c - '0';
+        else if (hex && c >= 'a' && c <= 'f') d = c - 'a' + 10;
+        else if (hex && c >= 'A' && c <= 'F') d = c - 'A' + 10;
+        else return Error{"mask: '" + s + "' is not a number"};
+        v = v * (hex ? 16 : 10) + static_cast<uint64_t>(d);
+      }
+    } else if (m.is_number_unsigned() || (m.is_number_integer() && m.get<int64_t>() >= 0)) {
+      v = m.get<uint64_t>();
+    } else {
+      return Error{std::string("mask: expected a hex string or a non-negative integer, got ") + type_name(m)};
+    }
+    if (v > 0xffffffffull) return Error{"mask: " + m.dump() + " is wider than 32 bits"};
+    a.mask = static_cast<uint32_t>(v);
+  }
+  if (!j.contains("offsets")) return Error{"missing 'offsets' (32 byte offsets, lane 0 first)"};
+  const ojson& o = j["offsets"];
+  if (!o.is_array() || o.size() != kWarpSize) {
+    return Error{"offsets: expected an array of exactly 32 byte offsets, got " +
+                 (o.is_array() ? std::to_string(o.size()) + " entries" : std::string(type_name(o)))};
+  }
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    auto v = get_int(o[static_cast<size_t>(lane)], "offsets[" + std::to_string(lane) + "]", 0,
+                     kMaxSharedBytesPerBlockSm90 - 1);
+    if (!v) return v.error();
+    a.addr[static_cast<size_t>(lane)] = static_cast<uint32_t>(*v);
+  }
+  auto ok = validate(a, BankConfig{});
+  if (!ok) return ok.error();
+  return p;
+}
+
+Result<Pattern> parse_pattern_line(const std::string& line) {
+  size_t bad = 0;
+  if (!valid_utf8(line, &bad)) return Error{"not valid UTF-8 at byte " + std::to_string(bad + 1)};
+  ojson j;
+  try {
+    j = ojson::parse(line);
+  } catch (const ojson::parse_error& e) {
+    return Error{"invalid JSON at byte " + std::to_string(e.byte) + ": " + e.what()};
+  }
+  return parse_pattern_object(j);
+}
+
+ojson predict_pattern(const Pattern& p, const BankConfig& cfg) {
+  ojson out = p.object;
+  const AccessCost c = cost(p.access, cfg);
+  out["wavefronts"] = c.wavefronts;
+  out["bank_conflicts"] = c.bank_conflicts();
+  return out;
+}
+
+ojson pattern_to_json(const WarpAccess& a) {
+  ojson j;
+  j["width"] = a.width;
+  j["op"] = op_name(a.op);
+  char mask[16];
+  std::snprintf(mask, sizeof mask, "0x%08x", a.mask);
+  j["mask"] = mask;
+  j["offsets"] = ojson::array();
+  for (uint32_t v : a.addr) j["offsets"].push_back(v);
+  return j;
+}
+
+}  // namespace bankscope

@@ -1,0 +1,43 @@
+// json_io.hpp: the edge where JSON meets the model. Scenario files and the JSONL pattern format.
+// Only this part of sim/ knows about nlohmann::json; the model itself takes value types.
+//
+// Scenario file: see README.md "Scenario format". JSONL pattern line:
+//   {"width": 8, "op": "ld", "mask": "0xffffffff", "offsets": [32 byte offsets, lane 0 first]}
+// (mask may be an integer; extra keys are kept and echoed).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bank_model.hpp"
+#include "scenario.hpp"
+#include "status.hpp"
+
+namespace bankscope {
+
+// `source` names the file in error messages ("assets/scenarios/x.json: block: ...").
+Result<ScenarioSpec> parse_scenario_json(const std::string& text, const std::string& source);
+Result<ScenarioSpec> load_scenario_file(const std::string& path);
+nlohmann::ordered_json scenario_to_json(const ScenarioSpec& spec);
+// Writes to a temporary file beside `path`, then renames it over `path`: a failed save leaves the
+// old file intact. Returns an error naming the path and the reason.
+Result<bool> save_text_file_atomic(const std::string& path, const std::string& text);
+Result<bool> save_scenario_file(const std::string& path, const ScenarioSpec& spec);
+
+// Reads a whole file; errors name the path ("cannot open", "is not valid UTF-8").
+Result<std::string> read_text_file(const std::string& path);
+
+// One JSONL pattern. The parsed object is kept so output lines echo every input key.
+struct Pattern {
+  nlohmann::ordered_json object;
+  WarpAccess access;
+};
+Result<Pattern> parse_pattern_line(const std::string& line);
+Result<Pattern> parse_pattern_object(const nlohmann::ordered_json& object);
+// The pattern object with the model's "wavefronts" and "bank_conflicts" added.
+nlohmann::ordered_json predict_pattern(const Pattern& p, const BankConfig& cfg = {});
+nlohmann::ordered_json pattern_to_json(const WarpAccess& a);
+
+}  // namespace bankscope

@@ -1,0 +1,342 @@
+// kernel_model.cpp: warps formed the CUDA way, and per-launch totals.
+//
+// Per-launch totals use the structure of the problem instead of simulating every block: when no
+// shared-memory address depends on blockIdx (true for every tiled kernel), two blocks in which
+// every statement's guard has the same constant truth value issue identical instructions. Interval
+// arithmetic over a rectangle of blocks proves a guard constant over the whole rectangle; the
+// rectangle is then costed from one block and multiplied. Rectangles where a guard may change are
+// bisected down to single blocks, which are simulated. The result equals the brute force over every
+// block (tests/test_kernel_model.cpp checks this), and an N=16384 transpose costs one block.
+#include "kernel_model.hpp"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+namespace bankscope {
+
+namespace {
+
+std::string dim_text(int64_t x, int64_t y, int64_t z) {
+  std::ostringstream os;
+  os << "(" << x << "," << y << "," << z << ")";
+  return os.str();
+}
+
+// Everything one warp needs: the environment of each of its lanes.
+struct WarpLanes {
+  Env env[kWarpSize];
+  uint32_t exists = 0;  // lanes that are real threads (the last warp of a block may be partial)
+};
+
+Env block_env(const Scenario& s, const Dim3& block) {
+  Env e;
+  e.v[kBlockIdxX] = block.x;
+  e.v[kBlockIdxY] = block.y;
+  e.v[kBlockIdxZ] = block.z;
+  e.v[kBlockDimX] = s.spec.block.x;
+  e.v[kBlockDimY] = s.spec.block.y;
+  e.v[kBlockDimZ] = s.spec.block.z;
+  e.v[kGridDimX] = s.grid.x;
+  e.v[kGridDimY] = s.grid.y;
+  e.v[kGridDimZ] = s.grid.z;
+  e.v[kN] = s.spec.n;
+  return e;
+}
+
+std::string thread_where(const Env& e) {
+  return "thread " + dim_text(e.v[kThreadIdxX], e.v[kThreadIdxY], e.v[kThreadIdxZ]) + " of block " +
+         dim_text(e.v[kBlockIdxX], e.v[kBlockIdxY], e.v[kBlockIdxZ]);
+}
+
+Result<bool> make_lanes(const Scenario& s, const Env& base, int warp, WarpLanes* out) {
+  const int64_t threads = s.spec.block.count();
+  const int64_t bx = s.spec.block.x, by = s.spec.block.y;
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    const int64_t t = int64_t(warp) * kWarpSize + lane;
+    Env& e = out->env[lane];
+    e = base;
+    if (t >= threads) continue;
+    out->exists |= uint32_t{1} << lane;
+    e.v[kThreadIdxX] = t % bx;
+    e.v[kThreadIdxY] = (t / bx) % by;
+    e.v[kThreadIdxZ] = t / (bx * by);
+    e.v[kLane] = lane;
+    e.v[kWarp] = warp;
+    for (const auto& [slot, expr] : s.defines) {
+      std::string err;
+      if (!expr.eval(e, &e.v[slot], &err)) {
+        return Error{"defines." + s.symbols.name(slot) + " = '" + expr.text() + "': " + err +
+                     " at " + thread_where(e)};
+      }
+    }
+  }
+  return true;
+}
+
+std::string loop_text(const Scenario& s, const CompiledAccess& a, const int64_t* values) {
+  std::string t;
+  for (size_t k = 0; k < a.loops.size(); ++k) {
+    t += (k == 0 ? "" : ", ") + s.symbols.name(a.loops[k].slot) + "=" + std::to_string(values[k]);
+  }
+  return t;
+}
+
+// Builds the instruction one warp issues for statement `a` at the given loop values.
+Result<WarpAccess> build_access(const Scenario& s, const CompiledAccess& a, const int64_t* loop_values,
+                                WarpLanes& w) {
+  WarpAccess acc;
+  acc.op = a.op;
+  acc.width = a.width;
+  acc.mask = 0;
+  const SharedArray& arr = s.arrays[static_cast<size_t>(a.array)];
+  auto where = [&](const Env& e) {
+    std::string t = a.where + " (" + a.text + "): at " + thread_where(e);
+    if (!a.loops.empty()) t += ", " + loop_text(s, a, loop_values);
+    return t;
+  };
+  for (uint32_t m = w.exists; m != 0; m &= m - 1) {
+    const int lane = __builtin_ctz(m);
+    Env& e = w.env[lane];
+    for (size_t k = 0; k < a.loops.size(); ++k) e.v[a.loops[k].slot] = loop_values[k];
+    std::string err;
+    if (!a.guard.empty()) {
+      int64_t g = 0;
+      if (!a.guard.eval(e, &g, &err)) return Error{where(e) + ": if '" + a.guard.text() + "': " + err};
+      if (g == 0) continue;
+    }
+    int64_t idx[2] = {0, 0};
+    for (size_t d = 0; d < a.index.size(); ++d) {
+      if (!a.index[d].eval(e, &idx[d], &err)) {
+        return Error{where(e) + ": index '" + a.index[d].text() + "': " + err};
+      }
+      const int64_t extent = arr.shape.rank == 1 ? arr.shape.cols : (d == 0 ? arr.shape.rows : arr.shape.cols);
+      if (idx[d] < 0 || idx[d] >= extent) {
+        return Error{where(e) + ": index " + std::to_string(idx[d]) + " ('" + a.index[d].text() +
+                     "') is outside [0, " + std::to_string(extent) + ") of " + arr.name};
+      }
+    }
+    const int64_t row = arr.shape.rank == 1 ? 0 : idx[0];
+    const int64_t col = arr.shape.rank == 1 ? idx[0] : idx[1];
+    acc.addr[lane] = arr.byte_address(row, col);
+    acc.mask |= uint32_t{1} << lane;
+  }
+  auto ok = validate(acc, s.spec.banks);
+  if (!ok) {
+    return Error{a.where + " (" + a.text + ")" +
+                 (a.loops.empty() ? "" : " at " + loop_text(s, a, loop_values)) + ": " +
+                 ok.error().message};
+  }
+  return acc;
+}
+
+// Calls fn(stmt index, loop values, access) for every instruction of one warp, in program order.
+template <class Fn>
+Result<bool> for_each_instruction(const Scenario& s, const Dim3& block, int warp, Fn&& fn) {
+  WarpLanes w;
+  auto lanes = make_lanes(s, block_env(s, block), warp, &w);
+  if (!lanes) return lanes.error();
+  for (size_t i = 0; i < s.accesses.size(); ++i) {
+    const CompiledAccess& a = s.accesses[i];
+    int64_t values[kMaxLoopsPerAccess];
+    for (size_t k = 0; k < a.loops.size(); ++k) values[k] = a.loops[k].begin;
+    for (;;) {
+      auto acc = build_access(s, a, values, w);
+      if (!acc) return acc.error();
+      fn(static_cast<int>(i), values, *acc);
+      // Advance the innermost loop first (odometer).
+      int k = static_cast<int>(a.loops.size()) - 1;
+      for (; k >= 0; --k) {
+        const CompiledLoop& l = a.loops[static_cast<size_t>(k)];
+        values[k] += l.step;
+        if (values[k] < l.end) break;
+        values[k] = l.begin;
+      }
+      if (k < 0) break;
+    }
+  }
+  return true;
+}
+
+struct BlockTotals {
+  std::vector<OpTotals> per_access;
+  int max_n_way = 0;
+};
+
+Result<BlockTotals> simulate_block(const Scenario& s, const Dim3& block) {
+  BlockTotals t;
+  t.per_access.resize(s.accesses.size());
+  for (int w = 0; w < s.warps_per_block(); ++w) {
+    auto r = for_each_instruction(s, block, w, [&](int stmt, const int64_t*, const WarpAccess& acc) {
+      if (acc.mask == 0) return;  // the whole warp branched around it: not issued
+      const AccessCost c = cost(acc, s.spec.banks);
+      t.per_access[static_cast<size_t>(stmt)].add(c, 1);
+      t.max_n_way = std::max(t.max_n_way, c.n_way);
+    });
+    if (!r) return r.error();
+  }
+  return t;
+}
+
+void accumulate(LaunchTotals& lt, const Scenario& s, const BlockTotals& bt, uint64_t times) {
+  for (size_t i = 0; i < bt.per_access.size(); ++i) {
+    OpTotals o = bt.per_access[i];
+    o.instructions *= times;
+    o.wavefronts *= times;
+    o.ideal *= times;
+    lt.per_access[i] += o;
+    (s.accesses[i].op == Op::kLoad ? lt.ld : lt.st) += o;
+  }
+  lt.max_n_way = std::max(lt.max_n_way, bt.max_n_way);
+}
+
+LaunchTotals empty_totals(const Scenario& s) {
+  LaunchTotals lt;
+  lt.per_access.resize(s.accesses.size());
+  lt.grid = s.grid;
+  lt.blocks = static_cast<uint64_t>(s.grid.count());
+  return lt;
+}
+
+struct Region {
+  int64_t lo[3], hi[3];
+  uint64_t count() const {
+    return uint64_t(hi[0] - lo[0] + 1) * uint64_t(hi[1] - lo[1] + 1) * uint64_t(hi[2] - lo[2] + 1);
+  }
+};
+
+// Per statement: 1 if its guard is true for every thread of every block in the region (and every
+// loop iteration), 0 if false for all, -1 if it may differ.
+std::vector<int8_t> guard_truth(const Scenario& s, const Region& r) {
+  IntervalEnv ie;
+  const Dim3& b = s.spec.block;
+  ie.v[kThreadIdxX] = {0, b.x - 1};
+  ie.v[kThreadIdxY] = {0, b.y - 1};
+  ie.v[kThreadIdxZ] = {0, b.z - 1};
+  ie.v[kBlockIdxX] = {r.lo[0], r.hi[0]};
+  ie.v[kBlockIdxY] = {r.lo[1], r.hi[1]};
+  ie.v[kBlockIdxZ] = {r.lo[2], r.hi[2]};
+  ie.v[kBlockDimX] = {b.x, b.x};
+  ie.v[kBlockDimY] = {b.y, b.y};
+  ie.v[kBlockDimZ] = {b.z, b.z};
+  ie.v[kGridDimX] = {s.grid.x, s.grid.x};
+  ie.v[kGridDimY] = {s.grid.y, s.grid.y};
+  ie.v[kGridDimZ] = {s.grid.z, s.grid.z};
+  ie.v[kLane] = {0, std::min<int64_t>(kWarpSize, b.count()) - 1};
+  ie.v[kWarp] = {0, s.warps_per_block() - 1};
+  ie.v[kN] = {s.spec.n, s.spec.n};
+  for (const auto& [slot, expr] : s.defines) ie.v[slot] = expr.interval(ie);
+  std::vector<int8_t> truth(s.accesses.size(), 1);
+  for (size_t i = 0; i < s.accesses.size(); ++i) {
+    const CompiledAccess& a = s.accesses[i];
+    if (a.guard.empty()) continue;
+    for (const CompiledLoop& l : a.loops) ie.v[l.slot] = {l.begin, l.last()};
+    const Interval g = a.guard.interval(ie);
+    truth[i] = (g.lo > 0 || g.hi < 0) ? 1 : (g.lo == 0 && g.hi == 0) ? 0 : -1;
+  }
+  return truth;
+}
+
+bool addresses_depend_on_block(const Scenario& s) {
+  for (const CompiledAccess& a : s.accesses) {
+    for (const Expr& e : a.index) {
+      if (e.deps(s.symbols) & kBlockIdxSlots) return true;
+    }
+  }
+  return false;
+}
+
+struct Totaler {
+  const Scenario& s;
+  LaunchTotals& lt;
+  std::map<std::vector<int8_t>, BlockTotals> memo;
+
+  Result<bool> region(const Region& r) {
+    const std::vector<int8_t> truth = guard_truth(s, r);
+    const bool uniform = std::find(truth.begin(), truth.end(), int8_t{-1}) == truth.end();
+    const uint64_t n = r.count();
+    if (uniform || n == 1) {
+      const Dim3 first{r.lo[0], r.lo[1], r.lo[2]};
+      if (!uniform) {
+        auto bt = simulate_block(s, first);
+        if (!bt) return bt.error();
+        accumulate(lt, s, *bt, 1);
+        ++lt.blocks_simulated;
+        return true;
+      }
+      auto it = memo.find(truth);
+      if (it == memo.end()) {
+        auto bt = simulate_block(s, first);
+        if (!bt) return bt.error();
+        ++lt.blocks_simulated;
+        it = memo.emplace(truth, std::move(*bt)).first;
+      }
+      accumulate(lt, s, it->second, n);
+      return true;
+    }
+    int axis = 0;
+    for (int k = 1; k < 3; ++k) {
+      if (r.hi[k] - r.lo[k] > r.hi[axis] - r.lo[axis]) axis = k;
+    }
+    Region a = r, b = r;
+    const int64_t mid = r.lo[axis] + (r.hi[axis] - r.lo[axis]) / 2;
+    a.hi[axis] = mid;
+    b.lo[axis] = mid + 1;
+    auto ra = region(a);
+    if (!ra) return ra;
+    return region(b);
+  }
+};
+
+}  // namespace
+
+Result<std::vector<WarpInstruction>> warp_instructions(const Scenario& s, Dim3 block, int warp) {
+  if (warp < 0 || warp >= s.warps_per_block()) {
+    return Error{"warp: " + std::to_string(warp) + " is outside 0.." +
+                 std::to_string(s.warps_per_block() - 1)};
+  }
+  if (block.x < 0 || block.y < 0 || block.z < 0 || block.x >= s.grid.x || block.y >= s.grid.y ||
+      block.z >= s.grid.z) {
+    return Error{"block: " + dim_text(block.x, block.y, block.z) + " is outside the grid " +
+                 dim_text(s.grid.x, s.grid.y, s.grid.z)};
+  }
+  std::vector<WarpInstruction> out;
+  auto r = for_each_instruction(s, block, warp, [&](int stmt, const int64_t* values, const WarpAccess& acc) {
+    WarpInstruction wi;
+    wi.stmt = stmt;
+    wi.nloops = static_cast<int>(s.accesses[static_cast<size_t>(stmt)].loops.size());
+    for (int k = 0; k < wi.nloops; ++k) wi.loop_values[static_cast<size_t>(k)] = values[k];
+    wi.access = acc;
+    wi.text = s.accesses[static_cast<size_t>(stmt)].text;
+    if (wi.nloops > 0) wi.text += "  (" + loop_text(s, s.accesses[static_cast<size_t>(stmt)], values) + ")";
+    out.push_back(wi);
+  });
+  if (!r) return r.error();
+  return out;
+}
+
+Result<LaunchTotals> launch_totals(const Scenario& s) {
+  LaunchTotals lt = empty_totals(s);
+  if (addresses_depend_on_block(s)) return launch_totals_brute_force(s);
+  Totaler t{s, lt, {}};
+  auto r = t.region(Region{{0, 0, 0}, {s.grid.x - 1, s.grid.y - 1, s.grid.z - 1}});
+  if (!r) return r.error();
+  return lt;
+}
+
+Result<LaunchTotals> launch_totals_brute_force(const Scenario& s) {
+  LaunchTotals lt = empty_totals(s);
+  for (int64_t z = 0; z < s.grid.z; ++z) {
+    for (int64_t y = 0; y < s.grid.y; ++y) {
+      for (int64_t x = 0; x < s.grid.x; ++x) {
+        auto bt = simulate_block(s, Dim3{x, y, z});
+        if (!bt) return bt.error();
+        accumulate(lt, s, *bt, 1);
+        ++lt.blocks_simulated;
+      }
+    }
+  }
+  return lt;
+}
+
+}  // namespace bankscope

@@ -1,0 +1,56 @@
+// layout.hpp: a __shared__ array as the lesson separates it: a logical shape (what the code indexes,
+// e.g. 32x32) and a physical layout (where each element lives, e.g. rows 33 elements apart).
+//
+//   logical index (row, col)  -> physical element offset   PhysicalLayout::offset (bank_math.hpp)
+//   physical element offset   -> byte address               SharedArray::byte_address
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bank_math.hpp"
+#include "status.hpp"
+
+namespace bankscope {
+
+enum class ElementType : uint8_t { kChar, kHalf, kFloat, kDouble, kFloat2, kFloat4 };
+
+int element_size(ElementType t);
+const char* element_name(ElementType t);
+// "char", "half", "float", "double", "float2", "float4" (also "int8", "fp16", "int", ... aliases).
+std::optional<ElementType> parse_element_type(const std::string& name);
+extern const ElementType kAllElementTypes[6];
+
+// The logical shape: what `tile[r][c]` indexes. One or two dimensions; a 1-D array is one row.
+struct TileShape {
+  int rows = 1;
+  int cols = 1;
+  int rank = 2;  // 1 or 2: how many indices an access gives
+};
+
+struct SharedArray {
+  std::string name = "tile";
+  ElementType type = ElementType::kFloat;
+  TileShape shape;
+  PhysicalLayout layout{1};  // row_stride defaults to shape.cols (set by make_shared_array)
+  uint32_t base = 0;         // byte offset of element 0 in the block's shared memory
+
+  int elem_bytes() const { return element_size(type); }
+  // Bytes the declaration reserves: rows * row_stride elements.
+  uint64_t bytes() const;
+  // Logical (row, col) -> byte address. The caller has bounds-checked the indices.
+  uint32_t byte_address(int64_t row, int64_t col) const {
+    return base + static_cast<uint32_t>(layout.offset(row, col) * elem_bytes());
+  }
+  // The C declaration this layout corresponds to, e.g. "__shared__ float tile[32][33]".
+  std::string declaration() const;
+};
+
+// Checks a layout against its shape: stride >= cols, xor mask and swizzle keep every element
+// inside the array, total size within the per-block limit.
+Result<SharedArray> make_shared_array(const std::string& name, ElementType type, TileShape shape,
+                                      PhysicalLayout layout, uint32_t base = 0);
+
+}  // namespace bankscope
