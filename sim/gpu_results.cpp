@@ -180,6 +180,8 @@ Result<GpuResults> parse_gpu_results(const std::string& json_text, const std::st
     BANKSCOPE_TRY(r.integer("sm_clock_mhz", out.device.sm_clock_mhz));
     BANKSCOPE_TRY(r.integer("mem_clock_mhz", out.device.mem_clock_mhz));
     BANKSCOPE_TRY(r.f64("copy_gbps", out.device.copy_gbps));
+    BANKSCOPE_TRY(r.integer("sm_clock_now_mhz", out.device.sm_clock_now_mhz));
+    BANKSCOPE_TRY(r.integer("mem_clock_now_mhz", out.device.mem_clock_now_mhz));
   }
   if (root.contains("kernels")) {
     const json& ks = root.at("kernels");
@@ -207,6 +209,8 @@ std::string gpu_results_to_json(const GpuResults& r) {
               {"sms", r.device.sms},
               {"sm_clock_mhz", r.device.sm_clock_mhz},
               {"mem_clock_mhz", r.device.mem_clock_mhz},
+              {"sm_clock_now_mhz", r.device.sm_clock_now_mhz},
+              {"mem_clock_now_mhz", r.device.mem_clock_now_mhz},
               {"driver", r.device.driver},
               {"cuda_runtime", r.device.cuda_runtime},
               {"cuda_driver", r.device.cuda_driver},

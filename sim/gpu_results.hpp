@@ -21,7 +21,7 @@
 // Optional numbers are written as null when not measured; readers accept a missing key as null.
 // Extra fields (added by the GPU backend, all optional on read): device.copy_gbps (cudaMemcpy
 // device-to-device bandwidth measured in the same run), device.cuda_driver, device.date,
-// device.counters_note; per kernel: gpu_kernel, type, copy_gbps, predicted.gbps,
+// device.counters_note, device.sm_clock_now_mhz, device.mem_clock_now_mhz; per kernel: gpu_kernel, type, copy_gbps, predicted.gbps,
 // predicted.shared_ms, predicted.dram_ms, measured.sass_source, measured.runs, note.
 #pragma once
 
@@ -71,6 +71,7 @@ struct DeviceInfo {
   std::string date;           // UTC, ISO 8601
   std::string counters_note;  // how counters were read, or why not
   std::optional<double> copy_gbps;
+  int sm_clock_now_mhz = 0, mem_clock_now_mhz = 0;  // read through NVML at the start (0 = unknown)
 };
 
 struct GpuResults {

@@ -1,0 +1,205 @@
+// test_bank_model.cpp: one warp instruction -> wavefronts, against cases checkable by hand.
+#include <numeric>
+
+#include <doctest/doctest.h>
+
+#include "sim/bank_model.hpp"
+
+using namespace bankscope;
+
+namespace {
+
+// Lane i at byte i * stride_bytes.
+WarpAccess strided(int width, uint32_t stride_bytes, uint32_t mask = 0xffffffffu, Op op = Op::kLoad) {
+  WarpAccess a;
+  a.op = op;
+  a.width = width;
+  a.mask = mask;
+  for (uint32_t i = 0; i < 32; ++i) a.addr[i] = i * stride_bytes;
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("4-byte accesses at word stride s cost gcd(s, 32) wavefronts") {
+  for (int s = 1; s <= 130; ++s) {
+    CAPTURE(s);
+    const AccessCost c = cost(strided(4, 4u * s));
+    const int expected = std::gcd(s, 32);
+    CHECK(c.wavefronts == expected);
+    CHECK(c.n_way == expected);
+    CHECK(c.ideal_wavefronts == 1);
+    CHECK(c.bank_conflicts() == expected - 1);
+  }
+}
+
+TEST_CASE("the seed lesson: a column of tile[32][32] vs tile[32][33]") {
+  // Column read: lane i reads tile[i][c], byte (i * stride + c) * 4.
+  struct Row { int stride; int col; int wavefronts; int conflicts; };
+  const Row rows[] = {
+      {32, 0, 32, 31},  // 32 distinct words, all in bank 0
+      {32, 5, 32, 31},  // ... all in bank 5
+      {33, 0, 1, 0},    // word 33 i lands in bank i
+      {33, 7, 1, 0},
+      {34, 0, 2, 1},    // gcd(34, 32) = 2
+      {48, 0, 16, 15},
+  };
+  for (const Row& r : rows) {
+    CAPTURE(r.stride);
+    CAPTURE(r.col);
+    WarpAccess a;
+    for (uint32_t i = 0; i < 32; ++i) a.addr[i] = (i * r.stride + r.col) * 4;
+    const AccessCost c = cost(a);
+    CHECK(c.wavefronts == r.wavefronts);
+    CHECK(c.bank_conflicts() == r.conflicts);
+  }
+  // Row write: lane i writes tile[r][i]: consecutive words.
+  CHECK(cost(strided(4, 4, 0xffffffffu, Op::kStore)).wavefronts == 1);
+}
+
+TEST_CASE("each width, consecutive and strided") {
+  struct Row { int width; uint32_t stride; uint32_t mask; int wavefronts; int ideal; };
+  const Row rows[] = {
+      {1, 1, 0xffffffffu, 1, 1},     // 32 bytes = 8 words, 8 banks
+      {2, 2, 0xffffffffu, 1, 1},     // 64 bytes
+      {1, 128, 0xffffffffu, 32, 1},  // every lane its own word, all in bank 0
+      {1, 4, 0xffffffffu, 1, 1},     // one byte of each of 32 words
+      {2, 128, 0x0000ffffu, 16, 1},  // 16 active lanes in bank 0
+      {8, 8, 0xffffffffu, 2, 2},     // two half-warps of 128 bytes
+      {8, 16, 0xffffffffu, 4, 2},    // half-warp: lanes i and i+8 share banks 4i..4i+1
+      {8, 256, 0xffffffffu, 32, 2},  // half-warp: 16 words in bank 0 (and 16 in bank 1)
+      {8, 8, 0x0000ffffu, 1, 1},     // only the first half-warp issues
+      {8, 8, 0x00010001u, 2, 2},     // one lane in each half-warp
+      {16, 16, 0xffffffffu, 4, 4},   // four quarter-warps of 128 bytes
+      {16, 32, 0xffffffffu, 8, 4},   // quarter-warp: lanes i, i+4 share 4 banks
+      {16, 512, 0xffffffffu, 32, 4}, // quarter-warp: 8 words in each of banks 0..3
+      {16, 16, 0x000000ffu, 1, 1},
+      {4, 128, 0x0000000fu, 4, 1},
+      {4, 128, 0x00000001u, 1, 1},
+      {4, 128, 0x00000000u, 0, 0},   // no active lane: nothing issues
+  };
+  for (const Row& r : rows) {
+    CAPTURE(r.width);
+    CAPTURE(r.stride);
+    CAPTURE(r.mask);
+    const AccessCost c = cost(strided(r.width, r.stride, r.mask));
+    CHECK(c.wavefronts == r.wavefronts);
+    CHECK(c.ideal_wavefronts == r.ideal);
+  }
+}
+
+TEST_CASE("broadcast and one-writer: lanes sharing a word do not conflict") {
+  WarpAccess a = strided(4, 0);  // all lanes byte 0
+  CHECK(cost(a).wavefronts == 1);
+  a.op = Op::kStore;
+  CHECK(cost(a).wavefronts == 1);
+  // Pairs through lane ^ 1 share a word; the pairs walk a column (stride 32 words): 16-way.
+  WarpAccess pairs;
+  for (uint32_t i = 0; i < 32; ++i) pairs.addr[i] = (i >> 1) * 128;
+  CHECK(cost(pairs).wavefronts == 16);
+  // Two words in one bank, each read by 16 lanes: 2 wavefronts.
+  WarpAccess two;
+  for (uint32_t i = 0; i < 32; ++i) two.addr[i] = (i & 1) * 128;
+  CHECK(cost(two).wavefronts == 2);
+}
+
+TEST_CASE("simulate(): per-lane and per-wavefront detail") {
+  SUBCASE("stride 32: lane k is served in wavefront k") {
+    const AccessReport r = simulate(strided(4, 128));
+    REQUIRE(r.wavefronts.size() == 32);
+    for (int k = 0; k < 32; ++k) {
+      CAPTURE(k);
+      CHECK(r.lanes[k].bank[0] == 0);
+      CHECK(r.lanes[k].word[0] == uint32_t(32 * k));
+      CHECK(r.lanes[k].wavefront == k);
+      CHECK(r.wavefronts[k].lanes == (1u << k));
+      CHECK(r.wavefronts[k].banks == 1u);
+    }
+    CHECK(r.bank_words[0].size() == 32);
+    CHECK(r.efficiency() == doctest::Approx(1.0 / 32));
+  }
+  SUBCASE("stride 33: one wavefront, every bank busy") {
+    const AccessReport r = simulate(strided(4, 132));
+    REQUIRE(r.wavefronts.size() == 1);
+    CHECK(r.wavefronts[0].lanes == 0xffffffffu);
+    CHECK(r.wavefronts[0].banks == 0xffffffffull);
+    for (int k = 0; k < 32; ++k) CHECK(r.lanes[k].bank[0] == k);
+  }
+  SUBCASE("8-byte lanes touch two banks and belong to a half-warp phase") {
+    const AccessReport r = simulate(strided(8, 8));
+    REQUIRE(r.phase_masks.size() == 2);
+    CHECK(r.phase_masks[0] == 0x0000ffffu);
+    CHECK(r.phase_masks[1] == 0xffff0000u);
+    CHECK(r.lanes[17].words == 2);
+    CHECK(r.lanes[17].bank[0] == 2);
+    CHECK(r.lanes[17].bank[1] == 3);
+    CHECK(r.lanes[17].phase == 1);
+    CHECK(r.lanes[17].wavefront == 1);
+  }
+  SUBCASE("inactive lanes are not drawn") {
+    const AccessReport r = simulate(strided(4, 128, 0x3u));
+    CHECK(r.lanes[0].active);
+    CHECK_FALSE(r.lanes[2].active);
+    CHECK(r.lanes[2].wavefront == -1);
+    CHECK(r.cost.wavefronts == 2);
+  }
+}
+
+TEST_CASE("bank geometry is configurable for teaching") {
+  auto cfg16 = make_bank_config(16, 4);
+  REQUIRE(cfg16.ok());
+  // 16 banks x 4 bytes: a wavefront carries 64 bytes, so 4-byte lanes go 16 at a time.
+  CHECK(cost(strided(4, 4), *cfg16).wavefronts == 2);
+  CHECK(cost(strided(4, 64), *cfg16).wavefronts == 32);  // stride 16 words: one bank
+  CHECK(cost(strided(4, 68), *cfg16).wavefronts == 2);   // stride 17: conflict-free halves
+  CHECK_FALSE(make_bank_config(0, 4).ok());
+  CHECK_FALSE(make_bank_config(32, 3).ok());
+}
+
+TEST_CASE("validate(): misaligned and bad widths are user errors") {
+  WarpAccess a = strided(8, 8);
+  a.addr[3] = 28;  // 4-byte aligned, not 8
+  auto r = validate(a, {});
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message == "lane 3: byte offset 28 is not 8-byte aligned (the GPU faults with \"misaligned address\")");
+  a.mask = ~(1u << 3);  // an inactive lane may hold anything
+  CHECK(validate(a, {}).ok());
+  WarpAccess w = strided(4, 4);
+  w.width = 3;
+  auto rw = validate(w, {});
+  REQUIRE_FALSE(rw.ok());
+  CHECK(rw.error().message.find("width: 3 bytes") == 0);
+}
+
+TEST_CASE("cost() fast path agrees with simulate() on random warps") {
+  // Addresses drawn from small pools so that duplicates, broadcasts and conflicts are all common.
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  auto next = [&state]() {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  const int widths[] = {1, 2, 4, 8, 16};
+  int checked = 0;
+  for (int iter = 0; iter < 20000; ++iter) {
+    WarpAccess a;
+    a.width = widths[next() % 5];
+    a.op = (next() & 1) ? Op::kLoad : Op::kStore;
+    a.mask = (next() % 4 == 0) ? static_cast<uint32_t>(next()) : 0xffffffffu;
+    const uint32_t pool = 1u + static_cast<uint32_t>(next() % 96);
+    const uint32_t spread = (next() % 3 == 0) ? 1024u : 128u;
+    for (uint32_t i = 0; i < 32; ++i) {
+      a.addr[i] = static_cast<uint32_t>(next() % pool) * spread / 16 * 16 +
+                  static_cast<uint32_t>(next() % 16) / uint32_t(a.width) * uint32_t(a.width);
+    }
+    CAPTURE(iter);
+    const AccessCost fast = cost(a);
+    const AccessCost full = simulate(a).cost;
+    CHECK(fast.wavefronts == full.wavefronts);
+    CHECK(fast.ideal_wavefronts == full.ideal_wavefronts);
+    CHECK(fast.n_way == full.n_way);
+    checked += fast.wavefronts > fast.ideal_wavefronts;
+  }
+  CHECK(checked > 1000);  // the draw really does produce conflicts
+}

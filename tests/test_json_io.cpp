@@ -1,0 +1,150 @@
+// test_json_io.cpp: scenario files and JSONL patterns: loading, errors that name the field, saving.
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <sys/resource.h>
+
+#include <doctest/doctest.h>
+
+#include "sim/json_io.hpp"
+
+using namespace bankscope;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kAssets = std::string(BANKSCOPE_SOURCE_DIR) + "/assets/scenarios/";
+
+std::string minimal(const std::string& extra_access_fields = "", const std::string& extra_top = "") {
+  return R"({"name": "m", "block": [32, 1], "arrays": [{"name": "tile", "type": "float", "dims": [32, 32]}],)" +
+         extra_top + R"( "accesses": [{"op": "ld", "target": "tile[threadIdx.x][0]")" + extra_access_fields + "}]}";
+}
+
+}  // namespace
+
+TEST_CASE("every shipped scenario loads and compiles") {
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator(kAssets)) {
+    if (entry.path().extension() != ".json") continue;
+    CAPTURE(entry.path().string());
+    auto spec = load_scenario_file(entry.path().string());
+    REQUIRE_MESSAGE(spec.ok(), (spec.ok() ? "" : spec.error().message));
+    CHECK(compile(*spec).ok());
+    ++count;
+  }
+  CHECK(count >= 10);
+}
+
+TEST_CASE("scenario errors name the file, the field and the reason") {
+  struct Row { std::string text; std::string error; };
+  const Row rows[] = {
+      {minimal("", R"( "blok": [1],)"), "t.json: unknown field 'blok' (expected one of: name, description, gpu_kernel, n, block, grid, tile, arrays, defines, accesses, banks, comment)"},
+      {minimal(R"(, )"), "t.json: line 1, column 158: invalid JSON: syntax error while parsing object key"},
+      {minimal("", R"( "n": 0,)"), "t.json: n: 0 is out of range 1..2147483648"},
+      {minimal("", R"( "grid": [1, 70000],)"), "t.json: grid: sizes must be in 1..2^31-1 (x) and 1..65535 (y, z)"},
+      {R"({"block": [32], "arrays": [{"dims": [32, 32], "row_stride": 0}], "accesses": []})", "t.json: arrays[0].row_stride: 0 is out of range 1..1048576"},
+      {R"({"block": [32], "arrays": [{"dims": [32, 32], "type": "quad"}], "accesses": []})", "t.json: arrays[0].type: unknown element type 'quad' (expected char, half, float, double, float2 or float4)"},
+      {R"({"block": [32], "arrays": [{"dims": [256, 256]}], "accesses": [{"op": "ld", "target": "tile[0][0]"}]})", "t.json: arrays[0]: array 'tile' needs 262144 bytes of shared memory; a block can have at most 232448 (227 KiB on sm_90)"},
+      {minimal(R"(, "if": "threadIdx.x <")"), "t.json: accesses[0].if: column 14: expression ends early in 'threadIdx.x <'"},
+      {R"({"block": [32], "arrays": [{"dims": [32, 32]}], "accesses": [{"op": "ld", "target": "tile[threadIdx.q][0]"}]})", "t.json: accesses[0].target: column 1: unknown variable 'threadIdx.q' in 'threadIdx.q'"},
+      {R"({"block": [32], "arrays": [{"dims": [32, 32]}], "accesses": [{"op": "ld", "target": "tile[0]"}]})", "t.json: accesses[0].target: 'tile' has 2 dimension(s) but 1 indices are given"},
+      {R"({"block": [32], "arrays": [{"dims": [32, 32]}], "accesses": [{"op": "xx", "target": "tile[0][0]"}]})", "t.json: accesses[0].op: 'xx' must be \"ld\" or \"st\""},
+      {R"({"block": [32, 64], "arrays": [{"dims": [32, 32]}], "accesses": [{"op": "ld", "target": "tile[0][0]"}]})", "t.json: block: 2048 threads; a CUDA block has at most 1024 (and z <= 64)"},
+      {"[1, 2]", "t.json: the top level must be an object"},
+      {"{\"name\": \"\xff\"}", "t.json: line 1, column 11: not valid UTF-8"},
+  };
+  for (const Row& r : rows) {
+    CAPTURE(r.text);
+    auto s = parse_scenario_json(r.text, "t.json");
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.error().message.rfind(r.error, 0) == 0);
+    CHECK(s.error().message.find('\n') == std::string::npos);
+  }
+}
+
+TEST_CASE("a scenario survives a save / load round trip") {
+  auto spec = load_scenario_file(kAssets + "tiled_32x8_32x33.json");
+  REQUIRE(spec.ok());
+  const fs::path dir = fs::temp_directory_path() / "bankscope_roundtrip";
+  fs::create_directories(dir);
+  const std::string path = (dir / "s.json").string();
+  REQUIRE(save_scenario_file(path, *spec).ok());
+  auto back = load_scenario_file(path);
+  REQUIRE(back.ok());
+  CHECK(scenario_to_json(*back) == scenario_to_json(*spec));
+  CHECK(back->defines.size() == 4);
+  CHECK(back->defines[2].first == "outX");  // order is kept: defines may use earlier ones
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a failed save leaves the old file intact") {
+  const fs::path dir = fs::temp_directory_path() / "bankscope_atomic";
+  fs::create_directories(dir);
+  const std::string path = (dir / "keep.json").string();
+  { std::ofstream(path) << "old contents"; }
+  // Make the write fail part-way: a file-size limit smaller than the new contents.
+  struct rlimit old_limit{};
+  getrlimit(RLIMIT_FSIZE, &old_limit);
+  std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit small = old_limit;
+  small.rlim_cur = 64;
+  setrlimit(RLIMIT_FSIZE, &small);
+  auto r = save_text_file_atomic(path, std::string(4096, 'x'));
+  setrlimit(RLIMIT_FSIZE, &old_limit);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message.find("the old file is untouched") != std::string::npos);
+  auto text = read_text_file(path);
+  REQUIRE(text.ok());
+  CHECK(*text == "old contents");
+  int leftovers = 0;
+  for (const auto& e : fs::directory_iterator(dir)) leftovers += e.path().filename() != "keep.json";
+  CHECK(leftovers == 0);
+  // Saving into a directory that does not exist fails with the path named.
+  auto r2 = save_text_file_atomic((dir / "missing" / "x.json").string(), "{}");
+  REQUIRE_FALSE(r2.ok());
+  CHECK(r2.error().message.find("missing/x.json: cannot save (No such file or directory)") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("JSONL patterns: parse, predict, echo") {
+  std::string offs;
+  for (int i = 0; i < 32; ++i) offs += (i ? "," : "") + std::to_string(i * 8);
+  auto p = parse_pattern_line(R"({"id": "a", "width": 8, "op": "ld", "mask": "0x0000ffff", "offsets": [)" + offs + "]}");
+  REQUIRE(p.ok());
+  CHECK(p->access.mask == 0xffffu);
+  const auto out = predict_pattern(*p);
+  CHECK(out["id"] == "a");
+  CHECK(out["wavefronts"] == 1);
+  CHECK(out["bank_conflicts"] == 0);
+  CHECK(out.begin().key() == "id");  // input keys first, in input order
+  auto q = parse_pattern_line(R"({"width": 4, "op": "st", "mask": 4294967295, "offsets": [)" + offs + "]}");
+  REQUIRE(q.ok());
+  CHECK(q->access.op == Op::kStore);
+  CHECK(predict_pattern(*q)["wavefronts"] == 2);  // stride 2 words
+}
+
+TEST_CASE("JSONL pattern errors") {
+  std::string offs32, offs31;
+  for (int i = 0; i < 32; ++i) offs32 += (i ? "," : "") + std::to_string(i * 4);
+  for (int i = 0; i < 31; ++i) offs31 += (i ? "," : "") + std::to_string(i * 4);
+  struct Row { std::string line; std::string error; };
+  const Row rows[] = {
+      {"[1,2]", "expected a JSON object, got an array"},
+      {R"({"width": 4, "op": "ld", "mask": "0x1ffffffff", "offsets": [)" + offs32 + "]}", "mask: \"0x1ffffffff\" is wider than 32 bits"},
+      {R"({"width": 4, "op": "ld", "mask": 8589934592, "offsets": [)" + offs32 + "]}", "mask: 8589934592 is wider than 32 bits"},
+      {R"({"width": 4, "op": "ld", "offsets": [)" + offs31 + "]}", "offsets: expected an array of exactly 32 byte offsets, got 31 entries"},
+      {R"({"width": 3, "op": "ld", "offsets": [)" + offs32 + "]}", "width: 3 bytes is not an access width (1, 2, 4, 8 or 16)"},
+      {R"({"width": 8, "op": "ld", "offsets": [)" + offs32 + "]}", "lane 1: byte offset 4 is not 8-byte aligned (the GPU faults with \"misaligned address\")"},
+      {R"({"width": 4, "op": "mov", "offsets": [)" + offs32 + "]}", "op: 'mov' must be \"ld\" or \"st\""},
+      {R"({"width": 4, "op": "ld", "offsets": [-4)" + offs31.substr(1) + ",4]}", "offsets[0]: -4 is out of range 0..232447"},
+      {R"({"width": 4, "op": "ld")", "invalid JSON at byte "},
+  };
+  for (const Row& r : rows) {
+    CAPTURE(r.line);
+    auto p = parse_pattern_line(r.line);
+    REQUIRE_FALSE(p.ok());
+    CHECK(p.error().message.rfind(r.error, 0) == 0);
+  }
+}
