@@ -1,0 +1,392 @@
+// app_model.cpp: UiState + scenario spec -> the reports the panels draw; script steps.
+#include "app_model.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include "sim/json_io.hpp"
+#include "sim/layout.hpp"
+
+namespace bankscope {
+
+namespace {
+
+// The built-in seed scenario carries the stride in its name so a GPU results row can be matched.
+std::string seed_file_name(int64_t stride) {
+  return "seed_transpose_32x" + std::to_string(stride) + ".json";
+}
+
+ArraySpec& edited_array(ConfigState& cfg) {
+  if (cfg.spec.arrays.empty()) cfg.spec.arrays.emplace_back();
+  cfg.array = std::clamp(cfg.array, 0, static_cast<int>(cfg.spec.arrays.size()) - 1);
+  return cfg.spec.arrays[static_cast<size_t>(cfg.array)];
+}
+
+// Strict integer parse: the whole word must be a number (decimal or 0x hex).
+bool parse_int(const std::string& s, int64_t* out) {
+  if (s.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(s.c_str(), &end, 0);
+  if (errno != 0 || end == s.c_str() || *end != '\0') return false;
+  *out = v;
+  return true;
+}
+
+bool parse_double(const std::string& s, double* out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || *end != '\0') return false;
+  *out = v;
+  return true;
+}
+
+bool parse_on_off(const std::string& s, bool* out) {
+  if (s == "on" || s == "1" || s == "true") return *out = true, true;
+  if (s == "off" || s == "0" || s == "false") return *out = false, true;
+  return false;
+}
+
+}  // namespace
+
+int64_t logical_cols(const ConfigState& cfg) {
+  if (cfg.spec.arrays.empty()) return 1;
+  const ArraySpec& a = cfg.spec.arrays[static_cast<size_t>(
+      std::clamp(cfg.array, 0, static_cast<int>(cfg.spec.arrays.size()) - 1))];
+  return a.dims.empty() ? 1 : a.dims.back();
+}
+
+int64_t row_stride(const ConfigState& cfg) {
+  if (cfg.spec.arrays.empty()) return 1;
+  const ArraySpec& a = cfg.spec.arrays[static_cast<size_t>(
+      std::clamp(cfg.array, 0, static_cast<int>(cfg.spec.arrays.size()) - 1))];
+  return a.row_stride != 0 ? a.row_stride : logical_cols(cfg);
+}
+
+void set_row_stride(ConfigState& cfg, int64_t stride) {
+  edited_array(cfg).row_stride = stride;
+  if (cfg.source == "built-in" || cfg.source.rfind("seed_transpose", 0) == 0) {
+    cfg.spec.name = "seed transpose, tile[32][" + std::to_string(stride) + "]";
+  }
+  cfg.touch();
+}
+
+void compute_pane(const ConfigState& cfg, PaneModel& pane) {
+  pane.revision = cfg.revision;
+  auto fail = [&](const std::string& message) {
+    pane.ok = false;
+    pane.error = message;
+  };
+  Result<Scenario> compiled = compile(cfg.spec);
+  if (!compiled) return fail(compiled.error().message);
+  const Scenario& sc = *compiled;
+  if (cfg.warp < 0 || cfg.warp >= sc.warps_per_block()) {
+    return fail("warp " + std::to_string(cfg.warp) + ": a block of this scenario has warps 0.." +
+                std::to_string(sc.warps_per_block() - 1));
+  }
+  Result<std::vector<WarpInstruction>> instrs = warp_instructions(sc, Dim3{0, 0, 0}, cfg.warp);
+  if (!instrs) return fail(instrs.error().message);
+  if (instrs->empty()) {
+    return fail("warp " + std::to_string(cfg.warp) + " issues no shared-memory instruction");
+  }
+  int selected = cfg.instruction;
+  if (selected < 0 || selected >= static_cast<int>(instrs->size())) {
+    // Default: the costliest instruction (ties: the first), the one worth looking at.
+    selected = 0;
+    int best = -1;
+    for (size_t i = 0; i < instrs->size(); ++i) {
+      const WarpAccess& a = (*instrs)[i].access;
+      if (a.mask == 0) continue;
+      const int w = cost(a, cfg.spec.banks).wavefronts;
+      if (w > best) best = w, selected = static_cast<int>(i);
+    }
+  }
+  WarpAccess access = (*instrs)[static_cast<size_t>(selected)].access;
+  access.mask &= cfg.lane_mask;
+  Result<WarpAccess> valid = validate(access, cfg.spec.banks);
+  if (!valid) return fail(valid.error().message);
+
+  pane.report = simulate(*valid, cfg.spec.banks);
+  pane.scenario = std::move(compiled).value();
+  pane.instructions = std::move(instrs).value();
+  pane.selected = selected;
+  const int array_index =
+      std::clamp(cfg.array, 0, static_cast<int>(pane.scenario.arrays.size()) - 1);
+  pane.declaration = pane.scenario.arrays[static_cast<size_t>(array_index)].declaration();
+  Result<LaunchTotals> totals = launch_totals(pane.scenario);
+  if (totals) {
+    pane.totals = std::move(totals).value();
+    pane.totals_error.clear();
+  } else {
+    pane.totals.reset();
+    pane.totals_error = totals.error().message;
+  }
+  pane.ok = true;
+  pane.have = true;
+  pane.error.clear();
+}
+
+bool AppModel::update(UiState& state) {
+  bool changed = false;
+  for (size_t i = 0; i < panes_.size(); ++i) {
+    if (panes_[i].revision == state.configs[i].revision) continue;
+    compute_pane(state.configs[i], panes_[i]);
+    changed = true;
+  }
+  if (changed) {
+    // Keep the animation inside the new instruction.
+    const int total = total_cycles(state);
+    if (state.anim.cycle >= total) state.anim.cycle = std::max(0, total - 1);
+  }
+  return changed;
+}
+
+int AppModel::total_cycles(const UiState& state) const {
+  int total = 1;
+  for (int i = 0; i < 2; ++i) {
+    if (!state.compare && i != state.edit) continue;
+    const PaneModel& p = panes_[static_cast<size_t>(i)];
+    if (p.have) total = std::max(total, p.report.cost.wavefronts);
+  }
+  return total;
+}
+
+void AppModel::advance(UiState& state, double dt) const {
+  AnimationState& a = state.anim;
+  if (!a.playing) return;
+  const int total = total_cycles(state);
+  a.accumulator += dt * static_cast<double>(a.speed);
+  while (a.accumulator >= 1.0) {
+    a.accumulator -= 1.0;
+    if (a.cycle + 1 < total) {
+      ++a.cycle;
+    } else if (a.loop) {
+      a.cycle = 0;
+    } else {
+      a.playing = false;
+      a.accumulator = 0;
+      break;
+    }
+  }
+}
+
+void load_seed_pair(UiState& state) {
+  const int64_t strides[2] = {32, 33};
+  for (int i = 0; i < 2; ++i) {
+    ConfigState& c = state.configs[static_cast<size_t>(i)];
+    const uint64_t rev = c.revision;
+    c = ConfigState{};
+    c.spec = seed_transpose_spec(strides[i]);
+    c.source = "built-in";
+    c.instruction = 1;  // warp 0 runs the row write (0), then the transposed column read (1)
+    c.revision = rev + 1;
+  }
+  state.anim.cycle = 0;
+  state.anim.accumulator = 0;
+}
+
+Result<bool> load_scenario_into(UiState& state, int which, const std::string& path) {
+  Result<ScenarioSpec> spec = load_scenario_file(path);
+  if (!spec) return spec.error();
+  // Reject a file that does not compile too, so the previous scenario stays on screen.
+  Result<Scenario> compiled = compile(*spec);
+  if (!compiled) return compiled.error();
+  ConfigState& c = state.configs[static_cast<size_t>(which)];
+  const uint64_t rev = c.revision;
+  c = ConfigState{};
+  c.spec = std::move(spec).value();
+  c.source = path;
+  c.revision = rev + 1;
+  state.anim.cycle = 0;
+  state.anim.accumulator = 0;
+  return true;
+}
+
+std::vector<Preset> find_presets(const std::string& dir) {
+  std::vector<Preset> out;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().extension() != ".json") continue;
+    out.push_back(Preset{entry.path().stem().string(), entry.path().string()});
+  }
+  std::sort(out.begin(), out.end(),
+            [](const Preset& a, const Preset& b) { return a.name < b.name; });
+  return out;
+}
+
+Result<bool> load_preset(UiState& state, int index) {
+  if (index < 0 || index >= static_cast<int>(state.presets.size())) {
+    return Error{"preset " + std::to_string(index + 1) + ": there are " +
+                 std::to_string(state.presets.size()) + " presets"};
+  }
+  return load_scenario_into(state, state.edit, state.presets[static_cast<size_t>(index)].path);
+}
+
+Result<bool> save_config(const UiState& state, int which, const std::string& path) {
+  return save_scenario_file(path, state.configs[static_cast<size_t>(which)].spec);
+}
+
+Result<std::vector<ScriptStep>> parse_script(const std::string& text, const std::string& source) {
+  std::vector<ScriptStep> steps;
+  std::istringstream in(text);
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    const size_t hash = line.find('#');
+    if (hash != std::string::npos) line.resize(hash);
+    std::istringstream words(line);
+    ScriptStep step;
+    step.line = number;
+    if (!(words >> step.verb)) continue;
+    std::string w;
+    while (words >> w) step.args.push_back(w);
+    steps.push_back(std::move(step));
+  }
+  if (steps.empty()) return Error{source + ": the script has no steps"};
+  return steps;
+}
+
+Result<bool> apply_step(const ScriptStep& step, UiState& state, AppModel& model) {
+  const std::string where = "line " + std::to_string(step.line) + ": '" + step.verb + "'";
+  auto err = [&](const std::string& what) { return Error{where + ": " + what}; };
+  auto need = [&](size_t n) { return step.args.size() == n; };
+  auto int_arg = [&](size_t i, int64_t* v) { return i < step.args.size() && parse_int(step.args[i], v); };
+  ConfigState& cfg = state.configs[static_cast<size_t>(state.edit)];
+  const std::string& v = step.verb;
+  int64_t a = 0, b = 0, c = 0;
+  bool flag = false;
+
+  if (v == "frames" || v == "screenshot") return false;  // the main loop runs these
+  if (v == "stride") {
+    if (!need(1) || !int_arg(0, &a) || a < 1) return err("expects a row stride >= 1");
+    set_row_stride(cfg, a);
+  } else if (v == "pad") {
+    if (!need(1) || !int_arg(0, &a) || a < 0) return err("expects a padding >= 0 (elements)");
+    set_row_stride(cfg, logical_cols(cfg) + a);
+  } else if (v == "xor") {
+    if (!need(1) || !int_arg(0, &a) || a < 0) return err("expects an xor mask >= 0");
+    edited_array(cfg).xor_mask = a;
+    cfg.touch();
+  } else if (v == "swizzle") {
+    if (!need(3) || !int_arg(0, &a) || !int_arg(1, &b) || !int_arg(2, &c)) {
+      return err("expects B M S");
+    }
+    ArraySpec& arr = edited_array(cfg);
+    arr.swizzle_bits = static_cast<int>(a);
+    arr.swizzle_base = static_cast<int>(b);
+    arr.swizzle_shift = static_cast<int>(c);
+    cfg.touch();
+  } else if (v == "type") {
+    if (!need(1) || !parse_element_type(step.args[0])) {
+      return err("expects an element type (char half float double float2 float4)");
+    }
+    edited_array(cfg).type = step.args[0];
+    cfg.touch();
+  } else if (v == "op") {
+    if (!need(1) || (step.args[0] != "ld" && step.args[0] != "st")) return err("expects ld or st");
+    const PaneModel& p = model.pane(state.edit);
+    if (!p.have) return err("no instruction is selected");
+    const int stmt = p.instructions[static_cast<size_t>(p.selected)].stmt;
+    cfg.spec.accesses[static_cast<size_t>(stmt)].op = step.args[0];
+    cfg.touch();
+  } else if (v == "block") {
+    if (step.args.size() < 2 || step.args.size() > 3 || !int_arg(0, &a) || !int_arg(1, &b) ||
+        a < 1 || b < 1) {
+      return err("expects X Y [Z] >= 1");
+    }
+    c = 1;
+    if (step.args.size() == 3 && (!int_arg(2, &c) || c < 1)) return err("expects Z >= 1");
+    cfg.spec.block = Dim3{a, b, c};
+    cfg.warp = 0;
+    cfg.instruction = -1;
+    cfg.touch();
+  } else if (v == "warp") {
+    if (!need(1) || !int_arg(0, &a) || a < 0) return err("expects a warp index >= 0");
+    cfg.warp = static_cast<int>(a);
+    cfg.touch();
+  } else if (v == "instr") {
+    if (!need(1) || !int_arg(0, &a) || a < 0) return err("expects an instruction index >= 0");
+    cfg.instruction = static_cast<int>(a);
+    cfg.touch();
+  } else if (v == "mask") {
+    if (!need(1) || !int_arg(0, &a) || a < 0 || a > 0xffffffffLL) return err("expects a 32-bit mask");
+    cfg.lane_mask = static_cast<uint32_t>(a);
+    cfg.touch();
+  } else if (v == "n") {
+    if (!need(1) || !int_arg(0, &a) || a < 1) return err("expects a matrix size >= 1");
+    cfg.spec.n = a;
+    cfg.touch();
+  } else if (v == "cycle") {
+    if (!need(1) || !int_arg(0, &a) || a < 0) return err("expects a cycle >= 0");
+    model.update(state);
+    state.anim.cycle = static_cast<int>(std::min<int64_t>(a, model.total_cycles(state) - 1));
+  } else if (v == "step" || v == "back") {
+    model.update(state);
+    const int total = model.total_cycles(state);
+    state.anim.playing = false;
+    state.anim.cycle = v == "step" ? std::min(state.anim.cycle + 1, total - 1)
+                                   : std::max(state.anim.cycle - 1, 0);
+  } else if (v == "play" || v == "pause") {
+    state.anim.playing = v == "play";
+  } else if (v == "speed") {
+    double s = 0;
+    if (!need(1) || !parse_double(step.args[0], &s) || s <= 0 || s > 1000) {
+      return err("expects wavefronts per second in (0, 1000]");
+    }
+    state.anim.speed = static_cast<float>(s);
+  } else if (v == "loop" || v == "compare" || v == "large" || v == "contrast") {
+    if (!need(1) || !parse_on_off(step.args[0], &flag)) return err("expects on or off");
+    if (v == "loop") state.anim.loop = flag;
+    if (v == "compare") state.compare = flag;
+    if (v == "large") state.large_font = flag;
+    if (v == "contrast") state.high_contrast = flag;
+  } else if (v == "edit") {
+    if (!need(1) || (step.args[0] != "a" && step.args[0] != "b")) return err("expects a or b");
+    state.edit = step.args[0] == "a" ? 0 : 1;
+  } else if (v == "seed") {
+    load_seed_pair(state);
+  } else if (v == "preset") {
+    if (!need(1) || !int_arg(0, &a)) return err("expects a preset number");
+    Result<bool> r = load_preset(state, static_cast<int>(a) - 1);
+    if (!r) return err(r.error().message);
+  } else if (v == "scenario") {
+    if (!need(1)) return err("expects a file");
+    Result<bool> r = load_scenario_into(state, state.edit, step.args[0]);
+    if (!r) return err(r.error().message);
+  } else if (v == "results") {
+    if (!need(1)) return err("expects a file");
+    Result<GpuResults> r = load_gpu_results(step.args[0]);
+    if (!r) return err(r.error().message);
+    state.results = std::move(r).value();
+    state.results_path = step.args[0];
+  } else if (v == "fullscreen") {
+    state.request_fullscreen_toggle = true;
+  } else {
+    return err("unknown step (stride pad xor swizzle type op block warp instr mask n cycle step "
+               "back play pause speed loop compare edit seed preset scenario results large "
+               "contrast fullscreen frames screenshot)");
+  }
+  return true;
+}
+
+const KernelResult* find_result(const UiState& state, int which, const PaneModel& pane) {
+  if (!state.results || !pane.have) return nullptr;
+  const ConfigState& cfg = state.configs[static_cast<size_t>(which)];
+  const int64_t stride = row_stride(cfg);
+  const std::string name = cfg.source == "built-in"
+                               ? seed_file_name(stride)
+                               : std::filesystem::path(cfg.source).filename().string();
+  for (const KernelResult& k : state.results->kernels) {
+    if (k.scenario != name || k.n != cfg.spec.n) continue;
+    if (k.row_stride != 0 && k.row_stride != stride) continue;
+    return &k;
+  }
+  return nullptr;
+}
+
+}  // namespace bankscope

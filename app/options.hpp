@@ -1,0 +1,39 @@
+// options.hpp: the visualizer's command line, parsed without touching GLFW (testable headless).
+//
+//   bankscope [--scenario FILE] [--scenario-b FILE] [--stride S] [--compare on|off]
+//             [--screenshot PNG] [--frames K] [--size WxH] [--script FILE] [--results FILE]
+//             [--large] [--contrast] [--dump-rects FILE] [--bench-frames K] [--bench-empty]
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "sim/status.hpp"
+
+namespace bankscope {
+
+struct AppOptions {
+  std::string scenario;    // configuration A (single mode unless --compare on)
+  std::string scenario_b;  // configuration B (turns compare mode on)
+  std::optional<long long> stride;
+  std::optional<bool> compare;
+  std::string screenshot;  // render, save, exit
+  int frames = 3;          // frames rendered before the screenshot
+  int width = 1600, height = 900;
+  std::string script;
+  std::string results;
+  std::string dump_rects;  // writes panel rectangles (for the pixel tests)
+  bool large = false;
+  bool contrast = false;
+  int bench_frames = 0;  // > 0: benchmark mode
+  bool bench_empty = false;
+  bool help = false;
+  // True when the app runs unattended and exits by itself (screenshot, script or bench).
+  bool batch() const { return !screenshot.empty() || !script.empty() || bench_frames > 0; }
+};
+
+// Errors are one line naming the option: "--size: expected WxH, got '12'".
+Result<AppOptions> parse_options(int argc, const char* const* argv);
+const char* usage_text();
+
+}  // namespace bankscope

@@ -1,0 +1,62 @@
+// animation.cpp: the serialization replayed one wavefront per cycle. The timeline bar has one
+// segment per wavefront of the instruction (1 for tile[32][33]'s column read, 32 for tile[32][32]):
+// served segments sky blue, the current one orange, the rest grey. Controls: play/pause, step,
+// speed, loop. In compare mode both panes share the clock, so the conflict-free one finishes first.
+#include <algorithm>
+#include <cstdio>
+
+#include "panels/panels.hpp"
+
+namespace bankscope {
+
+void draw_timeline(const PaneModel& pane, UiState& state, const PaneView& view) {
+  const int waves = pane.report.cost.wavefronts;
+  const int cycle = state.anim.cycle;
+  const float font = ImGui::GetFontSize();
+  if (waves == 0) {
+    ImGui::TextUnformatted("no active lane: the instruction costs nothing");
+    return;
+  }
+  if (cycle < waves) {
+    const int lanes = __builtin_popcount(pane.report.wavefronts[static_cast<size_t>(cycle)].lanes);
+    ImGui::Text("cycle %d / %d: wavefront %d completes %d lane%s", cycle + 1, waves, cycle + 1,
+                lanes, lanes == 1 ? "" : "s");
+  } else {
+    ImGui::Text("done after %d cycle%s", waves, waves == 1 ? "" : "s");
+  }
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  const float h = font * 1.1f;
+  // The bar's width is proportional to the longest instruction across panes (compare mode), so
+  // 1 cycle and 32 cycles look as different as they are.
+  const int scale = std::max(waves, 32);
+  const float seg = view.width / float(scale);
+  const float gap = seg >= 6 ? 2.0f : 0.0f;
+  for (int k = 0; k < waves; ++k) {
+    const ImU32 col = k < cycle ? palette::kDone : k == cycle ? palette::kServe : palette::kFuture;
+    dl->AddRectFilled(ImVec2(o.x + float(k) * seg, o.y), ImVec2(o.x + float(k + 1) * seg - gap, o.y + h), col);
+  }
+  record_rect(state, view.id() + ".timeline", o, ImVec2(o.x + view.width, o.y + h));
+  ImGui::Dummy(ImVec2(view.width, h + 2));
+}
+
+void draw_animation_controls(const AppModel& model, UiState& state) {
+  AnimationState& a = state.anim;
+  const int total = model.total_cycles(state);
+  if (ImGui::Button("|<")) a.cycle = 0, a.playing = false;
+  ImGui::SameLine();
+  if (ImGui::Button("<")) a.cycle = std::max(0, a.cycle - 1), a.playing = false;
+  ImGui::SameLine();
+  if (ImGui::Button(a.playing ? "pause" : "play ")) a.playing = !a.playing;
+  ImGui::SameLine();
+  if (ImGui::Button(">")) a.cycle = std::min(total - 1, a.cycle + 1), a.playing = false;
+  ImGui::SameLine();
+  ImGui::Checkbox("loop", &a.loop);
+  int shown = a.cycle + 1;
+  ImGui::SetNextItemWidth(-1);
+  if (ImGui::SliderInt("##cycle", &shown, 1, std::max(1, total), "cycle %d")) a.cycle = shown - 1;
+  ImGui::SetNextItemWidth(-1);
+  ImGui::SliderFloat("##speed", &a.speed, 0.5f, 60.0f, "%.1f wavefronts/s", ImGuiSliderFlags_Logarithmic);
+}
+
+}  // namespace bankscope

@@ -1,0 +1,188 @@
+// bank_view.cpp: shared memory as the banks see it. 32 bank columns; each row is one bank-width
+// word per bank (row r holds words 32r .. 32r+31); the selected warp instruction's lanes are drawn
+// on the words they touch, coloured by when they are served (waiting / serving now / served), and
+// words that share a bank with other words in the same phase (a bank conflict) are hatched and
+// outlined. The header row lights up the banks that serve in the current wavefront.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <vector>
+
+#include "panels/panels.hpp"
+
+namespace bankscope {
+
+namespace {
+
+constexpr int kMaxRows = 40;  // more rows than this get too thin to read on a projector
+
+struct WordInfo {
+  std::vector<int> lanes;
+  std::vector<int> wavefronts;  // every wavefront that serves this word
+  bool conflict = false;
+};
+
+}  // namespace
+
+void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view) {
+  const AccessReport& rep = pane.report;
+  const int banks = rep.cfg.banks;
+  const int bank_bytes = rep.cfg.bank_bytes;
+  const int cycle = state.anim.cycle;
+  const int waves = rep.cost.wavefronts;
+
+  // word -> lanes, wavefronts; bank -> most distinct words in one phase (n-way).
+  std::map<uint32_t, WordInfo> words;
+  for (int l = 0; l < kWarpSize; ++l) {
+    const LaneDetail& d = rep.lanes[static_cast<size_t>(l)];
+    if (!d.active) continue;
+    for (int j = 0; j < d.words; ++j) words[d.word[static_cast<size_t>(j)]].lanes.push_back(l);
+  }
+  for (size_t k = 0; k < rep.wavefronts.size(); ++k) {
+    for (const auto& bw : rep.wavefronts[k].words) words[bw.second].wavefronts.push_back(int(k));
+  }
+  std::vector<int> degree(static_cast<size_t>(banks), 0);
+  for (uint32_t phase_mask : rep.phase_masks) {
+    std::map<int, std::vector<uint32_t>> per_bank;
+    for (int l = 0; l < kWarpSize; ++l) {
+      if (!(phase_mask >> l & 1u) || !rep.lanes[static_cast<size_t>(l)].active) continue;
+      const LaneDetail& d = rep.lanes[static_cast<size_t>(l)];
+      for (int j = 0; j < d.words; ++j) {
+        auto& v = per_bank[d.bank[static_cast<size_t>(j)]];
+        if (std::find(v.begin(), v.end(), d.word[static_cast<size_t>(j)]) == v.end()) {
+          v.push_back(d.word[static_cast<size_t>(j)]);
+        }
+      }
+    }
+    for (auto& [bank, v] : per_bank) {
+      degree[static_cast<size_t>(bank)] = std::max(degree[static_cast<size_t>(bank)], int(v.size()));
+      if (v.size() > 1) {
+        for (uint32_t w : v) words[w].conflict = true;
+      }
+    }
+  }
+
+  // Rows to show: the array the instruction touches, or a window around the touched words.
+  const WarpInstruction& instr = pane.instructions[static_cast<size_t>(pane.selected)];
+  const SharedArray& arr =
+      pane.scenario.arrays[static_cast<size_t>(pane.scenario.accesses[static_cast<size_t>(instr.stmt)].array)];
+  const int64_t first_word = arr.base / static_cast<uint32_t>(bank_bytes);
+  const int64_t last_word = (int64_t(arr.base) + int64_t(arr.bytes()) - 1) / bank_bytes;
+  int64_t row0 = first_word / banks, row1 = last_word / banks;
+  if (row1 - row0 + 1 > kMaxRows && !words.empty()) {
+    const int64_t lo = int64_t(words.begin()->first) / banks;
+    const int64_t hi = int64_t(words.rbegin()->first) / banks;
+    row0 = std::max(row0, std::min(lo, hi - kMaxRows + 1));
+    row1 = std::min(row1, row0 + kMaxRows - 1);
+  }
+  const int rows = static_cast<int>(row1 - row0 + 1);
+
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float font = ImGui::GetFontSize();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float label_w = ImGui::CalcTextSize("row 000").x + 6;
+  const float cell_w = std::max(4.0f, (view.width - label_w) / float(banks));
+  const float header_h = font + 6;
+  const float degree_h = font + 2;
+  const float cell_h = std::clamp((view.height - header_h - degree_h - 2) / float(rows), 3.0f, font * 2);
+  const float x0 = origin.x + label_w;
+  const float gap = cell_w >= 8 ? 1.0f : 0.0f;
+  const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
+
+  // Header: bank numbers; serving banks of the current wavefront filled orange.
+  const uint64_t serving = (cycle < waves) ? rep.wavefronts[static_cast<size_t>(cycle)].banks : 0;
+  dl->AddText(ImVec2(origin.x, origin.y + 3), text_col, "bank");
+  for (int b = 0; b < banks; ++b) {
+    const ImVec2 a(x0 + float(b) * cell_w, origin.y);
+    const ImVec2 c(a.x + cell_w - gap, a.y + header_h);
+    const bool on = (serving >> b) & 1u;
+    const ImU32 fill = on ? palette::kServe : palette::kIdleBank;
+    dl->AddRectFilled(a, c, fill);
+    char label[16];
+    std::snprintf(label, sizeof label, "%d", b);
+    // Bank numbers in a smaller size so two digits fit a 1/32 column.
+    const float small = std::min(font, cell_w * 0.72f);
+    const ImVec2 ts = ImGui::GetFont()->CalcTextSizeA(small, 1e9f, 0, label);
+    if (ts.x <= cell_w) {
+      dl->AddText(ImGui::GetFont(), small,
+                  ImVec2(a.x + (cell_w - gap - ts.x) / 2, a.y + (header_h - ts.y) / 2 + 1),
+                  text_on(fill), label);
+    }
+    const int deg = degree[static_cast<size_t>(b)];
+    if (deg > 1) {
+      std::snprintf(label, sizeof label, "%d", deg);
+      const ImVec2 ds = ImGui::GetFont()->CalcTextSizeA(small, 1e9f, 0, label);
+      dl->AddText(ImGui::GetFont(), small, ImVec2(a.x + (cell_w - gap - ds.x) / 2, c.y + 1),
+                  palette::kConflict, label);
+    }
+  }
+  record_rect(state, view.id() + ".bank_header", ImVec2(x0, origin.y),
+              ImVec2(x0 + float(banks) * cell_w, origin.y + header_h));
+  dl->AddText(ImVec2(origin.x, origin.y + header_h + 1), palette::kConflict, "n-way");
+
+  // Words.
+  const float gy = origin.y + header_h + degree_h;
+  int hovered_word = -1;
+  for (int r = 0; r < rows; ++r) {
+    const int64_t row = row0 + r;
+    const float y = gy + float(r) * cell_h;
+    if (cell_h >= font * 0.8f && (r % std::max(1, int(font * 1.2f / cell_h)) == 0 || rows <= 16)) {
+      char label[16];
+      std::snprintf(label, sizeof label, "row %lld", static_cast<long long>(row));
+      dl->AddText(ImVec2(origin.x, y + (cell_h - font) / 2), text_col, label);
+    } else if (r % 8 == 0) {
+      char label[16];
+      std::snprintf(label, sizeof label, "%lld", static_cast<long long>(row));
+      dl->AddText(ImVec2(origin.x, y), text_col, label);
+    }
+    for (int b = 0; b < banks; ++b) {
+      const uint32_t word = static_cast<uint32_t>(row * banks + b);
+      const ImVec2 a(x0 + float(b) * cell_w, y);
+      const ImVec2 c(a.x + cell_w - gap, y + cell_h - (cell_h >= 6 ? 1.0f : 0.0f));
+      auto it = words.find(word);
+      if (it == words.end()) {
+        dl->AddRectFilled(a, c, palette::kEmptyWord);
+        continue;
+      }
+      const WordInfo& info = it->second;
+      bool now = false, done = !info.wavefronts.empty();
+      for (int k : info.wavefronts) {
+        if (k == cycle) now = true;
+        if (k >= cycle) done = false;
+      }
+      if (cycle >= waves) done = true, now = false;
+      const ImU32 fill = now ? palette::kServe : done ? palette::kDone : palette::kWaiting;
+      dl->AddRectFilled(a, c, fill);
+      if (info.conflict) {
+        hatch_rect(dl, a, c, palette::kConflict, 5.0f, 1.5f);
+        dl->AddRect(a, c, palette::kConflict, 0, 0, 2.0f);
+      }
+      // Lane marker: the (first) lane's number when it fits, "+" when several lanes share the word.
+      char label[12];
+      std::snprintf(label, sizeof label, info.lanes.size() > 1 ? "%d+" : "%d", info.lanes.front());
+      const ImVec2 ts = ImGui::CalcTextSize(label);
+      if (ts.x <= cell_w - gap && ts.y <= cell_h + 2) {
+        dl->AddText(ImVec2(a.x + (cell_w - gap - ts.x) / 2, a.y + (cell_h - ts.y) / 2), text_on(fill), label);
+      }
+      if (ImGui::IsMouseHoveringRect(a, c)) hovered_word = static_cast<int>(word);
+    }
+  }
+  const ImVec2 grid_end(x0 + float(banks) * cell_w, gy + float(rows) * cell_h);
+  record_rect(state, view.id() + ".bank_words", ImVec2(x0, gy), grid_end);
+  ImGui::Dummy(ImVec2(view.width, grid_end.y - origin.y));
+
+  if (hovered_word >= 0) {
+    const WordInfo& info = words[static_cast<uint32_t>(hovered_word)];
+    ImGui::BeginTooltip();
+    ImGui::Text("word %d (byte 0x%x), bank %d%s", hovered_word, unsigned(hovered_word * bank_bytes),
+                hovered_word % banks, info.conflict ? "  -- CONFLICT" : "");
+    for (int l : info.lanes) {
+      const LaneDetail& d = rep.lanes[static_cast<size_t>(l)];
+      ImGui::Text("lane %2d  addr 0x%04x  bank %2d  word %u  wavefront %d", l, d.addr, d.bank[0],
+                  d.word[0], d.wavefront);
+    }
+    ImGui::EndTooltip();
+  }
+}
+
+}  // namespace bankscope

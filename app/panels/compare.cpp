@@ -1,0 +1,68 @@
+// compare.cpp: the main area. One configuration, or two side by side (compare mode, the default:
+// the seed's tile[32][32] vs tile[32][33]), each with its own header, numbers, timeline, bank view,
+// tile views and launch totals. A configuration whose last edit failed keeps its last good picture
+// under a one-line error.
+#include <algorithm>
+#include <cstdio>
+
+#include "panels/panels.hpp"
+
+namespace bankscope {
+
+namespace {
+
+void draw_pane(const PaneModel& pane, UiState& state, const PaneView& view) {
+  const float font = ImGui::GetFontSize();
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  const float top = ImGui::GetCursorPosY();
+  const ConfigState& cfg = state.configs[static_cast<size_t>(view.which)];
+  ImGui::PushFont(headline_font(state));
+  ImGui::TextColored(ImColor(palette::kServe), "%s", view.id().c_str());
+  ImGui::SameLine();
+  ImGui::TextUnformatted(pane.have ? pane.declaration.c_str() : "(no scenario)");
+  ImGui::PopFont();
+  if (pane.have) {
+    const WarpInstruction& in = pane.instructions[static_cast<size_t>(pane.selected)];
+    ImGui::Text("%s, warp %d, block (0,0) of %s", in.text.c_str(), cfg.warp,
+                cfg.spec.name.c_str());
+  }
+  if (!pane.ok) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette::kConflict));
+    ImGui::TextWrapped("error: %s%s", pane.error.c_str(),
+                       pane.have ? " (showing the last valid configuration)" : "");
+    ImGui::PopStyleColor();
+  }
+  if (!pane.have) return;
+  draw_numbers(pane, state, view);
+  ImGui::Spacing();
+  draw_timeline(pane, state, view);
+  ImGui::Spacing();
+  const float launch_h = line * 7.5f;
+  const float rest = std::max(font * 10, view.height - (ImGui::GetCursorPosY() - top) - launch_h);
+  draw_bank_view(pane, state, PaneView{view.which, view.width, rest * 0.54f});
+  ImGui::Spacing();
+  draw_tile_views(pane, state, PaneView{view.which, view.width, rest * 0.46f - font});
+  draw_launch_numbers(pane, state, view);
+}
+
+}  // namespace
+
+void draw_compare(const AppModel& model, UiState& state, float width, float height) {
+  const bool two = state.compare;
+  const float gap = ImGui::GetFontSize() * 1.5f;
+  const float pane_w = two ? (width - gap) / 2 : width;
+  const float legend_h = ImGui::GetFrameHeightWithSpacing();
+  height -= legend_h;
+  for (int i = 0; i < 2; ++i) {
+    if (!two && i != state.edit) continue;
+    if (two && i == 1) ImGui::SameLine(0, gap);
+    const std::string id = std::string("pane") + char('A' + i);
+    ImGui::BeginChild(id.c_str(), ImVec2(pane_w, height), false, ImGuiWindowFlags_NoScrollbar);
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    draw_pane(model.pane(i), state, PaneView{i, avail.x, avail.y});
+    ImGui::EndChild();
+  }
+  draw_legend(state);
+}
+
+}  // namespace bankscope

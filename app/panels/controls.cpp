@@ -1,0 +1,248 @@
+// controls.cpp: the sidebar. Every edit goes into UiState (ConfigState::touch()), and the model
+// recomputes before the panes draw, so the picture follows in the same frame.
+//
+//   [SECTION] mode and scenario files   [SECTION] layout   [SECTION] access   [SECTION] display
+//   [SECTION] legend
+#include <algorithm>
+#include <cstdio>
+#include "panels/panels.hpp"
+// After imgui.h (panels.hpp): Debian's imgui_stdlib.h does not include it itself.
+#include <imgui_stdlib.h>
+#include "sim/layout.hpp"
+
+namespace bankscope {
+
+namespace {
+
+void set_message(UiState& state, const std::string& text, bool error) {
+  state.message = text;
+  state.message_is_error = error;
+}
+
+bool input_int64(const char* label, int64_t* v, int64_t lo, int64_t hi) {
+  int x = static_cast<int>(*v);
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+  if (ImGui::InputInt(label, &x, 1, 8, ImGuiInputTextFlags_EnterReturnsTrue) ||
+      (ImGui::IsItemDeactivatedAfterEdit())) {
+    x = std::clamp<int>(x, static_cast<int>(lo), static_cast<int>(hi));
+    if (x != *v) {
+      *v = x;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+void draw_controls(const AppModel& model, UiState& state) {
+  // [SECTION] mode and scenario files
+  ImGui::Checkbox("compare A | B  (c)", &state.compare);
+  if (state.compare) {
+    ImGui::TextUnformatted("edit:");
+    ImGui::SameLine();
+    ImGui::RadioButton("A", &state.edit, 0);
+    ImGui::SameLine();
+    ImGui::RadioButton("B", &state.edit, 1);
+  }
+  ConfigState& cfg = state.configs[static_cast<size_t>(state.edit)];
+  const PaneModel& pane = model.pane(state.edit);
+
+  if (ImGui::CollapsingHeader("Scenario", ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (ImGui::Button("seed pair 32 | 33")) load_seed_pair(state), state.compare = true;
+    for (size_t i = 0; i < state.presets.size(); ++i) {
+      char label[96];
+      std::snprintf(label, sizeof label, "%s%zu %s", i < 9 ? "" : "  ", i + 1, state.presets[i].name.c_str());
+      if (i >= 9) std::snprintf(label, sizeof label, "   %s", state.presets[i].name.c_str());
+      if (ImGui::Selectable(label, cfg.source == state.presets[i].path)) {
+        Result<bool> r = load_preset(state, static_cast<int>(i));
+        set_message(state, r ? "loaded " + state.presets[i].path : r.error().message, !r);
+      }
+    }
+    ImGui::SetNextItemWidth(-1);
+    ImGui::InputText("##path", &state.path_input);
+    if (ImGui::Button("load")) {
+      Result<bool> r = load_scenario_into(state, state.edit, state.path_input);
+      set_message(state, r ? "loaded " + state.path_input : r.error().message, !r);
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("save")) {
+      Result<bool> r = save_config(state, state.edit, state.path_input);
+      set_message(state, r ? "saved " + state.path_input : r.error().message, !r);
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("load GPU results")) {
+      Result<GpuResults> r = load_gpu_results(state.path_input);
+      if (r) {
+        state.results = std::move(r).value();
+        state.results_path = state.path_input;
+        set_message(state, "loaded results " + state.path_input, false);
+      } else {
+        set_message(state, r.error().message, true);
+      }
+    }
+  }
+
+  // [SECTION] layout
+  if (ImGui::CollapsingHeader("Layout", ImGuiTreeNodeFlags_DefaultOpen) && !cfg.spec.arrays.empty()) {
+    cfg.array = std::clamp(cfg.array, 0, static_cast<int>(cfg.spec.arrays.size()) - 1);
+    ArraySpec& arr = cfg.spec.arrays[static_cast<size_t>(cfg.array)];
+    if (cfg.spec.arrays.size() > 1) {
+      ImGui::SetNextItemWidth(-1);
+      if (ImGui::BeginCombo("##array", arr.name.c_str())) {
+        for (size_t i = 0; i < cfg.spec.arrays.size(); ++i) {
+          if (ImGui::Selectable(cfg.spec.arrays[i].name.c_str(), int(i) == cfg.array)) cfg.array = int(i);
+        }
+        ImGui::EndCombo();
+      }
+    }
+    int stride = static_cast<int>(row_stride(cfg));
+    ImGui::SetNextItemWidth(-1);
+    if (ImGui::SliderInt("##stride", &stride, 1, 128, "row stride %d (arrows)")) set_row_stride(cfg, stride);
+    int64_t typed = row_stride(cfg);
+    if (input_int64("stride", &typed, 1, 1 << 20)) set_row_stride(cfg, typed);
+    int64_t pad = row_stride(cfg) - logical_cols(cfg);
+    if (input_int64("padding", &pad, 0, 4096)) set_row_stride(cfg, logical_cols(cfg) + pad);
+    if (input_int64("xor mask", &arr.xor_mask, 0, 4095)) cfg.touch();
+    int sw[3] = {arr.swizzle_bits, arr.swizzle_base, arr.swizzle_shift};
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+    if (ImGui::InputInt3("Swizzle<B,M,S>", sw)) {
+      arr.swizzle_bits = std::clamp(sw[0], 0, 16);
+      arr.swizzle_base = std::clamp(sw[1], 0, 16);
+      arr.swizzle_shift = std::clamp(sw[2], 0, 16);
+      cfg.touch();
+    }
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+    if (ImGui::BeginCombo("element", arr.type.c_str())) {
+      for (ElementType t : kAllElementTypes) {
+        char label[32];
+        std::snprintf(label, sizeof label, "%s (%d B)", element_name(t), element_size(t));
+        if (ImGui::Selectable(label, arr.type == element_name(t))) {
+          arr.type = element_name(t);
+          cfg.touch();
+        }
+      }
+      ImGui::EndCombo();
+    }
+  }
+
+  // [SECTION] access
+  if (ImGui::CollapsingHeader("Access", ImGuiTreeNodeFlags_DefaultOpen)) {
+    int64_t bx = cfg.spec.block.x, by = cfg.spec.block.y;
+    if (input_int64("block.x", &bx, 1, 1024) | input_int64("block.y", &by, 1, 1024)) {
+      cfg.spec.block.x = bx;
+      cfg.spec.block.y = by;
+      cfg.warp = 0;
+      cfg.instruction = -1;
+      cfg.touch();
+    }
+    int64_t warp = cfg.warp;
+    const int warps = pane.have ? pane.scenario.warps_per_block() : 1;
+    if (input_int64("warp", &warp, 0, std::max(0, warps - 1))) cfg.warp = int(warp), cfg.touch();
+    if (pane.have) {
+      ImGui::SetNextItemWidth(-1);
+      const std::string current = pane.instructions[static_cast<size_t>(pane.selected)].text;
+      if (ImGui::BeginCombo("##instr", current.c_str())) {
+        for (size_t i = 0; i < pane.instructions.size(); ++i) {
+          if (ImGui::Selectable(pane.instructions[i].text.c_str(), int(i) == pane.selected)) {
+            cfg.instruction = int(i);
+            cfg.touch();
+          }
+        }
+        ImGui::EndCombo();
+      }
+      const int stmt = pane.instructions[static_cast<size_t>(pane.selected)].stmt;
+      std::string& op = cfg.spec.accesses[static_cast<size_t>(stmt)].op;
+      int is_store = op == "st";
+      ImGui::TextUnformatted("op:");
+      ImGui::SameLine();
+      bool changed = ImGui::RadioButton("ld", &is_store, 0);
+      ImGui::SameLine();
+      changed |= ImGui::RadioButton("st", &is_store, 1);
+      if (changed) {
+        op = is_store ? "st" : "ld";
+        cfg.touch();
+      }
+    }
+    int64_t n = cfg.spec.n;
+    if (input_int64("N (launch)", &n, 1, 1 << 20)) cfg.spec.n = n, cfg.touch();
+    // Active-lane mask: 32 toggles, 8 per row.
+    ImGui::Text("active lanes 0x%08x", cfg.lane_mask);
+    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(2, 2));
+    const float box = ImGui::GetFontSize() * 1.5f;
+    for (int l = 0; l < kWarpSize; ++l) {
+      if (l % 8 != 0) ImGui::SameLine();
+      const bool on = (cfg.lane_mask >> l) & 1u;
+      ImGui::PushStyleColor(ImGuiCol_Button, on ? ImColor(palette::kWaiting).Value : ImVec4(0.2f, 0.2f, 0.2f, 1));
+      char label[8];
+      std::snprintf(label, sizeof label, "%d", l);
+      if (ImGui::Button(label, ImVec2(box, 0))) {
+        cfg.lane_mask ^= 1u << l;
+        cfg.touch();
+      }
+      ImGui::PopStyleColor();
+    }
+    ImGui::PopStyleVar();
+    if (ImGui::Button("all")) cfg.lane_mask = 0xffffffffu, cfg.touch();
+    ImGui::SameLine();
+    if (ImGui::Button("none")) cfg.lane_mask = 0, cfg.touch();
+    ImGui::SameLine();
+    if (ImGui::Button("even")) cfg.lane_mask = 0x55555555u, cfg.touch();
+    ImGui::SameLine();
+    if (ImGui::Button("low 16")) cfg.lane_mask = 0x0000ffffu, cfg.touch();
+  }
+
+  if (ImGui::CollapsingHeader("Animation", ImGuiTreeNodeFlags_DefaultOpen)) {
+    draw_animation_controls(model, state);
+  }
+
+  // [SECTION] display
+  if (ImGui::CollapsingHeader("Display")) {
+    ImGui::Checkbox("large font (l)", &state.large_font);
+    ImGui::Checkbox("high contrast (h)", &state.high_contrast);
+    if (ImGui::Button("fullscreen (F11)")) state.request_fullscreen_toggle = true;
+    ImGui::SameLine();
+    if (ImGui::Button("screenshot (s)")) state.request_screenshot = "bankscope_screenshot.png";
+  }
+  if (!state.message.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(
+                                             state.message_is_error ? palette::kConflict : palette::kDone));
+    ImGui::TextWrapped("%s%s", state.message_is_error ? "error: " : "", state.message.c_str());
+    ImGui::PopStyleColor();
+  }
+}
+
+// [SECTION] legend: one row under the panes, so a screenshot carries its own key.
+void draw_legend(const UiState& /*state*/) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float s = ImGui::GetFontSize();
+  auto swatch = [&](ImU32 col, bool hatch, ImU32 hatch_col, const char* text) {
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const ImVec2 q(p.x + s * 1.4f, p.y + s);
+    dl->AddRectFilled(p, q, col);
+    if (hatch) {
+      hatch_rect(dl, p, q, hatch_col, 5.0f, 1.5f);
+      dl->AddRect(p, q, hatch_col, 0, 0, 2.0f);
+    }
+    ImGui::Dummy(ImVec2(s * 1.4f, s));
+    ImGui::SameLine();
+    ImGui::TextUnformatted(text);
+    ImGui::SameLine(0, s * 1.5f);
+  };
+  swatch(palette::kServe, false, 0, "serving now");
+  swatch(palette::kWaiting, false, 0, "waiting");
+  swatch(palette::kDone, false, 0, "served");
+  swatch(palette::kWaiting, true, palette::kConflict, "conflict: n words, 1 bank");
+  swatch(palette::kPadding, true, IM_COL32(0x40, 0x40, 0x40, 0xFF), "padding");
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  const float w = s * 10;
+  for (int b = 0; b < 32; ++b) {
+    dl->AddRectFilled(ImVec2(p.x + w * float(b) / 32, p.y), ImVec2(p.x + w * float(b + 1) / 32, p.y + s),
+                      bank_color(b, 32));
+  }
+  ImGui::Dummy(ImVec2(w, s));
+  ImGui::SameLine();
+  ImGui::TextUnformatted("tile colour = bank 0..31; outline = this warp's lanes");
+}
+
+}  // namespace bankscope

@@ -1,0 +1,265 @@
+// test_pixels.cpp: real-window tests of the visualizer. Each case starts the real `bankscope`
+// under Xvfb (Mesa llvmpipe, LIBGL_ALWAYS_SOFTWARE=1), takes screenshots, and counts pixels of
+// the panels' exact fill colours inside the rectangles the app reports (--dump-rects). The
+// expected counts come from the model (app_model), so a picture that disagrees with the numbers
+// fails.
+//
+// Exit code 77 (ctest SKIP_RETURN_CODE) when xvfb-run is missing: skipped, never passed.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <stb_image.h>
+
+#include "app_model.hpp"
+
+using namespace bankscope;
+
+namespace {
+
+const std::string kApp = BANKSCOPE_APP_PATH;
+const std::string kOut = std::string(BANKSCOPE_TEST_OUT) + "/pixels";
+
+// Colours of app/panels/panels.hpp (palette::kServe, kDone, kConflict, kPadding, kFuture).
+struct Rgb {
+  unsigned char r, g, b;
+  bool operator==(const Rgb& o) const { return r == o.r && g == o.g && b == o.b; }
+};
+constexpr Rgb kServe{0xE6, 0x9F, 0x00};
+constexpr Rgb kDone{0x56, 0xB4, 0xE9};
+constexpr Rgb kConflict{0xD5, 0x5E, 0x00};
+constexpr Rgb kPadding{0x6B, 0x6B, 0x6B};
+constexpr Rgb kFuture{0x4A, 0x4A, 0x52};
+
+struct Image {
+  int w = 0, h = 0;
+  std::vector<unsigned char> px;
+  Rgb at(int x, int y) const {
+    const size_t i = (size_t(y) * size_t(w) + size_t(x)) * 3;
+    return Rgb{px[i], px[i + 1], px[i + 2]};
+  }
+};
+
+struct Rect {
+  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+
+Image load_png(const std::string& path) {
+  Image img;
+  int n = 0;
+  unsigned char* data = stbi_load(path.c_str(), &img.w, &img.h, &n, 3);
+  REQUIRE_MESSAGE(data != nullptr, "cannot read " << path);
+  img.px.assign(data, data + size_t(img.w) * size_t(img.h) * 3);
+  stbi_image_free(data);
+  return img;
+}
+
+std::map<std::string, Rect> load_rects(const std::string& path) {
+  std::map<std::string, Rect> out;
+  std::ifstream in(path);
+  std::string name;
+  float x0, y0, x1, y1;
+  while (in >> name >> x0 >> y0 >> x1 >> y1) {
+    out[name] = Rect{int(x0 + 0.5f), int(y0 + 0.5f), int(x1), int(y1)};
+  }
+  REQUIRE_MESSAGE(!out.empty(), "no rectangles in " << path);
+  return out;
+}
+
+// Runs the app under Xvfb; returns its exit status.
+int run_app(const std::string& args, const std::string& log) {
+  const std::string cmd = "LIBGL_ALWAYS_SOFTWARE=1 xvfb-run -a -s '-screen 0 1920x1080x24' " + kApp +
+                          " " + args + " > " + log + " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+}
+
+int count(const Image& img, const Rect& r, Rgb c) {
+  int n = 0;
+  for (int y = r.y0; y < r.y1; ++y)
+    for (int x = r.x0; x < r.x1; ++x) n += img.at(x, y) == c;
+  return n;
+}
+
+// Runs of pixels matching `pred` along row y of rectangle r: the number of separate segments.
+template <class Pred>
+int runs(const Image& img, const Rect& r, int y, Pred pred) {
+  int n = 0;
+  bool in = false;
+  for (int x = r.x0; x < r.x1; ++x) {
+    const bool m = pred(img.at(x, y));
+    if (m && !in) ++n;
+    in = m;
+  }
+  return n;
+}
+
+int segments(const Image& img, const Rect& r) {  // timeline segments of any state
+  return runs(img, r, (r.y0 + r.y1) / 2,
+              [](Rgb c) { return c == kServe || c == kDone || c == kFuture; });
+}
+
+// The model's numbers for the seed kernel's column read at a stride.
+AccessReport seed_report(int stride) {
+  UiState s;
+  load_seed_pair(s);
+  set_row_stride(s.configs[0], stride);
+  PaneModel p;
+  compute_pane(s.configs[0], p);
+  REQUIRE(p.ok);
+  return p.report;
+}
+
+struct Shot {
+  Image img;
+  std::map<std::string, Rect> rects;
+};
+
+Shot shoot(const std::string& name, const std::string& args) {
+  std::filesystem::create_directories(kOut);
+  const std::string png = kOut + "/" + name + ".png";
+  const std::string rects = kOut + "/" + name + ".rects";
+  std::filesystem::remove(png);
+  const int rc = run_app(args + " --screenshot " + png + " --dump-rects " + rects, kOut + "/" + name + ".log");
+  REQUIRE_MESSAGE(rc == 0, "bankscope exited " << rc << ", see " << kOut << "/" << name << ".log");
+  return Shot{load_png(png), load_rects(rects)};
+}
+
+struct XvfbCheck {
+  XvfbCheck() {
+    if (std::system("command -v xvfb-run > /dev/null 2>&1") != 0) {
+      std::fprintf(stderr, "SKIPPED: xvfb-run not found (apt-get install xvfb)\n");
+      std::exit(77);
+    }
+  }
+} g_xvfb_check;
+
+}  // namespace
+
+TEST_CASE("seed pair in compare mode: timeline and serving banks match the model (32 vs 1)") {
+  const AccessReport a = seed_report(32), b = seed_report(33);
+  REQUIRE(a.cost.wavefronts == 32);
+  REQUIRE(b.cost.wavefronts == 1);
+  Shot s = shoot("seed_pair", "--size 1600x900");
+  CHECK(s.img.w == 1600);
+  CHECK(s.img.h == 900);
+  struct Row {
+    const char* pane;
+    const AccessReport* rep;
+  };
+  const Row rows[] = {{"A", &a}, {"B", &b}};
+  for (const Row& r : rows) {
+    CAPTURE(r.pane);
+    const std::string p = r.pane;
+    // One timeline segment per wavefront: 32 for tile[32][32], 1 for tile[32][33].
+    CHECK(segments(s.img, s.rects.at(p + ".timeline")) == r.rep->cost.wavefronts);
+    // Cycle 1: the banks that serve in wavefront 0 are lit (1 bank vs all 32).
+    const Rect h = s.rects.at(p + ".bank_header");
+    CHECK(runs(s.img, h, h.y0 + 2, [](Rgb c) { return c == kServe; }) ==
+          __builtin_popcountll(r.rep->wavefronts[0].banks));
+  }
+  // Conflict hatching only where there is a conflict.
+  CHECK(count(s.img, s.rects.at("A.bank_words"), kConflict) > 100);
+  CHECK(count(s.img, s.rects.at("B.bank_words"), kConflict) == 0);
+  // Padding: only in B's physical view, as one column of 32 cells.
+  CHECK(count(s.img, s.rects.at("A.physical"), kPadding) == 0);
+  CHECK(count(s.img, s.rects.at("A.logical"), kPadding) == 0);
+  CHECK(count(s.img, s.rects.at("B.logical"), kPadding) == 0);
+  const Rect bp = s.rects.at("B.physical");
+  CHECK(count(s.img, bp, kPadding) > 32 * 4);
+  // ... and they form one column: the x positions holding padding pixels are one contiguous run
+  // (the cells are hatched, so scan columns rather than a single row).
+  int column_runs = 0;
+  bool in = false;
+  for (int x = bp.x0; x < bp.x1; ++x) {
+    bool any = false;
+    for (int y = bp.y0; y < bp.y1 && !any; ++y) any = s.img.at(x, y) == kPadding;
+    if (any && !in) ++column_runs;
+    in = any;
+  }
+  CHECK(column_runs == 1);
+}
+
+TEST_CASE("the picture follows the stride: --stride 32, 40, 33 on a single scenario") {
+  struct Row {
+    int stride;
+  };
+  const Row rows[] = {{32}, {40}, {33}};
+  std::vector<Image> images;
+  for (const Row& r : rows) {
+    CAPTURE(r.stride);
+    const AccessReport rep = seed_report(r.stride);
+    const std::string scenario = std::string(BANKSCOPE_ASSETS_DIR) + "/scenarios/seed_transpose_32x32.json";
+    const std::string args = std::filesystem::exists(scenario)
+                                 ? "--scenario " + scenario + " --stride " + std::to_string(r.stride)
+                                 : "--compare off --stride " + std::to_string(r.stride);
+    Shot s = shoot("stride_" + std::to_string(r.stride), args + " --size 1280x800");
+    CHECK(s.rects.count("B.timeline") == 0);  // single view
+    CHECK(segments(s.img, s.rects.at("A.timeline")) == rep.cost.wavefronts);
+    const Rect h = s.rects.at("A.bank_header");
+    CHECK(runs(s.img, h, h.y0 + 2, [](Rgb c) { return c == kServe; }) ==
+          __builtin_popcountll(rep.wavefronts[0].banks));
+    const int padding = count(s.img, s.rects.at("A.physical"), kPadding);
+    if (r.stride == 32) CHECK(padding == 0);
+    if (r.stride != 32) CHECK(padding > 0);
+    images.push_back(std::move(s.img));
+  }
+  // Changing the stride changes the picture.
+  int differ = 0;
+  for (size_t i = 0; i < images[0].px.size(); ++i) differ += images[0].px[i] != images[1].px[i];
+  CHECK(differ > 10000);
+}
+
+TEST_CASE("a script steps the animation: after 5 steps, 5 segments served and the 6th serving") {
+  std::filesystem::create_directories(kOut);
+  const std::string script = kOut + "/steps.txt";
+  const std::string png = kOut + "/steps.png";
+  std::ofstream(script) << "# drive the UI like a lecturer\ncompare on\nstep\nstep\nstep\nstep\nstep\n"
+                           "frames 2\nscreenshot " + png + "\n";
+  std::filesystem::remove(png);
+  REQUIRE(run_app("--script " + script + " --dump-rects " + kOut + "/steps.rects --size 1600x900",
+                  kOut + "/steps.log") == 0);
+  const Image img = load_png(png);
+  const auto rects = load_rects(png + ".rects");
+  const Rect t = rects.at("A.timeline");
+  const int y = (t.y0 + t.y1) / 2;
+  CHECK(runs(img, t, y, [](Rgb c) { return c == kDone; }) == 5);
+  CHECK(runs(img, t, y, [](Rgb c) { return c == kServe; }) == 1);
+  CHECK(runs(img, t, y, [](Rgb c) { return c == kFuture; }) == 26);
+  // B finished in its single cycle: its one segment is served.
+  CHECK(runs(img, rects.at("B.timeline"), y, [](Rgb c) { return c == kDone; }) == 1);
+}
+
+TEST_CASE("bad arguments: one line on stderr, non-zero exit, no window needed") {
+  struct Row {
+    const char* args;
+    const char* expect;
+  };
+  const Row rows[] = {{"--stride abc", "--stride"},
+                      {"--scenario /nonexistent/x.json", "x.json"},
+                      {"--size 5x5", "--size"},
+                      {"--bogus", "unknown option"}};
+  for (const Row& r : rows) {
+    CAPTURE(r.args);
+    const std::string log = kOut + "/bad_args.log";
+    std::filesystem::create_directories(kOut);
+    const std::string cmd = kApp + " " + r.args + " > " + log + " 2>&1";
+    const int rc = std::system(cmd.c_str());
+    CHECK(WIFEXITED(rc));
+    CHECK(WEXITSTATUS(rc) != 0);
+    std::ifstream in(log);
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string out = text.str();
+    CHECK(out.find(r.expect) != std::string::npos);
+    CHECK(std::count(out.begin(), out.end(), '\n') == 1);
+  }
+}
