@@ -1,0 +1,297 @@
+// bankscope_gpu.cpp: `bankscope-gpu`, the command that checks bankscope's predictions on a GPU.
+//
+//   bankscope-gpu info
+//   bankscope-gpu validate [--scenario FILE ...] [--n 2048,8192,16384] [--json out.json]
+//                          [--runs 30] [--ncu auto|none|PATH] [--ncu-log FILE]
+//                          [--counters cupti|ncu] [--strict] [--dry-run]
+//   bankscope-gpu patterns --jsonl FILE|- [--out FILE] [--clock64]
+//
+// Exit codes (harness.hpp): 0 ok, 1 runtime error, 2 bad input, 3 no CUDA device, 4 a kernel wrote
+// wrong output, 5 (--strict) a measured count contradicts the model.
+#include <climits>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+
+#include "cuda_check.hpp"
+#include "harness.hpp"
+#include "ncu_runner.hpp"
+
+namespace {
+
+using namespace bankscope;
+
+#ifndef BANKSCOPE_ASSETS_DIR
+#define BANKSCOPE_ASSETS_DIR "assets"
+#endif
+
+// "2048,8192" -> {2048, 8192}; errors name the bad item.
+Result<std::vector<int64_t>> parse_sizes(const std::string& text) {
+  std::vector<int64_t> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    char* end = nullptr;
+    const long long v = std::strtoll(item.c_str(), &end, 10);
+    if (item.empty() || end == nullptr || *end != '\0' || v < 1 || v > 32768) {
+      return Error{"--n: \"" + item + "\" is not a matrix size between 1 and 32768"};
+    }
+    out.push_back(v);
+  }
+  if (out.empty()) return Error{"--n: no sizes given"};
+  return out;
+}
+
+// Every assets/scenarios/*.json, looked up from the working directory first (the device machine
+// runs from a copy of the repository at another path), then where the build was configured.
+std::vector<std::string> default_scenarios() {
+  namespace fs = std::filesystem;
+  for (const fs::path& dir : {fs::path("assets/scenarios"), fs::path(BANKSCOPE_ASSETS_DIR) / "scenarios"}) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) continue;
+    std::vector<std::string> files;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+      if (e.path().extension() == ".json") files.push_back(e.path().string());
+    }
+    std::sort(files.begin(), files.end());
+    if (!files.empty()) return files;
+  }
+  return {};
+}
+
+std::string self_exe() {
+  char buf[PATH_MAX] = {};
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, size_t(n)) : std::string("bankscope-gpu");
+}
+
+std::string join_sizes(const std::vector<int64_t>& ns) {
+  std::string s;
+  for (int64_t n : ns) s += (s.empty() ? "" : ",") + std::to_string(n);
+  return s;
+}
+
+int no_device(const std::string& why) {
+  std::cerr << "bankscope-gpu: " << why
+            << ": run it on a machine with an NVIDIA GPU and driver (e.g. through the device tool)\n";
+  return kExitNoDevice;
+}
+
+int cmd_info() {
+  std::string why;
+  if (!cuda_device_available(&why)) return no_device(why);
+  const DeviceInfo d = query_device_info();
+  std::cout << "device: " << d.name << "\nsm: " << d.sm << "\nsms: " << d.sms << "\nsm_clock_mhz (max): "
+            << d.sm_clock_mhz << "\nsm_clock_mhz (now): " << d.sm_clock_now_mhz << "\nmem_clock_mhz: "
+            << d.mem_clock_mhz << "\ndriver: " << d.driver << "\ncuda_runtime: " << d.cuda_runtime
+            << "\ncuda_driver: " << d.cuda_driver << "\nncu: " << (find_ncu().empty() ? "not found" : find_ncu())
+            << "\n";
+  return kExitOk;
+}
+
+struct JobArgs {
+  std::vector<std::string> scenarios;
+  std::string sizes = "2048,8192,16384";
+};
+
+Result<std::vector<TransposeJob>> jobs_from(JobArgs& a, std::vector<int64_t>* ns, bool quiet) {
+  Result<std::vector<int64_t>> sizes = parse_sizes(a.sizes);
+  if (!sizes) return sizes.error();
+  *ns = sizes.value();
+  if (a.scenarios.empty()) a.scenarios = default_scenarios();
+  if (a.scenarios.empty()) return Error{"no scenarios: pass --scenario FILE or run from the repository root"};
+  std::vector<std::string> notes;
+  Result<std::vector<TransposeJob>> jobs = plan_jobs(a.scenarios, *ns, &notes);
+  if (!quiet)
+    for (const std::string& n : notes) std::cerr << "bankscope-gpu: " << n << "\n";
+  return jobs;
+}
+
+int cmd_validate(JobArgs& a, const std::string& json_out, int runs, const std::string& ncu_opt,
+                 const std::string& ncu_log, const std::string& counters, bool strict, bool dry_run) {
+  std::vector<int64_t> ns;
+  Result<std::vector<TransposeJob>> jobs = jobs_from(a, &ns, false);
+  if (!jobs) {
+    std::cerr << "bankscope-gpu: " << jobs.error().message << "\n";
+    return kExitUsage;
+  }
+  if (dry_run) {  // the plan and the model's numbers, no GPU needed
+    for (const TransposeJob& j : jobs.value()) {
+      std::printf("%-28s n=%-6lld %-34s ld %llu wf (%llu instr)  st %llu wf (%llu instr)\n", j.name.c_str(),
+                  (long long)j.n, j.plan.symbol.c_str(), (unsigned long long)j.predicted.ld.wavefronts,
+                  (unsigned long long)j.predicted.ld.instructions, (unsigned long long)j.predicted.st.wavefronts,
+                  (unsigned long long)j.predicted.st.instructions);
+    }
+    return kExitOk;
+  }
+  std::string why;
+  if (!cuda_device_available(&why)) return no_device(why);
+
+  ValidateOptions opt;
+  opt.runs = runs;
+  opt.ncu = ncu_opt == "none" ? "" : ncu_opt == "auto" ? find_ncu() : ncu_opt;
+  opt.self_exe = self_exe();
+  opt.ncu_only = counters == "ncu";
+  if (opt.ncu_only && opt.ncu.empty()) {
+    std::cerr << "bankscope-gpu: --counters ncu: ncu not found (pass --ncu PATH)\n";
+    return kExitUsage;
+  }
+  for (const std::string& s : a.scenarios) {
+    opt.child_args.push_back("--scenario");
+    opt.child_args.push_back(std::filesystem::absolute(s).string());
+  }
+  opt.child_args.push_back("--n");
+  opt.child_args.push_back(join_sizes(ns));
+  std::cerr << "bankscope-gpu: " << jobs.value().size() << " kernels x sizes to validate\n";
+  ValidateOutcome out = run_validate(jobs.value(), opt);
+  std::cout << format_table(out.results);
+  if (!ncu_log.empty() && !out.ncu_log.empty()) {
+    std::ofstream(ncu_log) << out.ncu_log;
+  }
+  if (!json_out.empty()) {
+    Result<bool> saved = save_text_file_atomic(json_out, gpu_results_to_json(out.results));
+    if (!saved) {
+      std::cerr << "bankscope-gpu: " << saved.error().message << "\n";
+      return kExitError;
+    }
+    std::cerr << "bankscope-gpu: wrote " << json_out << "\n";
+  }
+  std::cout << "\n" << out.results.kernels.size() << " rows, " << out.wrong_outputs << " wrong outputs, "
+            << out.mismatches << " mismatches\n";
+  if (out.wrong_outputs > 0) return kExitWrongOutput;
+  if (strict && out.mismatches > 0) return kExitMismatch;
+  return kExitOk;
+}
+
+int cmd_run_jobs(JobArgs& a) {
+  std::vector<int64_t> ns;
+  Result<std::vector<TransposeJob>> jobs = jobs_from(a, &ns, true);
+  if (!jobs) {
+    std::cerr << "bankscope-gpu: " << jobs.error().message << "\n";
+    return kExitUsage;
+  }
+  std::string why;
+  if (!cuda_device_available(&why)) return no_device(why);
+  run_jobs_once(jobs.value());
+  return kExitOk;
+}
+
+int cmd_patterns(const std::string& jsonl, const std::string& out_path, bool clock64) {
+  std::string text;
+  if (jsonl == "-") {
+    std::ostringstream ss;
+    ss << std::cin.rdbuf();
+    text = ss.str();
+  } else {
+    Result<std::string> r = read_text_file(jsonl);
+    if (!r) {
+      std::cerr << "bankscope-gpu: " << r.error().message << "\n";
+      return kExitUsage;
+    }
+    text = r.value();
+  }
+  // Parse everything first: a bad line stops the run before any GPU time is spent.
+  std::vector<Pattern> patterns;
+  std::istringstream in(text);
+  std::string line;
+  int line_no = 0;
+  const std::string where = jsonl == "-" ? "<stdin>" : jsonl;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    Result<Pattern> p = parse_pattern_line(line);
+    if (!p) {
+      std::cerr << "bankscope-gpu: " << where << ":" << line_no << ": " << p.error().message << "\n";
+      return kExitUsage;
+    }
+    Result<WarpAccess> v = validate(p.value().access, BankConfig{});
+    if (!v) {
+      std::cerr << "bankscope-gpu: " << where << ":" << line_no << ": " << v.error().message << "\n";
+      return kExitUsage;
+    }
+    patterns.push_back(std::move(p.value()));
+  }
+  std::string why;
+  if (!cuda_device_available(&why)) return no_device(why);
+  PatternOptions opt;
+  opt.clock64 = clock64;
+  std::string note;
+  const std::vector<nlohmann::ordered_json> rows = run_patterns(patterns, opt, &note);
+  std::string body;
+  for (const auto& j : rows) body += j.dump() + "\n";
+  std::cerr << "bankscope-gpu: " << rows.size() << " patterns measured; " << note << "\n";
+  if (out_path.empty()) {
+    std::cout << body;
+  } else {
+    Result<bool> saved = save_text_file_atomic(out_path, body);
+    if (!saved) {
+      std::cerr << "bankscope-gpu: " << saved.error().message << "\n";
+      return kExitError;
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"bankscope-gpu: run bankscope's kernels on the GPU and set measurements beside the model"};
+  app.require_subcommand(1);
+
+  app.add_subcommand("info", "print the device, clocks, driver and CUDA versions");
+
+  JobArgs vargs;
+  std::string json_out, ncu_opt = "auto", ncu_log, counters = "cupti";
+  int runs = 30;
+  bool strict = false, dry_run = false;
+  CLI::App* validate_cmd = app.add_subcommand("validate", "check, time and count every scenario's kernel");
+  validate_cmd->add_option("--scenario", vargs.scenarios, "scenario file(s); default assets/scenarios/*.json");
+  validate_cmd->add_option("--n", vargs.sizes, "matrix sizes, comma-separated")->capture_default_str();
+  validate_cmd->add_option("--json", json_out, "write the results JSON here");
+  validate_cmd->add_option("--runs", runs, "timed runs per kernel (median)")->check(CLI::Range(1, 10000))->capture_default_str();
+  validate_cmd->add_option("--ncu", ncu_opt, "ncu for the SASS-exact metric: auto, none or a path")->capture_default_str();
+  validate_cmd->add_option("--ncu-log", ncu_log, "write ncu's raw CSV output here");
+  validate_cmd->add_option("--counters", counters, "cupti (in process, SASS metric from ncu if CUPTI lacks it) or ncu (all from ncu)")
+      ->check(CLI::IsMember({"cupti", "ncu"}))->capture_default_str();
+  validate_cmd->add_flag("--strict", strict, "exit 5 when a measured count contradicts the model");
+  validate_cmd->add_flag("--dry-run", dry_run, "print the kernels and the model's counts; no GPU needed");
+
+  std::string jsonl, out_path;
+  bool clock64 = false;
+  CLI::App* patterns_cmd = app.add_subcommand("patterns", "measure JSONL warp patterns (one launch each)");
+  patterns_cmd->add_option("--jsonl", jsonl, "pattern file, or - for standard input")->required();
+  patterns_cmd->add_option("--out", out_path, "write the JSONL here instead of standard output");
+  patterns_cmd->add_flag("--clock64", clock64, "also measure cycles per instruction with clock64");
+
+  JobArgs rargs;
+  CLI::App* run_jobs_cmd = app.add_subcommand("run-jobs", "");  // hidden: what ncu profiles
+  run_jobs_cmd->group("");
+  run_jobs_cmd->add_option("--scenario", rargs.scenarios);
+  run_jobs_cmd->add_option("--n", rargs.sizes);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitUsage;
+  }
+
+  try {
+    if (app.got_subcommand("info")) return cmd_info();
+    if (validate_cmd->parsed()) return cmd_validate(vargs, json_out, runs, ncu_opt, ncu_log, counters, strict, dry_run);
+    if (patterns_cmd->parsed()) return cmd_patterns(jsonl, out_path, clock64);
+    if (run_jobs_cmd->parsed()) return cmd_run_jobs(rargs);
+  } catch (const CudaError& e) {
+    std::cerr << "bankscope-gpu: CUDA error: " << e.what() << "\n";
+    return kExitError;
+  } catch (const std::exception& e) {
+    std::cerr << "bankscope-gpu: " << e.what() << "\n";
+    return kExitError;
+  }
+  return kExitUsage;
+}

@@ -1,0 +1,675 @@
+// harness.cpp: validate (transposes: correctness, timing, counters beside the model) and patterns
+// (one warp instruction per launch). See harness.hpp.
+//
+// [SECTION] Device      what the device is (name, clocks, driver) for every result
+// [SECTION] Jobs        scenario files -> model predictions + kernel plans
+// [SECTION] Buffers     RAII device memory, events, medians
+// [SECTION] Validate    check, time, count, compare
+// [SECTION] Table       the printed comparison
+// [SECTION] Patterns    single-warp launches with counters or the clock64 fallback
+#include "harness.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <dlfcn.h>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include <cuda_runtime_api.h>
+
+#include "counters.hpp"
+#include "cuda_check.hpp"
+#include "fill_pattern.hpp"
+#include "ncu_runner.hpp"
+#include "sim/timing_model.hpp"
+
+namespace bankscope {
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Device
+// ---------------------------------------------------------------------------------------------
+
+bool cuda_device_available(std::string* why) {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    *why = std::string("no CUDA device available (cudaGetDeviceCount: ") + cudaGetErrorName(e) + ")";
+    return false;
+  }
+  if (count == 0) {
+    *why = "no CUDA device available (cudaGetDeviceCount found 0 devices)";
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+std::string version_string(int v) {  // 13000 -> "13.0"
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+// The driver's version string and current clocks come from NVML, loaded at run time so the
+// binary does not need libnvidia-ml to start (it is part of the driver, not the toolkit).
+struct NvmlInfo {
+  std::string driver;
+  int sm_clock_now = 0, mem_clock_now = 0;
+};
+
+NvmlInfo query_nvml(const char* pci_bus_id) {
+  NvmlInfo info;
+  void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) return info;
+  using InitFn = int (*)();
+  using DriverFn = int (*)(char*, unsigned);
+  using HandleFn = int (*)(const char*, void**);
+  using ClockFn = int (*)(void*, int, unsigned*);
+  auto init = reinterpret_cast<InitFn>(dlsym(lib, "nvmlInit_v2"));
+  auto shutdown = reinterpret_cast<InitFn>(dlsym(lib, "nvmlShutdown"));
+  auto driver = reinterpret_cast<DriverFn>(dlsym(lib, "nvmlSystemGetDriverVersion"));
+  auto handle = reinterpret_cast<HandleFn>(dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
+  auto clock = reinterpret_cast<ClockFn>(dlsym(lib, "nvmlDeviceGetClockInfo"));
+  if (init != nullptr && init() == 0) {
+    char buf[96] = {};
+    if (driver != nullptr && driver(buf, sizeof buf) == 0) info.driver = buf;
+    void* dev = nullptr;
+    if (handle != nullptr && clock != nullptr && handle(pci_bus_id, &dev) == 0) {
+      unsigned mhz = 0;
+      if (clock(dev, 1 /*NVML_CLOCK_SM*/, &mhz) == 0) info.sm_clock_now = int(mhz);
+      if (clock(dev, 2 /*NVML_CLOCK_MEM*/, &mhz) == 0) info.mem_clock_now = int(mhz);
+    }
+    if (shutdown != nullptr) shutdown();
+  }
+  dlclose(lib);
+  return info;
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+}  // namespace
+
+DeviceInfo query_device_info() {
+  int dev = 0;
+  BANKSCOPE_CUDA_CHECK(cudaGetDevice(&dev));
+  cudaDeviceProp prop{};
+  BANKSCOPE_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+  DeviceInfo d;
+  d.name = prop.name;
+  d.sm = std::to_string(prop.major) + "." + std::to_string(prop.minor);
+  d.sms = prop.multiProcessorCount;
+  int khz = 0;
+  BANKSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev));
+  d.sm_clock_mhz = khz / 1000;
+  BANKSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev));
+  d.mem_clock_mhz = khz / 1000;
+  int v = 0;
+  BANKSCOPE_CUDA_CHECK(cudaRuntimeGetVersion(&v));
+  d.cuda_runtime = version_string(v);
+  BANKSCOPE_CUDA_CHECK(cudaDriverGetVersion(&v));
+  d.cuda_driver = version_string(v);
+  char bus[32] = {};
+  BANKSCOPE_CUDA_CHECK(cudaDeviceGetPCIBusId(bus, sizeof bus, dev));
+  const NvmlInfo nv = query_nvml(bus);
+  d.driver = nv.driver.empty() ? "unknown (NVML not loadable)" : nv.driver;
+  d.sm_clock_now_mhz = nv.sm_clock_now;
+  d.mem_clock_now_mhz = nv.mem_clock_now;
+  d.date = utc_now();
+  return d;
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Jobs
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+std::string basename_of(const std::string& path) {
+  const size_t s = path.find_last_of('/');
+  return s == std::string::npos ? path : path.substr(s + 1);
+}
+
+std::optional<Elem> elem_of(ElementType t) {
+  switch (t) {
+    case ElementType::kFloat: return Elem::kFloat;
+    case ElementType::kDouble: return Elem::kDouble;
+    case ElementType::kFloat4: return Elem::kFloat4;
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
+
+Result<std::vector<TransposeJob>> plan_jobs(const std::vector<std::string>& scenario_paths,
+                                            const std::vector<int64_t>& ns,
+                                            std::vector<std::string>* notes) {
+  std::vector<TransposeJob> jobs;
+  for (const std::string& path : scenario_paths) {
+    Result<ScenarioSpec> loaded = load_scenario_file(path);
+    if (!loaded) return loaded.error();
+    const ScenarioSpec& base = loaded.value();
+    if (base.gpu_kernel.empty()) {
+      if (notes != nullptr) notes->push_back(path + ": no gpu_kernel, skipped");
+      continue;
+    }
+    for (const int64_t n : ns) {
+      ScenarioSpec spec = base;
+      spec.n = n;
+      spec.grid = Dim3{0, 0, 0};  // derived from n and the tile, as the kernel's launch is
+      Result<Scenario> compiled = compile(spec);
+      if (!compiled) return with_context(path + " (n=" + std::to_string(n) + ")", compiled.error());
+      const Scenario& s = compiled.value();
+      if (s.arrays.empty()) return Error{path + ": arrays: the GPU kernels need one shared array"};
+      const SharedArray& a = s.arrays[0];
+      if (a.shape.rows != 32 || a.shape.cols != 32) {
+        return Error{path + ": arrays[0].dims: the GPU transposes use a logical 32x32 tile"};
+      }
+      const std::optional<Elem> elem = elem_of(a.type);
+      if (!elem) {
+        return Error{path + ": arrays[0].type: bankscope-gpu has transposes for float, double and "
+                            "float4, not " + element_name(a.type)};
+      }
+      TransposeJob job;
+      job.scenario_path = path;
+      job.scenario = basename_of(path);
+      job.name = job.scenario.size() > 5 && job.scenario.substr(job.scenario.size() - 5) == ".json"
+                     ? job.scenario.substr(0, job.scenario.size() - 5)
+                     : job.scenario;
+      job.n = n;
+      const std::string err = plan_transpose(base.gpu_kernel, *elem, a.layout, &job.plan);
+      if (err.rfind("unknown gpu_kernel", 0) == 0) {  // another tool's kernel (e.g. bench): skip
+        if (notes != nullptr) notes->push_back(path + ": " + err + ", skipped");
+        break;
+      }
+      if (!err.empty()) return Error{path + ": gpu_kernel: " + err};
+      const Dim3 want{32, job.plan.block_rows, 1};
+      if (!(spec.block == want)) {
+        return Error{path + ": block: gpu_kernel \"" + base.gpu_kernel + "\" runs 32x" +
+                     std::to_string(job.plan.block_rows) + " threads, the scenario says " +
+                     std::to_string(spec.block.x) + "x" + std::to_string(spec.block.y) + "x" +
+                     std::to_string(spec.block.z)};
+      }
+      Result<LaunchTotals> totals = launch_totals(s);
+      if (!totals) return with_context(path + " (n=" + std::to_string(n) + ")", totals.error());
+      job.predicted = totals.value();
+      jobs.push_back(std::move(job));
+    }
+  }
+  return jobs;
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Buffers
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+struct DeviceBuffer {
+  void* p = nullptr;
+  size_t bytes = 0;
+  explicit DeviceBuffer(size_t b) : bytes(b) { BANKSCOPE_CUDA_CHECK(cudaMalloc(&p, b)); }
+  ~DeviceBuffer() { cudaFree(p); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+};
+
+struct EventPair {
+  cudaEvent_t a = nullptr, b = nullptr;
+  EventPair() {
+    BANKSCOPE_CUDA_CHECK(cudaEventCreate(&a));
+    BANKSCOPE_CUDA_CHECK(cudaEventCreate(&b));
+  }
+  ~EventPair() {
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+  }
+};
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+// Median milliseconds of `runs` executions of `fn` after `warmup` untimed ones, each timed with
+// its own pair of events on the default stream.
+template <class Fn>
+double time_median_ms(Fn&& fn, int warmup, int runs) {
+  for (int i = 0; i < warmup; ++i) fn();
+  BANKSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+  EventPair ev;
+  std::vector<double> ms;
+  for (int i = 0; i < runs; ++i) {
+    BANKSCOPE_CUDA_CHECK(cudaEventRecord(ev.a));
+    fn();
+    BANKSCOPE_CUDA_CHECK(cudaEventRecord(ev.b));
+    BANKSCOPE_CUDA_CHECK(cudaEventSynchronize(ev.b));
+    float t = 0.f;
+    BANKSCOPE_CUDA_CHECK(cudaEventElapsedTime(&t, ev.a, ev.b));
+    ms.push_back(t);
+  }
+  return median(ms);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Validate
+// ---------------------------------------------------------------------------------------------
+
+bool check_transpose_once(const TransposePlan& plan, void* out, const void* in, int n,
+                          std::string* detail) {
+  const int wpe = elem_bytes(plan.elem) / 4;  // 32-bit words per element
+  const size_t row_words = size_t(n) * wpe;
+  const size_t bytes = size_t(n) * row_words * 4;
+  BANKSCOPE_CUDA_CHECK(cudaMemset(out, 0xff, bytes));  // poison: kPoisonWord everywhere
+  launch_transpose(plan, out, in, n);
+  BANKSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+
+  // Rows to check: all of them at small n, else block edges and a spread of others.
+  std::vector<int64_t> rows;
+  if (n <= kFullCheckMaxN) {
+    for (int64_t r = 0; r < n; ++r) rows.push_back(r);
+  } else {
+    for (int64_t r : {int64_t{0}, int64_t{1}, int64_t{31}, int64_t{32}, int64_t{n - 1}}) rows.push_back(r);
+    uint64_t s = 0x2545f4914f6cdd1dull;
+    for (int i = 0; i < 59; ++i) {
+      s = s * 6364136223846793005ull + 1442695040888963407ull;
+      rows.push_back(int64_t((s >> 33) % uint64_t(n)));
+    }
+  }
+  std::vector<uint32_t> host(row_words);
+  const auto* base = static_cast<const unsigned char*>(out);
+  for (const int64_t r : rows) {
+    BANKSCOPE_CUDA_CHECK(cudaMemcpy(host.data(), base + size_t(r) * row_words * 4, row_words * 4,
+                                    cudaMemcpyDeviceToHost));
+    for (int64_t c = 0; c < n; ++c) {
+      // out[r][c] = in[c][r]: element (c * n + r) of the input, word k of it.
+      for (int k = 0; k < wpe; ++k) {
+        const uint32_t want = fill_word(uint64_t(c * n + r) * wpe + k);
+        const uint32_t got = host[size_t(c) * wpe + k];
+        if (got != want) {
+          char buf[160];
+          std::snprintf(buf, sizeof buf, "out[%lld][%lld] word %d is 0x%08x, expected 0x%08x%s",
+                        (long long)r, (long long)c, k, got, want,
+                        got == kPoisonWord ? " (never written)" : "");
+          *detail = buf;
+          return false;
+        }
+      }
+    }
+  }
+  *detail = n <= kFullCheckMaxN ? "all elements checked"
+                                : "checked " + std::to_string(rows.size()) + " full rows";
+  return true;
+}
+
+namespace {
+
+std::optional<uint64_t> u64_of(double v) {
+  if (!(v >= 0.0)) return std::nullopt;
+  return static_cast<uint64_t>(std::llround(v));
+}
+
+// Within `tol` relative (0 counts must be exactly 0).
+bool close(uint64_t measured, uint64_t predicted, double tol) {
+  if (predicted == 0) return measured == 0;
+  return std::fabs(double(measured) - double(predicted)) <= tol * double(predicted);
+}
+
+// "match": SASS-exact counts equal the model and the hardware counters are within 5%.
+std::string verdict_of(const KernelResult& k) {
+  if (!k.correct) return "WRONG OUTPUT";
+  const bool have_sass = k.measured_ld.wavefronts_sass && k.measured_st.wavefronts_sass;
+  const bool have_hw = k.measured_ld.wavefronts && k.measured_st.wavefronts;
+  if (!have_sass && !have_hw) return "timing only";
+  const uint64_t pld = *k.predicted_ld.wavefronts, pst = *k.predicted_st.wavefronts;
+  if (have_sass && (*k.measured_ld.wavefronts_sass != pld || *k.measured_st.wavefronts_sass != pst)) {
+    return "MISMATCH (sass)";
+  }
+  if (have_hw) {
+    const bool exact = *k.measured_ld.wavefronts == pld && *k.measured_st.wavefronts == pst;
+    const bool near = close(*k.measured_ld.wavefronts, pld, 0.05) &&
+                      close(*k.measured_st.wavefronts, pst, 0.05);
+    if (exact) return have_sass ? "match (exact)" : "match (hw exact)";
+    if (near) return have_sass ? "match" : "match (hw <5%)";
+    return have_sass ? "sass match, hw >5% off" : "MISMATCH (hw)";
+  }
+  return "match (sass)";
+}
+
+}  // namespace
+
+void run_jobs_once(const std::vector<TransposeJob>& jobs) {
+  for (const TransposeJob& job : jobs) {
+    const size_t bytes = size_t(job.n) * size_t(job.n) * elem_bytes(job.plan.elem);
+    DeviceBuffer in(bytes), out(bytes);
+    launch_fill_words(static_cast<uint32_t*>(in.p), bytes / 4);
+    launch_transpose(job.plan, out.p, in.p, int(job.n));
+    BANKSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+}
+
+ValidateOutcome run_validate(const std::vector<TransposeJob>& jobs, const ValidateOptions& opt) {
+  ValidateOutcome outcome;
+  GpuResults& res = outcome.results;
+  res.device = query_device_info();
+
+  // Counters in process (CUPTI). If CUPTI cannot collect the SASS metrics, ask again without them
+  // and leave those to ncu.
+  std::string why;
+  bool not_permitted = false;
+  std::vector<std::string> metrics = kHardwareMetrics;
+  metrics.insert(metrics.end(), kSassMetrics.begin(), kSassMetrics.end());
+  std::unique_ptr<CounterSession> session;
+  if (opt.ncu_only) {
+    why = "not used (--counters ncu)";
+  } else {
+    session = CounterSession::create(metrics, &why, &not_permitted);
+  }
+  std::string sass_note;
+  if (!session && !not_permitted && !opt.ncu_only) {
+    sass_note = "CUPTI range profiler could not take the smsp__sass_* metrics (" + why + ")";
+    session = CounterSession::create(kHardwareMetrics, &why, &not_permitted);
+  }
+  const bool cupti_hw = session != nullptr;
+  const bool cupti_sass = cupti_hw && session->metrics().size() == metrics.size();
+  if (!cupti_hw && !opt.ncu_only) {
+    std::cerr << "bankscope-gpu: counters: " << why << "\n";
+  }
+  std::ostringstream note;
+  note << "hardware counters: " << (cupti_hw ? "CUPTI range profiler (in process)" : "not from CUPTI: " + why)
+       << "; SASS-exact counters: "
+       << (cupti_sass ? "CUPTI range profiler" : opt.ncu.empty() ? "not collected (no ncu)" : "ncu --clock-control none");
+  if (!cupti_hw) note << "; hardware counters from ncu --clock-control none when it runs";
+  if (!sass_note.empty()) note << "; " << sass_note;
+  note << "; SM clock now " << res.device.sm_clock_now_mhz << " MHz, memory clock now "
+       << res.device.mem_clock_now_mhz << " MHz (NVML)";
+  res.device.counters_note = note.str();
+
+  std::map<size_t, double> copy_gbps_by_bytes;
+  for (const TransposeJob& job : jobs) {
+    const int n = int(job.n);
+    const int eb = elem_bytes(job.plan.elem);
+    const size_t bytes = size_t(job.n) * size_t(job.n) * eb;
+    DeviceBuffer in(bytes), out(bytes);
+    launch_fill_words(static_cast<uint32_t*>(in.p), bytes / 4);
+    BANKSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+
+    KernelResult k;
+    k.kernel = job.name;
+    k.gpu_kernel = job.plan.gpu_kernel;
+    k.scenario = job.scenario;
+    k.type = elem_name(job.plan.elem);
+    k.n = job.n;
+    k.row_stride = job.plan.layout.row_stride;
+    k.predicted_ld = CounterSet{job.predicted.ld.instructions, job.predicted.ld.wavefronts,
+                                job.predicted.ld.bank_conflicts(), std::nullopt};
+    k.predicted_st = CounterSet{job.predicted.st.instructions, job.predicted.st.wavefronts,
+                                job.predicted.st.bank_conflicts(), std::nullopt};
+
+    std::string detail;
+    k.correct = check_transpose_once(job.plan, out.p, in.p, n, &detail);
+    if (!k.correct) {
+      ++outcome.wrong_outputs;
+      k.note = detail;
+    }
+
+    // Timing: the kernel, then the copy ceiling for the same bytes (cached per size).
+    k.runs = opt.runs;
+    k.measured_ms = time_median_ms([&] { launch_transpose(job.plan, out.p, in.p, n); }, opt.warmup, opt.runs);
+    const uint64_t dram_bytes = transpose_dram_bytes(job.n, eb);
+    k.measured_gbps = effective_gbps(dram_bytes, *k.measured_ms);
+    if (!copy_gbps_by_bytes.count(bytes)) {
+      const double copy_ms = time_median_ms(
+          [&] { BANKSCOPE_CUDA_CHECK(cudaMemcpy(out.p, in.p, bytes, cudaMemcpyDeviceToDevice)); },
+          opt.warmup, opt.runs);
+      copy_gbps_by_bytes[bytes] = effective_gbps(dram_bytes, copy_ms);
+    }
+    k.copy_gbps = copy_gbps_by_bytes[bytes];
+    // The device's ceiling: the best copy bandwidth of any size measured in this run.
+    res.device.copy_gbps = std::max(res.device.copy_gbps.value_or(0.0), *k.copy_gbps);
+
+    // The model's time, with the copy bandwidth of this size as the DRAM ceiling.
+    DeviceThroughput dev;
+    dev.sms = res.device.sms;
+    dev.sm_clock_mhz = res.device.sm_clock_mhz;
+    dev.dram_gbps = *k.copy_gbps;
+    const TimingPrediction tp =
+        predict_time(KernelWork{job.predicted.ld.wavefronts + job.predicted.st.wavefronts, dram_bytes}, dev);
+    k.predicted_ms = tp.ms;
+    k.predicted_shared_ms = tp.shared_ms;
+    k.predicted_dram_ms = tp.dram_ms;
+    k.predicted_gbps = effective_gbps(dram_bytes, tp.ms);
+    k.bound = tp.bound;
+
+    if (session) {
+      const std::vector<std::vector<double>> rows =
+          session->measure({[&] { launch_transpose(job.plan, out.p, in.p, n); }});
+      std::map<std::string, double> m;
+      for (size_t i = 0; i < session->metrics().size(); ++i) m[session->metrics()[i]] = rows.at(0).at(i);
+      k.measured_ld.wavefronts = u64_of(m[kHardwareMetrics[0]]);
+      k.measured_st.wavefronts = u64_of(m[kHardwareMetrics[1]]);
+      k.measured_ld.bank_conflicts = u64_of(m[kHardwareMetrics[2]]);
+      k.measured_st.bank_conflicts = u64_of(m[kHardwareMetrics[3]]);
+      k.measured_ld.instructions = u64_of(m[kHardwareMetrics[4]]);
+      k.measured_st.instructions = u64_of(m[kHardwareMetrics[5]]);
+      k.counters_source = "cupti";
+      if (cupti_sass) {
+        k.measured_ld.wavefronts_sass = u64_of(m[kSassMetrics[0]]);
+        k.measured_st.wavefronts_sass = u64_of(m[kSassMetrics[1]]);
+        k.sass_source = "cupti";
+      }
+    } else {
+      k.counters_source = "none";
+    }
+    if (opt.verbose) {
+      std::cerr << "  " << k.kernel << " n=" << k.n << ": " << (k.correct ? "correct" : "WRONG") << ", "
+                << *k.measured_ms << " ms\n";
+    }
+    res.kernels.push_back(std::move(k));
+  }
+
+  session.reset();  // no profiler of ours left on the device while ncu works
+
+  // The instruction-level metric (and, without CUPTI, the hardware ones) from one ncu run of a
+  // child that launches each job exactly once, in the same order.
+  if (!jobs.empty() && !opt.ncu.empty() && (!cupti_sass || !cupti_hw)) {
+    std::vector<std::string> ncu_metrics = kSassMetrics;
+    if (!cupti_hw) ncu_metrics.insert(ncu_metrics.end(), kHardwareMetrics.begin(), kHardwareMetrics.end());
+    std::vector<std::string> args = {"run-jobs"};
+    args.insert(args.end(), opt.child_args.begin(), opt.child_args.end());
+    if (opt.verbose) std::cerr << "bankscope-gpu: running ncu for " << jobs.size() << " launches\n";
+    Result<std::vector<NcuKernel>> prof = run_ncu(opt.ncu, ncu_metrics, opt.self_exe, args, &outcome.ncu_log);
+    if (!prof) {
+      res.device.counters_note += "; ncu failed: " + prof.error().message;
+      std::cerr << "bankscope-gpu: " << prof.error().message << "\n";
+    } else if (prof.value().size() != res.kernels.size()) {
+      const std::string msg = "ncu profiled " + std::to_string(prof.value().size()) + " launches, expected " +
+                              std::to_string(res.kernels.size()) + "; SASS counters not used";
+      res.device.counters_note += "; " + msg;
+      std::cerr << "bankscope-gpu: " << msg << "\n";
+    } else {
+      for (size_t i = 0; i < res.kernels.size(); ++i) {
+        KernelResult& k = res.kernels[i];
+        const std::map<std::string, double>& m = prof.value()[i].metrics;
+        auto get = [&](const std::string& name) -> std::optional<uint64_t> {
+          auto it = m.find(name);
+          return it == m.end() ? std::nullopt : u64_of(it->second);
+        };
+        k.measured_ld.wavefronts_sass = get(kSassMetrics[0]);
+        k.measured_st.wavefronts_sass = get(kSassMetrics[1]);
+        k.sass_source = "ncu";
+        if (!cupti_hw) {
+          k.measured_ld.wavefronts = get(kHardwareMetrics[0]);
+          k.measured_st.wavefronts = get(kHardwareMetrics[1]);
+          k.measured_ld.bank_conflicts = get(kHardwareMetrics[2]);
+          k.measured_st.bank_conflicts = get(kHardwareMetrics[3]);
+          k.measured_ld.instructions = get(kHardwareMetrics[4]);
+          k.measured_st.instructions = get(kHardwareMetrics[5]);
+          k.counters_source = "ncu";
+        }
+      }
+    }
+  }
+
+  for (KernelResult& k : res.kernels) {
+    k.verdict = verdict_of(k);
+    if (k.verdict.rfind("MISMATCH", 0) == 0) ++outcome.mismatches;
+  }
+  return outcome;
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Table
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+std::string num(const std::optional<uint64_t>& v) { return v ? std::to_string(*v) : "-"; }
+
+std::string fixed(const std::optional<double>& v, int prec) {
+  if (!v) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", prec, *v);
+  return buf;
+}
+
+}  // namespace
+
+std::string format_table(const GpuResults& r) {
+  std::ostringstream o;
+  o << "device: " << r.device.name << " (sm_" << r.device.sm << ", " << r.device.sms << " SMs, max SM clock "
+    << r.device.sm_clock_mhz << " MHz, memory clock " << r.device.mem_clock_mhz << " MHz), driver "
+    << r.device.driver << ", CUDA runtime " << r.device.cuda_runtime << " / driver API "
+    << r.device.cuda_driver << ", " << r.device.date << "\n";
+  o << "counters: " << r.device.counters_note << "\n";
+  o << "wavefronts: pred = bankscope model, sass = smsp__sass_l1tex_..._wavefronts (instruction-level, "
+       "exact), hw = l1tex__data_pipe_lsu_wavefronts (whole L1 pipe)\n\n";
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "%-28s %6s | %10s %10s %10s %9s %9s | %9s %9s %9s %7s %7s | %8s %8s %6s %7s %7s | %s\n",
+                "kernel", "N", "ld pred", "ld sass", "ld hw", "ldcf pred", "ldcf hw", "st pred", "st sass",
+                "st hw", "stcf pr", "stcf hw", "ms pred", "ms meas", "ratio", "GB/s", "copy", "verdict");
+  o << line << std::string(std::strlen(line) - 1, '-') << "\n";
+  for (const KernelResult& k : r.kernels) {
+    std::optional<double> ratio;
+    if (k.predicted_ms && k.measured_ms && *k.predicted_ms > 0) ratio = *k.measured_ms / *k.predicted_ms;
+    std::snprintf(line, sizeof line,
+                  "%-28.28s %6lld | %10s %10s %10s %9s %9s | %9s %9s %9s %7s %7s | %8s %8s %6s %7s %7s | %s\n",
+                  k.kernel.c_str(), (long long)k.n, num(k.predicted_ld.wavefronts).c_str(),
+                  num(k.measured_ld.wavefronts_sass).c_str(), num(k.measured_ld.wavefronts).c_str(),
+                  num(k.predicted_ld.bank_conflicts).c_str(), num(k.measured_ld.bank_conflicts).c_str(),
+                  num(k.predicted_st.wavefronts).c_str(), num(k.measured_st.wavefronts_sass).c_str(),
+                  num(k.measured_st.wavefronts).c_str(), num(k.predicted_st.bank_conflicts).c_str(),
+                  num(k.measured_st.bank_conflicts).c_str(), fixed(k.predicted_ms, 4).c_str(),
+                  fixed(k.measured_ms, 4).c_str(), fixed(ratio, 2).c_str(), fixed(k.measured_gbps, 0).c_str(),
+                  fixed(k.copy_gbps, 0).c_str(), k.verdict.c_str());
+    o << line;
+  }
+  o << "\nratio = measured ms / predicted ms (timing model: max(shared wavefronts / (SMs x 1 per clock x "
+       "max clock), bytes / copy bandwidth)); GB/s counts bytes read + written.\n"
+       "hw counters above sass: the l1tex pipe counts every wavefront it processes, so other traffic "
+       "through the L1 data pipe while the kernel runs (replays under contention with many resident "
+       "blocks) adds to it; a single block (N=32) is exact.\n";
+  return o.str();
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Patterns
+// ---------------------------------------------------------------------------------------------
+
+std::vector<nlohmann::ordered_json> run_patterns(const std::vector<Pattern>& patterns,
+                                                 const PatternOptions& opt, std::string* note) {
+  std::vector<nlohmann::ordered_json> out;
+  if (patterns.empty()) return out;
+  const DeviceInfo dev = query_device_info();
+  const std::string measured_on = dev.name + ", driver " + dev.driver + ", CUDA " + dev.cuda_runtime +
+                                  ", SM clock " + std::to_string(dev.sm_clock_now_mhz) + "/" +
+                                  std::to_string(dev.sm_clock_mhz) + " MHz (now/max)";
+
+  std::vector<PatternArgs> args(patterns.size());
+  std::vector<size_t> smem(patterns.size());
+  for (size_t i = 0; i < patterns.size(); ++i) {
+    const WarpAccess& a = patterns[i].access;
+    uint32_t hi = 0;
+    for (int l = 0; l < kWarpSize; ++l) {
+      args[i].offsets[l] = a.addr[l];
+      if ((a.mask >> l) & 1u) hi = std::max(hi, a.addr[l] + uint32_t(a.width));
+    }
+    args[i].mask = a.mask;
+    smem[i] = std::max<size_t>(16, (size_t(hi) + 15) / 16 * 16);
+  }
+  DeviceBuffer dargs(sizeof(PatternArgs) * args.size());
+  BANKSCOPE_CUDA_CHECK(cudaMemcpy(dargs.p, args.data(), dargs.bytes, cudaMemcpyHostToDevice));
+  DeviceBuffer sink(1024 * sizeof(uint32_t));
+  DeviceBuffer cycles(sizeof(long long));
+  const auto* pargs = static_cast<const PatternArgs*>(dargs.p);
+  auto* psink = static_cast<uint32_t*>(sink.p);
+
+  std::vector<std::string> errors(patterns.size());
+  auto launch = [&](size_t i) {
+    const WarpAccess& a = patterns[i].access;
+    errors[i] = launch_pattern(a.width, a.op == Op::kStore, pargs, int(i), smem[i], psink);
+  };
+
+  std::string why;
+  bool not_permitted = false;
+  std::unique_ptr<CounterSession> session = CounterSession::create(kHardwareMetrics, &why, &not_permitted);
+  std::vector<std::vector<double>> rows;
+  if (session) {
+    std::vector<std::function<void()>> launches;
+    for (size_t i = 0; i < patterns.size(); ++i) launches.push_back([&, i] { launch(i); });
+    rows = session->measure(launches);
+    *note = "counters: CUPTI range profiler, one launch per pattern";
+  } else {
+    std::cerr << "bankscope-gpu: counters: " << why << "; measuring clock64 throughput instead\n";
+    *note = "counters unavailable (" + why + "); clock64 throughput only";
+  }
+  const bool use_clock = opt.clock64 || !session;
+
+  for (size_t i = 0; i < patterns.size(); ++i) {
+    nlohmann::ordered_json j = predict_pattern(patterns[i]);
+    const bool store = patterns[i].access.op == Op::kStore;
+    if (!errors[i].empty()) {
+      j["measured_error"] = errors[i];
+    } else if (session) {
+      const std::vector<double>& v = rows.at(i);
+      const size_t w = store ? 1 : 0, c = store ? 3 : 2, ins = store ? 5 : 4;
+      j["measured_wavefronts"] = u64_of(v[w]).value_or(0);
+      j["measured_bank_conflicts"] = u64_of(v[c]).value_or(0);
+      j["measured_instructions"] = u64_of(v[ins]).value_or(0);
+      j["measured_source"] = "cupti";
+    }
+    if (use_clock && errors[i].empty()) {
+      const WarpAccess& a = patterns[i].access;
+      const std::string err = launch_pattern_clock(a.width, store, pargs, int(i), smem[i], opt.clock_reps,
+                                                   static_cast<long long*>(cycles.p), psink);
+      if (err.empty()) {
+        BANKSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+        long long cyc = 0;
+        BANKSCOPE_CUDA_CHECK(cudaMemcpy(&cyc, cycles.p, sizeof cyc, cudaMemcpyDeviceToHost));
+        // 32 warps x reps instructions; the shared pipe serves about one wavefront per clock.
+        const double per = double(cyc) / (32.0 * opt.clock_reps);
+        j["clock64_cycles_per_instruction"] = std::round(per * 100.0) / 100.0;
+        if (!session) j["measured_source"] = "clock64";
+      }
+    }
+    j["measured_on"] = measured_on;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+}  // namespace bankscope

@@ -1,0 +1,218 @@
+// kernels.cu: instantiates the transpose and pattern kernels and launches them (kernels.hpp).
+//
+// Which kernel runs for a scenario: the gpu_kernel name picks the thread shape (seed: 32x32
+// threads, one element each; everything else: 32x8 threads, four elements each); the element type
+// and the physical layout come from the scenario's arrays[0]. The lesson's layouts (row stride 32
+// or 33, XOR mask 0 or 31, no CuTe swizzle) run as static-__shared__ kernels exactly as written in
+// the lesson; any other layout, and every "dynamic_stride" scenario, runs k_transpose_dyn with the
+// layout as a run-time value.
+#include "kernels.hpp"
+
+#include <algorithm>
+
+#include <cuda_runtime.h>
+
+#include "cuda_check.hpp"
+#include "fill_pattern.hpp"
+#include "pattern_kernels.cuh"
+#include "transpose_kernels.cuh"
+
+namespace bankscope {
+
+int elem_bytes(Elem e) {
+  switch (e) {
+    case Elem::kFloat: return 4;
+    case Elem::kDouble: return 8;
+    case Elem::kFloat4: return 16;
+  }
+  return 4;
+}
+
+const char* elem_name(Elem e) {
+  switch (e) {
+    case Elem::kFloat: return "float";
+    case Elem::kDouble: return "double";
+    case Elem::kFloat4: return "float4";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr size_t kDefaultDynSmemLimit = 48 * 1024;  // documented by NVIDIA: opt-in above 48 KB
+
+bool is_lesson_layout(const PhysicalLayout& l) {
+  return l.swizzle.is_identity() && (l.row_stride == 32 || l.row_stride == 33) &&
+         (l.xor_mask == 0 || (l.xor_mask == 31 && l.row_stride == 32));
+}
+
+// Largest element offset the layout produces over the logical 32x32 tile, plus one.
+int64_t layout_extent(const PhysicalLayout& l) {
+  int64_t hi = -1;
+  for (int r = 0; r < kTileDim; ++r)
+    for (int c = 0; c < kTileDim; ++c) hi = std::max(hi, l.offset(r, c));
+  return hi + 1;
+}
+
+__global__ void fill_words_kernel(uint32_t* buf, uint64_t words) {
+  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  for (uint64_t w = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; w < words; w += stride) {
+    buf[w] = fill_word(w);
+  }
+}
+
+template <typename T>
+void launch_typed(const TransposePlan& p, void* out_v, const void* in_v, int n) {
+  T* out = static_cast<T*>(out_v);
+  const T* in = static_cast<const T*>(in_v);
+  const dim3 grid((n + kTileDim - 1) / kTileDim, (n + kTileDim - 1) / kTileDim);
+  const dim3 block(kTileDim, p.block_rows);
+  if (p.is_static) {
+    const int s = p.layout.row_stride;
+    const int x = p.layout.xor_mask;
+    if (p.block_rows == kTileDim) {
+      if constexpr (std::is_same_v<T, float>) {
+        if (s == 32) k_transpose_seed<32><<<grid, block>>>(out, in, n);
+        else k_transpose_seed<33><<<grid, block>>>(out, in, n);
+      }
+    } else if (s == 33) {
+      k_transpose_32x8<T, 33, 0><<<grid, block>>>(out, in, n);
+    } else if (x == 31) {
+      k_transpose_32x8<T, 32, 31><<<grid, block>>>(out, in, n);
+    } else {
+      k_transpose_32x8<T, 32, 0><<<grid, block>>>(out, in, n);
+    }
+  } else {
+    auto* fn = p.block_rows == kTileDim ? &k_transpose_dyn<T, 32> : &k_transpose_dyn<T, 8>;
+    if (p.dyn_smem > kDefaultDynSmemLimit) {
+      BANKSCOPE_CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                static_cast<int>(p.dyn_smem)));
+    }
+    fn<<<grid, block, p.dyn_smem>>>(out, in, n, p.layout);
+  }
+  BANKSCOPE_CUDA_CHECK(cudaGetLastError());
+}
+
+template <int W, bool St>
+std::string launch_pattern_t(const PatternArgs* args, int index, size_t smem, uint32_t* sink,
+                             bool clock, int reps, long long* cycles) {
+  if (smem > kDefaultDynSmemLimit) {
+    if (clock) {
+      BANKSCOPE_CUDA_CHECK(cudaFuncSetAttribute(&k_pattern_clock<W, St>,
+                                                cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    } else {
+      BANKSCOPE_CUDA_CHECK(cudaFuncSetAttribute(&k_pattern<W, St>,
+                                                cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    }
+  }
+  if (clock) {
+    k_pattern_clock<W, St><<<1, 1024, smem>>>(args, index, reps, cycles, sink);
+  } else {
+    k_pattern<W, St><<<1, 32, smem>>>(args, index, sink);
+  }
+  BANKSCOPE_CUDA_CHECK(cudaGetLastError());
+  return "";
+}
+
+std::string dispatch_pattern(int width, bool store, const PatternArgs* args, int index, size_t smem,
+                             uint32_t* sink, bool clock, int reps, long long* cycles) {
+  if (smem > kMaxSharedBytesPerBlockSm90) {
+    return "pattern needs " + std::to_string(smem) + " bytes of shared memory; a block may use " +
+           std::to_string(kMaxSharedBytesPerBlockSm90);
+  }
+#define BANKSCOPE_PATTERN_CASE(W)                                                     \
+  case W:                                                                             \
+    return store ? launch_pattern_t<W, true>(args, index, smem, sink, clock, reps, cycles) \
+                 : launch_pattern_t<W, false>(args, index, smem, sink, clock, reps, cycles);
+  switch (width) {
+    BANKSCOPE_PATTERN_CASE(1)
+    BANKSCOPE_PATTERN_CASE(2)
+    BANKSCOPE_PATTERN_CASE(4)
+    BANKSCOPE_PATTERN_CASE(8)
+    BANKSCOPE_PATTERN_CASE(16)
+    default:
+      return "width " + std::to_string(width) + " is not 1, 2, 4, 8 or 16 bytes";
+  }
+#undef BANKSCOPE_PATTERN_CASE
+}
+
+}  // namespace
+
+std::string plan_transpose(const std::string& gpu_kernel, Elem elem, const PhysicalLayout& layout,
+                           TransposePlan* plan) {
+  TransposePlan p;
+  p.gpu_kernel = gpu_kernel;
+  p.elem = elem;
+  p.layout = layout;
+  const auto need = [&](Elem want) -> std::string {
+    if (elem == want) return "";
+    return std::string("gpu_kernel \"") + gpu_kernel + "\" needs arrays[0].type " + elem_name(want) +
+           ", the scenario has " + elem_name(elem);
+  };
+  bool force_dynamic = false;
+  if (gpu_kernel == "seed") {
+    p.block_rows = kTileDim;
+    if (auto e = need(Elem::kFloat); !e.empty()) return e;
+  } else if (gpu_kernel == "tiled_32x8" || gpu_kernel == "tiled_32x8_xor") {
+    p.block_rows = 8;
+  } else if (gpu_kernel == "dynamic_stride") {
+    p.block_rows = 8;
+    force_dynamic = true;
+  } else if (gpu_kernel == "tiled_32x8_double") {
+    p.block_rows = 8;
+    if (auto e = need(Elem::kDouble); !e.empty()) return e;
+  } else if (gpu_kernel == "tiled_float4") {
+    p.block_rows = 8;
+    if (auto e = need(Elem::kFloat4); !e.empty()) return e;
+  } else {
+    return "unknown gpu_kernel \"" + gpu_kernel +
+           "\" (known: seed, tiled_32x8, tiled_32x8_xor, dynamic_stride, tiled_32x8_double, "
+           "tiled_float4)";
+  }
+  if (layout.row_stride < kTileDim) {
+    return "row stride " + std::to_string(layout.row_stride) + " is below the tile width 32";
+  }
+  p.is_static = !force_dynamic && is_lesson_layout(layout);
+  const int64_t bytes = layout_extent(layout) * elem_bytes(elem);
+  if (bytes > int64_t(kMaxSharedBytesPerBlockSm90)) {
+    return "the tile needs " + std::to_string(bytes) + " bytes of shared memory; a block may use " +
+           std::to_string(kMaxSharedBytesPerBlockSm90);
+  }
+  const std::string t = elem_name(elem);
+  if (p.is_static) {
+    p.symbol = p.block_rows == kTileDim
+                   ? "k_transpose_seed<" + std::to_string(layout.row_stride) + ">"
+                   : "k_transpose_32x8<" + t + ", " + std::to_string(layout.row_stride) + ", " +
+                         std::to_string(layout.xor_mask) + ">";
+  } else {
+    p.dyn_smem = static_cast<size_t>(bytes);
+    p.symbol = "k_transpose_dyn<" + t + ", " + std::to_string(p.block_rows) + ">";
+  }
+  *plan = p;
+  return "";
+}
+
+void launch_transpose(const TransposePlan& plan, void* out, const void* in, int n) {
+  switch (plan.elem) {
+    case Elem::kFloat: launch_typed<float>(plan, out, in, n); break;
+    case Elem::kDouble: launch_typed<double>(plan, out, in, n); break;
+    case Elem::kFloat4: launch_typed<float4>(plan, out, in, n); break;
+  }
+}
+
+void launch_fill_words(uint32_t* buf, uint64_t words) {
+  fill_words_kernel<<<1024, 256>>>(buf, words);
+  BANKSCOPE_CUDA_CHECK(cudaGetLastError());
+}
+
+std::string launch_pattern(int width, bool store, const PatternArgs* args, int index,
+                           size_t smem_bytes, uint32_t* sink) {
+  return dispatch_pattern(width, store, args, index, smem_bytes, sink, false, 0, nullptr);
+}
+
+std::string launch_pattern_clock(int width, bool store, const PatternArgs* args, int index,
+                                 size_t smem_bytes, int reps, long long* cycles, uint32_t* sink) {
+  return dispatch_pattern(width, store, args, index, smem_bytes, sink, true, reps, cycles);
+}
+
+}  // namespace bankscope

@@ -1,0 +1,156 @@
+// ncu_runner.cpp: run Nsight Compute on a child bankscope-gpu and read its CSV (ncu_runner.hpp).
+#include "ncu_runner.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+namespace bankscope {
+
+namespace {
+
+// One CSV line -> fields; double quotes group, "" is a literal quote.
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cur += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        cur += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.push_back(cur);
+      cur.clear();
+    } else if (c != '\r') {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+bool parse_number(std::string s, double* out) {
+  std::string t;
+  for (char c : s)
+    if (c != ',' && c != ' ') t += c;
+  if (t.empty()) return false;
+  char* end = nullptr;
+  const double v = std::strtod(t.c_str(), &end);
+  if (end == nullptr || *end != '\0') return false;
+  *out = v;
+  return true;
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) {
+    if (c == '\'') q += "'\\''";
+    else q += c;
+  }
+  return q + "'";
+}
+
+bool is_executable(const std::string& p) {
+  struct stat st {};
+  return stat(p.c_str(), &st) == 0 && (st.st_mode & S_IXUSR) != 0 && S_ISREG(st.st_mode);
+}
+
+}  // namespace
+
+Result<std::vector<NcuKernel>> parse_ncu_csv(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  int col_id = -1, col_name = -1, col_metric = -1, col_value = -1;
+  std::vector<NcuKernel> kernels;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty() || line[0] != '"') continue;
+    const std::vector<std::string> f = split_csv(line);
+    if (col_id < 0) {
+      for (size_t i = 0; i < f.size(); ++i) {
+        if (f[i] == "ID") col_id = int(i);
+        else if (f[i] == "Kernel Name") col_name = int(i);
+        else if (f[i] == "Metric Name") col_metric = int(i);
+        else if (f[i] == "Metric Value") col_value = int(i);
+      }
+      if (col_id < 0 || col_name < 0 || col_metric < 0 || col_value < 0) {
+        return Error{"ncu output line " + std::to_string(line_no) +
+                     ": CSV header lacks ID, Kernel Name, Metric Name or Metric Value"};
+      }
+      continue;
+    }
+    const int need = std::max(std::max(col_id, col_name), std::max(col_metric, col_value));
+    if (int(f.size()) <= need) continue;
+    double v = 0.0;
+    if (!parse_number(f[col_value], &v)) {
+      return Error{"ncu output line " + std::to_string(line_no) + ": metric " + f[col_metric] +
+                   " has no numeric value (\"" + f[col_value] + "\")"};
+    }
+    if (kernels.empty() || kernels.back().id != f[col_id]) {
+      kernels.push_back(NcuKernel{f[col_id], f[col_name], {}});
+    }
+    kernels.back().metrics[f[col_metric]] = v;
+  }
+  if (col_id < 0) return Error{"ncu printed no CSV report (no \"ID\" header line)"};
+  return kernels;
+}
+
+Result<std::vector<NcuKernel>> run_ncu(const std::string& ncu, const std::vector<std::string>& metrics,
+                                       const std::string& exe, const std::vector<std::string>& args,
+                                       std::string* log) {
+  std::string joined;
+  for (const std::string& m : metrics) joined += (joined.empty() ? "" : ",") + m;
+  std::string cmd = shell_quote(ncu) +
+                    " --csv --clock-control none --kernel-name-base demangled"
+                    " --kernel-name regex:bankscope::k_ --metrics " + shell_quote(joined) + " " +
+                    shell_quote(exe);
+  for (const std::string& a : args) cmd += " " + shell_quote(a);
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return Error{"cannot start ncu: " + cmd};
+  std::string out;
+  char buf[4096];
+  size_t got = 0;
+  while ((got = fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, got);
+  const int status = pclose(pipe);
+  if (log != nullptr) *log = "$ " + cmd + "\n" + out;
+  if (status != 0) {
+    // ERR_NVGPUCTRPERM is ncu's own word for "counters not permitted".
+    if (out.find("ERR_NVGPUCTRPERM") != std::string::npos) {
+      return Error{"ncu: GPU performance counters are not permitted (ERR_NVGPUCTRPERM): run as root "
+                   "or set NVreg_RestrictProfilingToAdminUsers=0"};
+    }
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return Error{"ncu exited with status " + std::to_string(code) + " (command: " + cmd + ")"};
+  }
+  return parse_ncu_csv(out);
+}
+
+std::string find_ncu() {
+  if (const char* path = std::getenv("PATH")) {
+    std::string p = path;
+    size_t start = 0;
+    while (start <= p.size()) {
+      const size_t end = p.find(':', start);
+      const std::string dir = p.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      if (!dir.empty() && is_executable(dir + "/ncu")) return dir + "/ncu";
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+  }
+  if (is_executable("/usr/local/cuda/bin/ncu")) return "/usr/local/cuda/bin/ncu";
+  return "";
+}
+
+}  // namespace bankscope

@@ -1,0 +1,220 @@
+// test_gpu_host.cpp: the GPU backend's pieces that need no device: kernel plans, the model's
+// predictions for the shipped scenarios, the results JSON, ncu's CSV, the timing model.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "harness.hpp"
+#include "kernels.hpp"
+#include "ncu_runner.hpp"
+#include "sim/gpu_results.hpp"
+#include "sim/timing_model.hpp"
+
+using namespace bankscope;
+
+TEST_CASE("plan_transpose: the scenario's gpu_kernel and layout pick the kernel") {
+  struct Row {
+    const char* name;
+    Elem elem;
+    PhysicalLayout layout;
+    const char* symbol;  // "" = expect an error containing `error`
+    bool is_static;
+    int block_rows;
+    const char* error;
+  };
+  const Row rows[] = {
+      {"seed", Elem::kFloat, PhysicalLayout{32}, "k_transpose_seed<32>", true, 32, ""},
+      {"seed", Elem::kFloat, PhysicalLayout{33}, "k_transpose_seed<33>", true, 32, ""},
+      {"seed", Elem::kFloat, PhysicalLayout{40}, "k_transpose_dyn<float, 32>", false, 32, ""},
+      {"tiled_32x8", Elem::kFloat, PhysicalLayout{33}, "k_transpose_32x8<float, 33, 0>", true, 8, ""},
+      {"tiled_32x8_xor", Elem::kFloat, PhysicalLayout{32, 31}, "k_transpose_32x8<float, 32, 31>", true, 8, ""},
+      {"tiled_32x8_xor", Elem::kFloat, PhysicalLayout{32, 0, Swizzle{5, 0, 5}}, "k_transpose_dyn<float, 8>",
+       false, 8, ""},
+      {"dynamic_stride", Elem::kFloat, PhysicalLayout{32}, "k_transpose_dyn<float, 8>", false, 8, ""},
+      {"tiled_32x8_double", Elem::kDouble, PhysicalLayout{33}, "k_transpose_32x8<double, 33, 0>", true, 8, ""},
+      {"tiled_float4", Elem::kFloat4, PhysicalLayout{32}, "k_transpose_32x8<float4, 32, 0>", true, 8, ""},
+      {"tiled_32x8_double", Elem::kFloat, PhysicalLayout{33}, "", false, 0, "needs arrays[0].type double"},
+      {"seed", Elem::kDouble, PhysicalLayout{33}, "", false, 0, "needs arrays[0].type float"},
+      {"nope", Elem::kFloat, PhysicalLayout{33}, "", false, 0, "unknown gpu_kernel \"nope\""},
+      {"dynamic_stride", Elem::kFloat, PhysicalLayout{31}, "", false, 0, "below the tile width"},
+      // 32 rows x 2000 floats = 256000 bytes > 227 KiB.
+      {"dynamic_stride", Elem::kFloat, PhysicalLayout{2000}, "", false, 0, "bytes of shared memory"},
+  };
+  for (const Row& r : rows) {
+    const std::string name = r.name;
+    CAPTURE(name);
+    CAPTURE(r.layout.row_stride);
+    TransposePlan p;
+    const std::string err = plan_transpose(r.name, r.elem, r.layout, &p);
+    if (r.symbol[0] == '\0') {
+      CHECK(err.find(r.error) != std::string::npos);
+    } else {
+      REQUIRE(err.empty());
+      CHECK(p.symbol == r.symbol);
+      CHECK(p.is_static == r.is_static);
+      CHECK(p.block_rows == r.block_rows);
+      // Dynamic tiles are sized to the layout's extent: row 31 starts at 31 * stride, plus 32.
+      CHECK(p.dyn_smem == (r.is_static ? 0u : size_t(31 * r.layout.row_stride + 32) * elem_bytes(r.elem)));
+    }
+  }
+}
+
+TEST_CASE("plan_jobs: shipped scenarios predict the counts measured on the H200 with ncu") {
+  // Measured here (GPU_FACTS.md, ncu, fp32): smsp__sass_..._wavefronts_mem_shared_op_ld at N=2048
+  // with 32x8 blocks is 4,194,304 for tile[32][32] and 131,072 for tile[32][33]; a single block
+  // (N=32) is 1,024 and 32.
+  const std::string dir = std::string(BANKSCOPE_SOURCE_DIR) + "/assets/scenarios/";
+  struct Row {
+    const char* file;
+    int64_t n;
+    uint64_t ld_wavefronts, st_wavefronts, ld_instructions;
+  };
+  const Row rows[] = {
+      {"tiled_32x8_32x32.json", 2048, 4194304, 131072, 131072},
+      {"tiled_32x8_32x33.json", 2048, 131072, 131072, 131072},
+      {"tiled_32x8_32x32.json", 32, 1024, 32, 32},
+      {"tiled_32x8_32x33.json", 32, 32, 32, 32},
+      {"seed_transpose_32x32.json", 2048, 4194304, 131072, 131072},
+      {"seed_transpose_32x33.json", 2048, 131072, 131072, 131072},
+      {"tiled_32x8_xor.json", 2048, 131072, 131072, 131072},
+  };
+  for (const Row& r : rows) {
+    const std::string file = r.file;
+    CAPTURE(file);
+    CAPTURE(r.n);
+    Result<std::vector<TransposeJob>> jobs = plan_jobs({dir + r.file}, {r.n}, nullptr);
+    REQUIRE_MESSAGE(jobs.ok(), (jobs.ok() ? "" : jobs.error().message));
+    REQUIRE(jobs.value().size() == 1);
+    const TransposeJob& j = jobs.value()[0];
+    CHECK(j.predicted.ld.wavefronts == r.ld_wavefronts);
+    CHECK(j.predicted.st.wavefronts == r.st_wavefronts);
+    CHECK(j.predicted.ld.instructions == r.ld_instructions);
+    CHECK(j.n == r.n);
+  }
+}
+
+TEST_CASE("plan_jobs: errors name the file") {
+  Result<std::vector<TransposeJob>> jobs = plan_jobs({"/nonexistent/x.json"}, {32}, nullptr);
+  REQUIRE_FALSE(jobs.ok());
+  CHECK(jobs.error().message.find("/nonexistent/x.json") != std::string::npos);
+}
+
+TEST_CASE("timing model: two ceilings, the larger wins") {
+  DeviceThroughput dev;
+  dev.sms = 132;
+  dev.sm_clock_mhz = 1980;
+  dev.dram_gbps = 4000;
+  // tile[32][32], 32x8 threads, N=2048: 4,194,304 + 131,072 wavefronts; 2 * 2048^2 * 4 bytes.
+  const TimingPrediction p = predict_time(KernelWork{4325376, 33554432}, dev);
+  CHECK(p.shared_ms == doctest::Approx(0.0165495).epsilon(1e-5));
+  CHECK(p.dram_ms == doctest::Approx(0.0083886).epsilon(1e-5));
+  CHECK(p.ms == p.shared_ms);
+  CHECK(p.bound == "shared");
+  // Padded: 262,144 wavefronts -> DRAM-bound.
+  const TimingPrediction q = predict_time(KernelWork{262144, 33554432}, dev);
+  CHECK(q.bound == "dram");
+  CHECK(q.ms == doctest::Approx(0.0083886).epsilon(1e-5));
+  CHECK(predict_time(KernelWork{1, 1}, DeviceThroughput{}).bound == "unknown");
+  CHECK(effective_gbps(33554432, 0.01) == doctest::Approx(3355.4432));
+  CHECK(effective_gbps(1, 0.0) == 0.0);
+  CHECK(transpose_dram_bytes(16384, 4) == 2147483648ull);
+}
+
+TEST_CASE("gpu results JSON: round trip and errors") {
+  GpuResults r;
+  r.device.name = "NVIDIA H200";
+  r.device.sm = "9.0";
+  r.device.sms = 132;
+  r.device.sm_clock_mhz = 1980;
+  r.device.copy_gbps = 4200.5;
+  KernelResult k;
+  k.kernel = "tiled_32x8_32x32";
+  k.scenario = "tiled_32x8_32x32.json";
+  k.n = 2048;
+  k.row_stride = 32;
+  k.predicted_ld = CounterSet{131072, 4194304, 4063232, std::nullopt};
+  k.measured_ld = CounterSet{131072, 4216000, 4085000, 4194304};
+  k.measured_ms = 0.05;
+  k.correct = true;
+  k.verdict = "match";
+  k.counters_source = "cupti";
+  k.sass_source = "ncu";
+  r.kernels.push_back(k);
+
+  Result<GpuResults> back = parse_gpu_results(gpu_results_to_json(r), "mem.json");
+  REQUIRE(back.ok());
+  CHECK(back->device.name == "NVIDIA H200");
+  CHECK(back->device.sms == 132);
+  CHECK(back->device.copy_gbps.value_or(0) == doctest::Approx(4200.5));
+  REQUIRE(back->kernels.size() == 1);
+  const KernelResult& b = back->kernels[0];
+  CHECK(b.predicted_ld.wavefronts.value_or(0) == 4194304u);
+  CHECK(b.measured_ld.wavefronts.value_or(0) == 4216000u);
+  CHECK(b.measured_ld.wavefronts_sass.value_or(0) == 4194304u);
+  CHECK_FALSE(b.measured_st.wavefronts.has_value());
+  CHECK_FALSE(b.predicted_ms.has_value());
+  CHECK(b.measured_ms.value_or(0) == doctest::Approx(0.05));
+  CHECK(b.correct);
+  CHECK(b.sass_source == "ncu");
+  CHECK(back->find("tiled_32x8_32x32.json", 2048) != nullptr);
+  CHECK(back->find("tiled_32x8_32x32.json", 4096) == nullptr);
+
+  struct Bad {
+    const char* text;
+    const char* message;
+  };
+  const Bad bad[] = {
+      {"{", "bad.json: [json.exception.parse_error"},
+      {"{}", "bad.json: not a bankscope results file"},
+      {R"({"bankscope_results": 2})", "unsupported format version"},
+      {R"({"bankscope_results": 1, "kernels": [{"kernel": "k", "n": "2048"}]})",
+       "bad.json: kernels[0].n: expected an integer"},
+      {R"({"bankscope_results": 1, "kernels": [{"kernel": "k", "measured": {"ld": {"wavefronts": -1}}}]})",
+       "kernels[0].measured.ld.wavefronts: expected a non-negative integer"},
+      {R"({"bankscope_results": 1, "kernels": [{"n": 1}]})", "kernels[0].kernel: missing"},
+  };
+  for (const Bad& x : bad) {
+    CAPTURE(x.text);
+    Result<GpuResults> e = parse_gpu_results(x.text, "bad.json");
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.error().message.find(x.message) != std::string::npos);
+  }
+}
+
+TEST_CASE("ncu CSV: rows grouped by launch, thousands separators, other lines skipped") {
+  const std::string text =
+      "==PROF== Connected to process 1\n"
+      "\"ID\",\"Process ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+      "\"0\",\"1\",\"void bankscope::k_transpose_seed<32>(float *, const float *, int)\",\"a.sum\",\"\",\"4,194,304\"\n"
+      "\"0\",\"1\",\"void bankscope::k_transpose_seed<32>(float *, const float *, int)\",\"b.sum\",\"\",\"131072\"\n"
+      "\"1\",\"1\",\"void bankscope::k_transpose_seed<33>(float *, const float *, int)\",\"a.sum\",\"\",\"131,072\"\n";
+  Result<std::vector<NcuKernel>> k = parse_ncu_csv(text);
+  REQUIRE(k.ok());
+  REQUIRE(k->size() == 2);
+  CHECK(k.value()[0].metrics.at("a.sum") == 4194304.0);
+  CHECK(k.value()[0].metrics.at("b.sum") == 131072.0);
+  CHECK(k.value()[1].metrics.at("a.sum") == 131072.0);
+  CHECK(k.value()[1].name.find("k_transpose_seed<33>") != std::string::npos);
+  CHECK_FALSE(parse_ncu_csv("==PROF== nothing\n").ok());
+  CHECK_FALSE(parse_ncu_csv("\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Value\"\n\"0\",\"k\",\"m\",\"n/a\"\n").ok());
+}
+
+TEST_CASE("committed H200 results load, and the SASS-exact counts equal the model") {
+  const std::string path = std::string(BANKSCOPE_SOURCE_DIR) + "/assets/results/h200/validate.json";
+  Result<GpuResults> r = load_gpu_results(path);
+  REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+  CHECK(r->device.name == "NVIDIA H200");
+  REQUIRE(r->kernels.size() >= 40);
+  for (const KernelResult& k : r->kernels) {
+    CAPTURE(k.kernel);
+    CAPTURE(k.n);
+    CHECK(k.correct);
+    REQUIRE(k.measured_ld.wavefronts_sass.has_value());
+    CHECK(*k.measured_ld.wavefronts_sass == k.predicted_ld.wavefronts.value_or(0));
+    CHECK(*k.measured_st.wavefronts_sass == k.predicted_st.wavefronts.value_or(0));
+    if (k.n == 32) CHECK(k.measured_ld.wavefronts == k.predicted_ld.wavefronts);  // one block: exact
+  }
+  const KernelResult* padded = r->find("tiled_32x8_32x33.json", 2048);
+  REQUIRE(padded != nullptr);
+  CHECK(padded->predicted_ld.wavefronts.value_or(0) == 131072u);
+}
