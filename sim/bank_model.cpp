@@ -210,7 +210,7 @@ static bool cost_default_geometry(const WarpAccess& a, AccessCost* out) {
   const int nphases = rules::phases(a, cfg, phase_mask);
   AccessCost c;
   c.ideal_wavefronts = rules::ideal_wavefronts(a, cfg, nphases);
-  const uint32_t per = static_cast<uint32_t>(rules::lanes_per_phase(a.width, cfg));
+  const uint32_t per = static_cast<uint32_t>(rules::phase_lanes(a, cfg));
   for (int p = 0; p < nphases; ++p) {
     const uint32_t pm = phase_mask[p];
     const uint32_t first = static_cast<uint32_t>(__builtin_ctz(pm)) / per * per;

@@ -12,9 +12,15 @@
 //   [documented, older guides / widely reported] R3  64-bit accesses are processed a half-warp at
 //         a time and 128-bit accesses a quarter-warp at a time: a phase serves at most
 //         banks * bank_bytes bytes of distinct lanes (128 bytes by default).
-//   [assumed]  R4  ideal wavefronts = number of phases that have an active lane; ncu's
-//         bank_conflicts = wavefronts - ideal. (To be measured by the fidelity suite.)
+//   [measured] R4  ideal wavefronts = number of phases that have an active lane; ncu's
+//         bank_conflicts = wavefronts - ideal (all 1,560 patterns of tests/conformance agree).
 //   [assumed]  R5  inactive lanes cost nothing; a phase with no active lane is skipped.
+//   [measured] R6  64- and 128-bit LOADS whose active lanes read the same address as their
+//         partner lane ^ 1 (every pair), or the same address as their partner lane ^ 2 (every
+//         pair), are served in phases of twice as many lanes: a whole warp for 8 bytes, a
+//         half-warp for 16. Stores never merge. Found on the H200 (sm_90) with the conformance
+//         suite: it explains all 144 patterns where R3 alone was wrong and none of the 1,416
+//         others changes (sim/RULES.md has the evidence).
 #pragma once
 
 #include <cstdint>
@@ -32,10 +38,33 @@ inline int lanes_per_phase(int width, const BankConfig& cfg) {
   return lanes;
 }
 
+// R6: do the active lanes read the same address as their partner lane ^ `partner` (1 or 2)?
+// A lane whose partner is inactive has nothing to disagree with.
+inline bool pairs_share_address(const WarpAccess& a, int partner) {
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    const int other = lane ^ partner;
+    if (other < lane) continue;
+    if (((a.mask >> lane) & 1u) && ((a.mask >> other) & 1u) && a.addr[lane] != a.addr[other]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// R3 + R6: the lanes one phase of this access serves.
+inline int phase_lanes(const WarpAccess& a, const BankConfig& cfg) {
+  int per = lanes_per_phase(a.width, cfg);
+  if (a.op == Op::kLoad && a.width > cfg.bank_bytes && cfg.is_default() && per < kWarpSize &&
+      (pairs_share_address(a, 1) || pairs_share_address(a, 2))) {
+    per *= 2;
+  }
+  return per;
+}
+
 // Splits the active lanes into phases, in issue order. Writes up to kWarpSize lane masks into
-// `out` and returns how many. (R3, R5.)
+// `out` and returns how many. (R3, R5, R6.)
 inline int phases(const WarpAccess& a, const BankConfig& cfg, uint32_t* out) {
-  const int per = lanes_per_phase(a.width, cfg);
+  const int per = phase_lanes(a, cfg);
   int n = 0;
   for (int first = 0; first < kWarpSize; first += per) {
     const uint32_t group =

@@ -69,7 +69,7 @@ TEST_CASE("each width, consecutive and strided") {
       {8, 16, 0xffffffffu, 4, 2},    // half-warp: lanes i and i+8 share banks 4i..4i+1
       {8, 256, 0xffffffffu, 32, 2},  // half-warp: 16 words in bank 0 (and 16 in bank 1)
       {8, 8, 0x0000ffffu, 1, 1},     // only the first half-warp issues
-      {8, 8, 0x00010001u, 2, 2},     // one lane in each half-warp
+      {8, 8, 0x00010001u, 2, 1},     // one lane per half-warp: R6 merges them, banks 0-1 clash
       {16, 16, 0xffffffffu, 4, 4},   // four quarter-warps of 128 bytes
       {16, 32, 0xffffffffu, 8, 4},   // quarter-warp: lanes i, i+4 share 4 banks
       {16, 512, 0xffffffffu, 32, 4}, // quarter-warp: 8 words in each of banks 0..3
@@ -202,4 +202,38 @@ TEST_CASE("cost() fast path agrees with simulate() on random warps") {
     checked += fast.wavefronts > fast.ideal_wavefronts;
   }
   CHECK(checked > 1000);  // the draw really does produce conflicts
+}
+
+TEST_CASE("R6, measured on the H200: wide loads with lane^1 or lane^2 partners merge phases") {
+  // Each row is a pattern of tests/conformance/patterns.jsonl with the value the H200 counted.
+  struct Row { const char* id; int width; Op op; uint32_t mask; uint32_t (*addr)(uint32_t); int wavefronts; int conflicts; };
+  const Row rows[] = {
+      // 8 bytes, lane pairs (2k, 2k+1) share: one phase for the warp; 0 and 128 share banks 0-1.
+      {"w8_xs1_ld", 8, Op::kLoad, ~0u, [](uint32_t l) { return (l >> 1) * 16; }, 2, 1},
+      // ... the same as a store: stores never merge, two half-warp phases.
+      {"w8_xs1_st", 8, Op::kStore, ~0u, [](uint32_t l) { return (l >> 1) * 16; }, 2, 0},
+      // lanes l and l^2 share (even/odd lanes of a quad): one phase, conflict-free.
+      {"w8_bc_mod2_ld", 8, Op::kLoad, ~0u, [](uint32_t l) { return (l & 1) * 8; }, 1, 0},
+      // lanes l and l^4 share: no merge, two phases.
+      {"w8_bc_mod4_ld", 8, Op::kLoad, ~0u, [](uint32_t l) { return (l & 3) * 8; }, 2, 0},
+      // a broadcast merges: 1 wavefront for 8 bytes, 2 (half-warps) for 16.
+      {"w8_es0_ld", 8, Op::kLoad, ~0u, [](uint32_t) { return 0u; }, 1, 0},
+      {"w16_es0_ld", 16, Op::kLoad, ~0u, [](uint32_t) { return 0u; }, 2, 0},
+      // 16 bytes, lane^1 pairs: half-warp phases; 0 and 128 share banks 0-3 in each half.
+      {"w16_xs1_ld", 16, Op::kLoad, ~0u, [](uint32_t l) { return (l >> 1) * 32; }, 4, 2},
+      // 16 bytes, lanes l and l^4 share: quarter-warp phases as documented.
+      {"w16_bc_mod4_ld", 16, Op::kLoad, ~0u, [](uint32_t l) { return (l & 3) * 16; }, 4, 0},
+  };
+  for (const Row& r : rows) {
+    CAPTURE(r.id);
+    WarpAccess a;
+    a.width = r.width;
+    a.op = r.op;
+    a.mask = r.mask;
+    for (uint32_t l = 0; l < 32; ++l) a.addr[l] = r.addr(l);
+    const AccessCost c = cost(a);
+    CHECK(c.wavefronts == r.wavefronts);
+    CHECK(c.bank_conflicts() == r.conflicts);
+    CHECK(simulate(a).cost.wavefronts == r.wavefronts);
+  }
 }
