@@ -18,6 +18,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "bench.hpp"
 #include "cuda_check.hpp"
 #include "harness.hpp"
 #include "ncu_runner.hpp"
@@ -268,6 +269,19 @@ int main(int argc, char** argv) {
   patterns_cmd->add_option("--out", out_path, "write the JSONL here instead of standard output");
   patterns_cmd->add_flag("--clock64", clock64, "also measure cycles per instruction with clock64");
 
+  BenchOptions bench_opt;
+  std::string bench_sizes = "4096,8192,16384,8191";
+  bool bench_list = false;
+  CLI::App* bench_cmd = app.add_subcommand("bench", "time every transpose beside cudaMemcpy and cuBLAS; table, JSON, SVG");
+  bench_cmd->add_option("--n", bench_sizes, "matrix sizes, comma-separated")->capture_default_str();
+  bench_cmd->add_option("--json", bench_opt.json_path, "write the results JSON here");
+  bench_cmd->add_option("--svg", bench_opt.svg_path, "draw the bar chart here (needs --json and python3)");
+  bench_cmd->add_option("--runs", bench_opt.runs, "timed runs per kernel (median)")->check(CLI::Range(1, 10000))->capture_default_str();
+  bench_cmd->add_option("--warmup", bench_opt.warmup, "untimed runs first")->check(CLI::Range(0, 1000))->capture_default_str();
+  bench_cmd->add_option("--only", bench_opt.only, "only kernels whose name contains this (memcpy_d2d and cublas_sgeam always run)");
+  bench_cmd->add_option("--exclude", bench_opt.exclude, "leave out kernels whose name contains this");
+  bench_cmd->add_flag("--list", bench_list, "print the kernel names and exit; no GPU needed");
+
   JobArgs rargs;
   CLI::App* run_jobs_cmd = app.add_subcommand("run-jobs", "");  // hidden: what ncu profiles
   run_jobs_cmd->group("");
@@ -286,6 +300,19 @@ int main(int argc, char** argv) {
     if (validate_cmd->parsed()) return cmd_validate(vargs, json_out, runs, ncu_opt, ncu_log, counters, strict, dry_run);
     if (patterns_cmd->parsed()) return cmd_patterns(jsonl, out_path, clock64);
     if (run_jobs_cmd->parsed()) return cmd_run_jobs(rargs);
+    if (bench_cmd->parsed()) {
+      if (bench_list) {
+        for (const std::string& name : bench_kernel_names()) std::cout << name << "\n";
+        return kExitOk;
+      }
+      Result<std::vector<int64_t>> sizes = parse_sizes(bench_sizes);
+      if (!sizes) {
+        std::cerr << "bankscope-gpu: " << sizes.error().message << "\n";
+        return kExitUsage;
+      }
+      bench_opt.sizes = sizes.value();
+      return run_bench(bench_opt);
+    }
   } catch (const CudaError& e) {
     std::cerr << "bankscope-gpu: CUDA error: " << e.what() << "\n";
     return kExitError;

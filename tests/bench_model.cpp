@@ -31,7 +31,7 @@ std::vector<WarpAccess> patterns(int width) {
   for (int k = 0; k < 63; ++k) {  // random aligned addresses in 48 KiB
     WarpAccess a;
     a.width = width;
-    for (uint32_t i = 0; i < 32; ++i) a.addr[i] = (rng() % (49152 / uint32_t(width))) * uint32_t(width);
+    for (uint32_t i = 0; i < 32; ++i) a.addr[i] = static_cast<uint32_t>(rng() % (49152 / uint32_t(width))) * uint32_t(width);
     v.push_back(a);
   }
   return v;

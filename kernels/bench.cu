@@ -1,0 +1,661 @@
+// bench.cu: `bankscope-gpu bench` (bench.hpp): every transpose, the copy ceiling and cuBLAS, timed
+// side by side in one process, each checked against the reference before it is timed.
+//
+// Method (the workplace's METHOD.md and cuda-samples' transpose harness):
+//   - input: fill_word(w) per 32-bit word (fill_pattern.hpp), never zero, written on the device;
+//   - before the checked run the output is poisoned (0xffffffff), so a word a kernel did not write
+//     is caught; the check is bit-exact: every element on the GPU (a counting kernel computes the
+//     expected word from the same fill_word) and whole rows on the CPU (all rows up to n = 4096,
+//     the first, last and 126 random rows above);
+//   - timing: CUDA events around each launch, `warmup` untimed launches, the median of `runs`;
+//     several input/output pairs are rotated when one pair would fit in 4x the L2 cache, so no run
+//     reads what the previous one left in L2;
+//   - GB/s = 2 * n * n * 4 bytes / time (each element read once and written once), and each row's
+//     percentage of cudaMemcpy device-to-device at the same n, measured in the same process.
+//
+// Build standalone (what scripts/h200_bench.sh does), with a main() of its own:
+//   nvcc -arch=sm_90 -O3 -std=c++17 -I. -DBANKSCOPE_BENCH_MAIN kernels/bench.cu -lcublas -o bench
+// or link this file (without BANKSCOPE_BENCH_MAIN) into bankscope-gpu and call run_bench().
+#include "bench.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <cublas_v2.h>
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include "cuda_check.hpp"
+#include "fast_transpose.cuh"
+#include "fill_pattern.hpp"
+
+#ifndef BANKSCOPE_SOURCE_DIR
+#define BANKSCOPE_SOURCE_DIR "."
+#endif
+
+namespace bankscope {
+namespace {
+
+using LaunchFn = std::function<void(float* out, const float* in, int n)>;
+
+// One timed thing: a kernel, cudaMemcpy or cuBLAS.
+struct Candidate {
+  using RefuseFn = std::function<std::string(int n)>;
+  Candidate(std::string name_, std::string family_, std::string scenario_, bool is_copy_, LaunchFn launch_,
+            RefuseFn refuse_ = nullptr)
+      : name(std::move(name_)), family(std::move(family_)), scenario(std::move(scenario_)), is_copy(is_copy_),
+        launch(std::move(launch_)), refuse(std::move(refuse_)) {}
+  std::string name;
+  std::string family;    // ceiling, library, reference, candidate
+  std::string scenario;  // the scenario file that models its shared memory; "" = none
+  bool is_copy = false;  // out = in instead of out = in^T
+  LaunchFn launch;
+  RefuseFn refuse;       // "" = runs at this n, else why not (an explicit refusal, reported as such)
+};
+
+struct Row {
+  std::string name, family, scenario;
+  std::string skipped;  // why the kernel refused this n ("" = it ran)
+  int64_t n = 0;
+  double ms_median = 0, ms_min = 0, ms_max = 0, gbps = 0, pct_of_copy = 0, vs_cublas = 0;
+  uint64_t gpu_mismatches = 0, cpu_mismatches = 0, cpu_checked = 0;
+  bool correct = false;
+};
+
+struct DeviceFacts {
+  std::string name, nvidia_driver;
+  int sms = 0, cc_major = 0, cc_minor = 0, clock_mhz = 0, mem_clock_mhz = 0, bus_bits = 0;
+  int l2_bytes = 0, driver = 0, runtime = 0, cublas = 0;
+  size_t smem_per_sm = 0;
+};
+
+#define BANKSCOPE_CUBLAS_CHECK(call)                                                           \
+  do {                                                                                         \
+    const cublasStatus_t bankscope_st_ = (call);                                               \
+    if (bankscope_st_ != CUBLAS_STATUS_SUCCESS) {                                              \
+      throw std::runtime_error(std::string(#call) + " failed at " + __FILE__ + ":" +           \
+                               std::to_string(__LINE__) + ": cuBLAS status " +                 \
+                               std::to_string(static_cast<int>(bankscope_st_)));               \
+    }                                                                                          \
+  } while (0)
+
+__global__ void k_fill_words(uint32_t* buf, uint64_t words) {
+  for (uint64_t w = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; w < words; w += uint64_t(gridDim.x) * blockDim.x)
+    buf[w] = fill_word(w);
+}
+
+// Counts output words that differ from the reference: out[r][c] == fill_word(c*n + r) for a
+// transpose, fill_word(r*n + c) for a copy.
+__global__ void k_count_mismatches(const uint32_t* out, int n, bool is_copy, unsigned long long* count) {
+  const uint64_t total = uint64_t(n) * uint64_t(n);
+  unsigned long long bad = 0;
+  for (uint64_t w = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; w < total; w += uint64_t(gridDim.x) * blockDim.x) {
+    const uint64_t r = w / uint64_t(n), c = w % uint64_t(n);
+    const uint32_t want = fill_word(is_copy ? w : c * uint64_t(n) + r);
+    bad += out[w] != want ? 1 : 0;
+  }
+  if (bad != 0) atomicAdd(count, bad);
+}
+
+dim3 grid_2d(int n, int tile_x, int tile_y) {
+  return dim3(static_cast<unsigned>((n + tile_x - 1) / tile_x), static_cast<unsigned>((n + tile_y - 1) / tile_y));
+}
+
+template <int kTR, int kTC, int kThreads, bool kStreaming>
+Candidate fast_f4_candidate(const std::string& name, const std::string& scenario) {
+  return {name, "candidate", scenario, false, [](float* o, const float* i, int n) {
+            bench::fast_f4<kTR, kTC, kThreads, kStreaming><<<grid_2d(n, kTC, kTR), kThreads>>>(o, i, n);
+          }};
+}
+
+template <int kTR, int kTC, int kThreads>
+Candidate fast_f4_persistent_candidate(const std::string& name, const std::string& scenario, int sms) {
+  int per_sm = 0;
+  BANKSCOPE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, bench::fast_f4_persistent<kTR, kTC, kThreads>, kThreads, 0));
+  const int blocks = std::max(1, per_sm) * sms;
+  return {name, "candidate", scenario, false, [blocks](float* o, const float* i, int n) {
+            const int tiles = ((n + kTC - 1) / kTC) * ((n + kTR - 1) / kTR);
+            bench::fast_f4_persistent<kTR, kTC, kThreads><<<std::min(blocks, tiles), kThreads>>>(o, i, n);
+          }};
+}
+
+// cuTensorMapEncodeTiled through the runtime's driver entry point (no -lcuda at link time).
+using EncodeTiledFn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                   const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                                   CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+EncodeTiledFn encode_tiled_fn() {
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult q{};
+  BANKSCOPE_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q));
+  if (fn == nullptr || q != cudaDriverEntryPointSuccess) throw std::runtime_error("cuTensorMapEncodeTiled: not found in the driver");
+  return reinterpret_cast<EncodeTiledFn>(fn);
+}
+
+// The n x n fp32 matrix at `in` as a 2-D tensor, boxes of kTmaRows x kTmaCols, 128-byte swizzle.
+CUtensorMap encode_tma_map(EncodeTiledFn encode, const float* in, int n) {
+  CUtensorMap map{};
+  const cuuint64_t dims[2] = {cuuint64_t(n), cuuint64_t(n)};          // innermost (columns) first
+  const cuuint64_t pitch[1] = {cuuint64_t(n) * sizeof(float)};        // bytes; a multiple of 16
+  const cuuint32_t box[2] = {bench::kTmaCols, bench::kTmaRows};
+  const cuuint32_t step[2] = {1, 1};
+  const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(in), dims, pitch, box, step,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) throw std::runtime_error("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(int(r)) + ") for n=" + std::to_string(n));
+  return map;
+}
+
+Candidate fast_tma_candidate() {
+  // Maps are encoded once per (buffer, n), outside the timed launches' critical path.
+  auto maps = std::make_shared<std::map<std::pair<const float*, int>, CUtensorMap>>();
+  auto encode = std::make_shared<EncodeTiledFn>(nullptr);
+  Candidate c{"fast_tma", "candidate", "fast_tma.json", false, nullptr, nullptr};
+  c.launch = [maps, encode](float* o, const float* i, int n) {
+    if (*encode == nullptr) *encode = encode_tiled_fn();
+    auto it = maps->find({i, n});
+    if (it == maps->end()) it = maps->emplace(std::make_pair(i, n), encode_tma_map(*encode, i, n)).first;
+    bench::fast_tma<<<grid_2d(n, bench::kTmaCols, bench::kTmaRows), bench::kTmaThreads>>>(o, it->second, n);
+  };
+  c.refuse = [](int n) -> std::string {
+    return n % 4 == 0 ? "" : "n % 4 != 0: a tensor map's row pitch must be a multiple of 16 bytes";
+  };
+  return c;
+}
+
+// The lineup, in table order. `handle` may be null (names only).
+std::vector<Candidate> make_candidates(cublasHandle_t handle, int sms) {
+  using namespace bench;
+  std::vector<Candidate> c;
+  c.push_back({"memcpy_d2d", "ceiling", "", true, [](float* o, const float* i, int n) {
+                 BANKSCOPE_CUDA_CHECK(cudaMemcpyAsync(o, i, size_t(n) * size_t(n) * sizeof(float),
+                                                      cudaMemcpyDeviceToDevice));
+               }});
+  c.push_back({"cublas_sgeam", "library", "", false, [handle](float* o, const float* i, int n) {
+                 // Column-major C = A^T (m = n = lda = ldc = n) is the row-major transpose too;
+                 // beta = 0 with B = C is cuBLAS's documented in-place form (transb N, ldb == ldc).
+                 const float one = 1.0f, zero = 0.0f;
+                 BANKSCOPE_CUBLAS_CHECK(cublasSgeam(handle, CUBLAS_OP_T, CUBLAS_OP_N, n, n, &one, i, n, &zero, o, n, o, n));
+               }});
+  c.push_back({"copy_32x8", "ceiling", "", true, [](float* o, const float* i, int n) {
+                 bench_copy_32x8<<<grid_2d(n, 32, 32), dim3(32, 8)>>>(o, i, n);
+               }});
+  c.push_back({"naive", "reference", "", false, [](float* o, const float* i, int n) {
+                 bench_naive<<<grid_2d(n, 32, 32), dim3(32, 8)>>>(o, i, n);
+               }});
+  c.push_back({"seed_32x32", "reference", "seed_transpose_32x32.json", false, [](float* o, const float* i, int n) {
+                 bench_seed<32><<<grid_2d(n, 32, 32), dim3(32, 32)>>>(o, i, n);
+               }});
+  c.push_back({"seed_32x33", "reference", "seed_transpose_32x33.json", false, [](float* o, const float* i, int n) {
+                 bench_seed<33><<<grid_2d(n, 32, 32), dim3(32, 32)>>>(o, i, n);
+               }});
+  c.push_back({"tiled_32x8_32x32", "reference", "tiled_32x8_32x32.json", false, [](float* o, const float* i, int n) {
+                 bench_32x8<32, 0><<<grid_2d(n, 32, 32), dim3(32, 8)>>>(o, i, n);
+               }});
+  c.push_back({"tiled_32x8_32x33", "reference", "tiled_32x8_32x33.json", false, [](float* o, const float* i, int n) {
+                 bench_32x8<33, 0><<<grid_2d(n, 32, 32), dim3(32, 8)>>>(o, i, n);
+               }});
+  c.push_back({"tiled_32x8_xor", "reference", "tiled_32x8_xor.json", false, [](float* o, const float* i, int n) {
+                 bench_32x8<32, 31><<<grid_2d(n, 32, 32), dim3(32, 8)>>>(o, i, n);
+               }});
+  c.push_back(fast_f4_candidate<64, 64, 256, false>("fast_f4_64x64_t256", "fast_f4_64x64_t256.json"));
+  c.push_back(fast_f4_candidate<64, 64, 128, false>("fast_f4_64x64_t128", "fast_f4_64x64_t128.json"));
+  c.push_back(fast_f4_candidate<64, 64, 256, true>("fast_f4_64x64_t256_cs", "fast_f4_64x64_t256.json"));
+  c.push_back(fast_f4_candidate<128, 64, 256, false>("fast_f4_128x64_t256", "fast_f4_128x64_t256.json"));
+  c.push_back(fast_f4_candidate<32, 64, 128, false>("fast_f4_32x64_t128", "fast_f4_32x64_t128.json"));
+  if (handle != nullptr) {
+    c.push_back(fast_f4_persistent_candidate<64, 64, 256>("fast_f4p_64x64_t256", "fast_f4_64x64_t256.json", sms));
+  } else {
+    c.push_back({"fast_f4p_64x64_t256", "candidate", "fast_f4_64x64_t256.json", false, nullptr});
+  }
+  c.push_back({"fast_reg4x4", "candidate", "", false, [](float* o, const float* i, int n) {
+                 fast_reg4x4<<<grid_2d(n, kReg4x4Tile, kReg4x4Tile), 256>>>(o, i, n);
+               }});
+  // Last: a copy-engine fault would end the process's CUDA context (h200_bench.sh smoke-tests it
+  // in a process of its own first).
+  c.push_back(fast_tma_candidate());
+  return c;
+}
+
+std::string json_escape(const std::string& s) {
+  std::string o;
+  for (const char ch : s) {
+    if (ch == '"' || ch == '\\') {
+      o += '\\';
+      o += ch;
+    } else if (static_cast<unsigned char>(ch) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", ch);
+      o += buf;
+    } else {
+      o += ch;
+    }
+  }
+  return o;
+}
+
+std::string nvidia_driver_line() {
+  std::ifstream f("/proc/driver/nvidia/version");
+  std::string line;
+  std::getline(f, line);
+  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  <date>" -> "580.159.04"
+  std::istringstream ss(line);
+  std::string word, prev;
+  while (ss >> word) {
+    if (prev == "Module") return word;
+    prev = word;
+  }
+  return line;
+}
+
+DeviceFacts query_facts(cublasHandle_t handle) {
+  DeviceFacts d;
+  int dev = 0;
+  BANKSCOPE_CUDA_CHECK(cudaGetDevice(&dev));
+  cudaDeviceProp p{};
+  BANKSCOPE_CUDA_CHECK(cudaGetDeviceProperties(&p, dev));
+  d.name = p.name;
+  d.sms = p.multiProcessorCount;
+  d.cc_major = p.major;
+  d.cc_minor = p.minor;
+  d.l2_bytes = p.l2CacheSize;
+  d.smem_per_sm = p.sharedMemPerMultiprocessor;
+  int khz = 0;
+  BANKSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev));
+  d.clock_mhz = khz / 1000;
+  BANKSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev));
+  d.mem_clock_mhz = khz / 1000;
+  BANKSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&d.bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev));
+  BANKSCOPE_CUDA_CHECK(cudaDriverGetVersion(&d.driver));
+  BANKSCOPE_CUDA_CHECK(cudaRuntimeGetVersion(&d.runtime));
+  BANKSCOPE_CUBLAS_CHECK(cublasGetVersion(handle, &d.cublas));
+  d.nvidia_driver = nvidia_driver_line();
+  return d;
+}
+
+std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
+
+std::string to_json(const DeviceFacts& d, const BenchOptions& o, const std::vector<Row>& rows, bool complete,
+                    const std::string& error) {
+  std::ostringstream j;
+  j.setf(std::ios::fixed);
+  j << "{\n  \"tool\": \"bankscope-gpu bench\",\n  \"complete\": " << (complete ? "true" : "false");
+  if (!error.empty()) j << ",\n  \"error\": \"" << json_escape(error) << "\"";
+  j << ",\n  \"device\": {\"name\": \"" << json_escape(d.name) << "\", \"sm\": \"" << d.cc_major << "." << d.cc_minor
+    << "\", \"sms\": " << d.sms << ", \"sm_clock_mhz\": " << d.clock_mhz << ", \"mem_clock_mhz\": " << d.mem_clock_mhz
+    << ", \"mem_bus_bits\": " << d.bus_bits << ", \"l2_bytes\": " << d.l2_bytes << ", \"smem_per_sm\": " << d.smem_per_sm
+    << ", \"nvidia_driver\": \"" << json_escape(d.nvidia_driver) << "\", \"cuda_driver\": \"" << version_text(d.driver)
+    << "\", \"cuda_runtime\": \"" << version_text(d.runtime) << "\", \"cublas\": " << d.cublas << "},\n";
+  j << "  \"method\": {\"elem\": \"float\", \"runs\": " << o.runs << ", \"warmup\": " << o.warmup
+    << ", \"statistic\": \"median\", \"timer\": \"cudaEvent per launch\", \"gbps\": \"2*n*n*4 bytes / median\", "
+       "\"pct_of_copy\": \"gbps / memcpy_d2d gbps at the same n\"},\n";
+  j << "  \"rows\": [";
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const Row& r = rows[k];
+    j.precision(5);
+    j << (k ? ",\n" : "\n") << "    {\"kernel\": \"" << json_escape(r.name) << "\", \"family\": \"" << r.family
+      << "\", \"scenario\": \"" << json_escape(r.scenario) << "\", \"n\": " << r.n << ", \"ms_median\": " << r.ms_median
+      << ", \"ms_min\": " << r.ms_min << ", \"ms_max\": " << r.ms_max;
+    j.precision(1);
+    j << ", \"gbps\": " << r.gbps << ", \"pct_of_copy\": " << r.pct_of_copy;
+    j.precision(4);
+    j << ", \"vs_cublas\": " << r.vs_cublas << ", \"correct\": " << (r.correct ? "true" : "false")
+      << ", \"gpu_mismatches\": " << r.gpu_mismatches << ", \"cpu_mismatches\": " << r.cpu_mismatches
+      << ", \"cpu_checked\": " << r.cpu_checked;
+    if (!r.skipped.empty()) j << ", \"skipped\": \"" << json_escape(r.skipped) << "\"";
+    j << "}";
+  }
+  j << "\n  ]\n}\n";
+  return j.str();
+}
+
+// Writes next to the target, then renames: a reader never sees half a file.
+bool save_atomic(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) return false;
+    f << text;
+    if (!f.flush()) return false;
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  return !ec;
+}
+
+// The checked run: poison, one launch, count every wrong word on the GPU, compare rows on the CPU.
+void check_once(const Candidate& c, float* out, const float* in, int n, unsigned long long* d_count, Row* row) {
+  const size_t words = size_t(n) * size_t(n);
+  BANKSCOPE_CUDA_CHECK(cudaMemset(out, 0xff, words * sizeof(float)));  // kPoisonWord everywhere
+  BANKSCOPE_CUDA_CHECK(cudaMemset(d_count, 0, sizeof(unsigned long long)));
+  c.launch(out, in, n);
+  BANKSCOPE_CUDA_CHECK(cudaGetLastError());
+  BANKSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+  k_count_mismatches<<<1024, 256>>>(reinterpret_cast<const uint32_t*>(out), n, c.is_copy, d_count);
+  BANKSCOPE_CUDA_CHECK(cudaGetLastError());
+  unsigned long long bad = 0;
+  BANKSCOPE_CUDA_CHECK(cudaMemcpy(&bad, d_count, sizeof bad, cudaMemcpyDeviceToHost));
+  row->gpu_mismatches = bad;
+
+  std::vector<int64_t> rows_to_check;
+  if (n <= 4096) {
+    for (int64_t r = 0; r < n; ++r) rows_to_check.push_back(r);
+  } else {
+    std::mt19937_64 rng(0x5eed0000u + uint64_t(n));
+    rows_to_check = {0, n - 1};
+    while (rows_to_check.size() < 128) rows_to_check.push_back(int64_t(rng() % uint64_t(n)));
+  }
+  std::vector<uint32_t> host(static_cast<size_t>(n));
+  uint64_t cpu_bad = 0;
+  for (const int64_t r : rows_to_check) {
+    BANKSCOPE_CUDA_CHECK(cudaMemcpy(host.data(), out + r * n, size_t(n) * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int64_t col = 0; col < n; ++col) {
+      const uint64_t src = c.is_copy ? uint64_t(r) * uint64_t(n) + uint64_t(col) : uint64_t(col) * uint64_t(n) + uint64_t(r);
+      cpu_bad += host[size_t(col)] != fill_word(src) ? 1 : 0;
+    }
+  }
+  row->cpu_mismatches = cpu_bad;
+  row->cpu_checked = uint64_t(rows_to_check.size()) * uint64_t(n);
+  row->correct = bad == 0 && cpu_bad == 0;
+}
+
+struct Buffers {
+  std::vector<float*> in, out;
+  ~Buffers() {
+    for (float* p : in) cudaFree(p);
+    for (float* p : out) cudaFree(p);
+  }
+};
+
+void time_runs(const Candidate& c, const Buffers& b, int n, int warmup, int runs, std::vector<cudaEvent_t>& ev, Row* row) {
+  const size_t pairs = b.in.size();
+  for (int k = 0; k < warmup; ++k) c.launch(b.out[k % pairs], b.in[k % pairs], n);
+  BANKSCOPE_CUDA_CHECK(cudaGetLastError());
+  for (int k = 0; k < runs; ++k) {
+    BANKSCOPE_CUDA_CHECK(cudaEventRecord(ev[2 * k]));
+    c.launch(b.out[k % pairs], b.in[k % pairs], n);
+    BANKSCOPE_CUDA_CHECK(cudaEventRecord(ev[2 * k + 1]));
+  }
+  BANKSCOPE_CUDA_CHECK(cudaGetLastError());
+  BANKSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<double> ms(static_cast<size_t>(runs));
+  for (int k = 0; k < runs; ++k) {
+    float t = 0;
+    BANKSCOPE_CUDA_CHECK(cudaEventElapsedTime(&t, ev[2 * k], ev[2 * k + 1]));
+    ms[size_t(k)] = t;
+  }
+  std::sort(ms.begin(), ms.end());
+  row->ms_median = runs % 2 ? ms[size_t(runs / 2)] : 0.5 * (ms[size_t(runs / 2 - 1)] + ms[size_t(runs / 2)]);
+  row->ms_min = ms.front();
+  row->ms_max = ms.back();
+  row->gbps = 2.0 * double(n) * double(n) * sizeof(float) / (row->ms_median * 1e-3) / 1e9;
+}
+
+std::string find_plot_script(const BenchOptions& o) {
+  if (!o.plot_script.empty()) return o.plot_script;
+  for (const std::string& p : {std::string("scripts/plot_bench.py"), std::string(BANKSCOPE_SOURCE_DIR) + "/scripts/plot_bench.py"}) {
+    std::error_code ec;
+    if (std::filesystem::exists(p, ec)) return p;
+  }
+  return "";
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string o = "'";
+  for (const char ch : s) o += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return o + "'";
+}
+
+void print_summary(const std::vector<Row>& rows, const std::vector<int64_t>& sizes) {
+  std::printf("\nsummary: the fastest correct candidate per n\n");
+  for (const int64_t n : sizes) {
+    const Row* best = nullptr;
+    const Row* cublas = nullptr;
+    for (const Row& r : rows) {
+      if (r.n != n) continue;
+      if (r.name == "cublas_sgeam") cublas = &r;
+      if (r.family == "candidate" && r.correct && r.skipped.empty() && (best == nullptr || r.gbps > best->gbps)) best = &r;
+    }
+    if (best == nullptr) {
+      std::printf("  n=%-6lld no correct candidate\n", (long long)n);
+      continue;
+    }
+    std::printf("  n=%-6lld %-24s %7.1f GB/s  %5.1f%% of copy", (long long)n, best->name.c_str(), best->gbps,
+                best->pct_of_copy);
+    if (cublas != nullptr)
+      std::printf("  cublas %7.1f GB/s: %s by %+.1f%%", cublas->gbps, best->gbps > cublas->gbps ? "ahead" : "BEHIND",
+                  100.0 * (best->gbps / cublas->gbps - 1.0));
+    if (n == 16384) std::printf("  [target >= 95%% of copy: %s]", best->pct_of_copy >= 95.0 ? "met" : "missed");
+    std::printf("\n");
+  }
+}
+
+int run_bench_impl(const BenchOptions& o) {
+  for (const int64_t n : o.sizes) {
+    if (n < 1 || n > 32768) {
+      std::cerr << "bankscope-gpu bench: --n: " << n << " is not a matrix size between 1 and 32768\n";
+      return kBenchExitUsage;
+    }
+  }
+  if (o.runs < 1 || o.runs > 10000 || o.warmup < 0) {
+    std::cerr << "bankscope-gpu bench: --runs must be 1..10000 and --warmup >= 0\n";
+    return kBenchExitUsage;
+  }
+  if (!o.svg_path.empty() && o.json_path.empty()) {
+    std::cerr << "bankscope-gpu bench: --svg needs --json (the chart is drawn from the JSON)\n";
+    return kBenchExitUsage;
+  }
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    std::cerr << "bankscope-gpu bench: no CUDA device (" << (e != cudaSuccess ? cudaGetErrorString(e) : "0 devices")
+              << "): run it on a machine with an NVIDIA GPU\n";
+    return kBenchExitNoDevice;
+  }
+
+  cublasHandle_t handle = nullptr;
+  BANKSCOPE_CUBLAS_CHECK(cublasCreate(&handle));
+  struct HandleGuard {
+    cublasHandle_t h;
+    ~HandleGuard() { cublasDestroy(h); }
+  } guard{handle};
+  const DeviceFacts dev = query_facts(handle);
+  std::cerr << "bankscope-gpu bench: " << dev.name << ", " << dev.sms << " SMs, " << dev.clock_mhz << " MHz, driver "
+            << dev.nvidia_driver << ", CUDA " << version_text(dev.driver) << " (runtime " << version_text(dev.runtime)
+            << "), cuBLAS " << dev.cublas << "\n";
+
+  std::vector<Candidate> all = make_candidates(handle, dev.sms);
+  std::vector<Candidate> lineup;
+  for (Candidate& c : all) {
+    const bool always = c.name == "memcpy_d2d" || c.name == "cublas_sgeam";  // the two yardsticks
+    const bool picked = o.only.empty() || c.name.find(o.only) != std::string::npos;
+    const bool dropped = !o.exclude.empty() && c.name.find(o.exclude) != std::string::npos;
+    if (always || (picked && !dropped)) lineup.push_back(std::move(c));
+  }
+
+  std::vector<cudaEvent_t> ev(size_t(2 * o.runs));
+  for (cudaEvent_t& x : ev) BANKSCOPE_CUDA_CHECK(cudaEventCreate(&x));
+  unsigned long long* d_count = nullptr;
+  BANKSCOPE_CUDA_CHECK(cudaMalloc(&d_count, sizeof(unsigned long long)));
+
+  std::vector<Row> rows;
+  int wrong = 0;
+  std::string error;
+  const auto save = [&](bool complete) {
+    if (o.json_path.empty()) return;
+    if (!save_atomic(o.json_path, to_json(dev, o, rows, complete, error)))
+      std::cerr << "bankscope-gpu bench: cannot write " << o.json_path << "\n";
+  };
+
+  std::printf("%-24s %6s %10s %9s %8s %9s  %s\n", "kernel", "n", "ms", "GB/s", "% copy", "/cublas", "check");
+  try {
+    for (const int64_t n64 : o.sizes) {
+      const int n = static_cast<int>(n64);
+      const size_t bytes = size_t(n) * size_t(n) * sizeof(float);
+      // Enough pairs that the rotation spans 4x the L2: each run starts from DRAM.
+      const size_t pairs = std::max<size_t>(1, std::min<size_t>(8, (size_t(4) * size_t(dev.l2_bytes) + 2 * bytes - 1) / (2 * bytes)));
+      Buffers buf;
+      for (size_t k = 0; k < pairs; ++k) {
+        float* pi = nullptr;
+        float* po = nullptr;
+        BANKSCOPE_CUDA_CHECK(cudaMalloc(&pi, bytes));
+        buf.in.push_back(pi);
+        BANKSCOPE_CUDA_CHECK(cudaMalloc(&po, bytes));
+        buf.out.push_back(po);
+        k_fill_words<<<2048, 256>>>(reinterpret_cast<uint32_t*>(pi), uint64_t(n) * uint64_t(n));
+        BANKSCOPE_CUDA_CHECK(cudaGetLastError());
+      }
+      BANKSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+      double copy_gbps = 0, cublas_gbps = 0;
+      for (const Candidate& c : lineup) {
+        Row row;
+        row.name = c.name;
+        row.family = c.family;
+        row.scenario = c.scenario;
+        row.n = n;
+        if (c.refuse) row.skipped = c.refuse(n);
+        if (!row.skipped.empty()) {
+          std::printf("%-24s %6d %10s %9s %8s %9s  refused: %s\n", c.name.c_str(), n, "-", "-", "-", "-", row.skipped.c_str());
+          rows.push_back(row);
+          continue;
+        }
+        check_once(c, buf.out[0], buf.in[0], n, d_count, &row);
+        time_runs(c, buf, n, o.warmup, o.runs, ev, &row);
+        if (c.name == "memcpy_d2d") copy_gbps = row.gbps;
+        if (c.name == "cublas_sgeam") cublas_gbps = row.gbps;
+        row.pct_of_copy = copy_gbps > 0 ? 100.0 * row.gbps / copy_gbps : 0;
+        row.vs_cublas = cublas_gbps > 0 ? row.gbps / cublas_gbps : 0;
+        if (!row.correct) ++wrong;
+        char check[96];
+        if (row.correct) {
+          std::snprintf(check, sizeof check, "ok");
+        } else {
+          std::snprintf(check, sizeof check, "WRONG (%llu words on the GPU, %llu of %llu on the CPU)",
+                        (unsigned long long)row.gpu_mismatches, (unsigned long long)row.cpu_mismatches,
+                        (unsigned long long)row.cpu_checked);
+        }
+        std::printf("%-24s %6d %10.4f %9.1f %7.1f%% %9.3f  %s\n", c.name.c_str(), n, row.ms_median, row.gbps,
+                    row.pct_of_copy, row.vs_cublas, check);
+        std::fflush(stdout);
+        rows.push_back(row);
+        save(false);  // after every row: a fault later keeps what ran
+      }
+      for (Row& r : rows)  // memcpy_d2d ran before cuBLAS: fill in its ratio too
+        if (r.n == n && r.skipped.empty()) r.vs_cublas = cublas_gbps > 0 ? r.gbps / cublas_gbps : 0;
+      save(false);
+    }
+  } catch (const std::exception& ex) {
+    error = ex.what();
+    std::cerr << "bankscope-gpu bench: " << error << "\n";
+    save(false);
+    return kBenchExitError;
+  }
+  for (cudaEvent_t& x : ev) cudaEventDestroy(x);
+  cudaFree(d_count);
+
+  print_summary(rows, o.sizes);
+  save(true);
+  if (!o.json_path.empty()) std::cerr << "bankscope-gpu bench: wrote " << o.json_path << "\n";
+  if (!o.svg_path.empty()) {
+    const std::string script = find_plot_script(o);
+    if (script.empty()) {
+      std::cerr << "bankscope-gpu bench: scripts/plot_bench.py not found: no chart (run it by hand on the JSON)\n";
+    } else {
+      const std::string cmd = "python3 " + shell_quote(script) + " " + shell_quote(o.json_path) + " " + shell_quote(o.svg_path);
+      if (std::system(cmd.c_str()) != 0) {
+        std::cerr << "bankscope-gpu bench: the chart failed: " << cmd << "\n";
+      } else {
+        std::cerr << "bankscope-gpu bench: wrote " << o.svg_path << "\n";
+      }
+    }
+  }
+  std::printf("\n%zu rows, %d wrong outputs\n", rows.size(), wrong);
+  return wrong > 0 ? kBenchExitWrongOutput : kBenchExitOk;
+}
+
+}  // namespace
+
+std::vector<std::string> bench_kernel_names() {
+  std::vector<std::string> names;
+  for (const Candidate& c : make_candidates(nullptr, 0)) names.push_back(c.name);
+  return names;
+}
+
+int run_bench(const BenchOptions& options) {
+  try {
+    return run_bench_impl(options);
+  } catch (const std::exception& e) {  // before the first row: the device or cuBLAS failed
+    std::cerr << "bankscope-gpu bench: " << e.what() << "\n";
+    return kBenchExitError;
+  }
+}
+
+}  // namespace bankscope
+
+#ifdef BANKSCOPE_BENCH_MAIN
+// Standalone: bench [--n 4096,8192] [--json F] [--svg F] [--runs R] [--warmup W] [--only S]
+//                   [--exclude S] [--plot-script F] [--list]
+int main(int argc, char** argv) {
+  bankscope::BenchOptions o;
+  for (int k = 1; k < argc; ++k) {
+    const std::string a = argv[k];
+    const auto value = [&]() -> std::string {
+      if (k + 1 >= argc) {
+        std::cerr << "bench: " << a << " needs a value\n";
+        std::exit(bankscope::kBenchExitUsage);
+      }
+      return argv[++k];
+    };
+    const auto number = [&](const std::string& text) -> long long {
+      char* end = nullptr;
+      const long long v = std::strtoll(text.c_str(), &end, 10);
+      if (text.empty() || *end != '\0') {
+        std::cerr << "bench: " << a << ": \"" << text << "\" is not a number\n";
+        std::exit(bankscope::kBenchExitUsage);
+      }
+      return v;
+    };
+    if (a == "--n") {
+      o.sizes.clear();
+      std::stringstream ss(value());
+      std::string item;
+      while (std::getline(ss, item, ',')) o.sizes.push_back(number(item));
+    } else if (a == "--json") {
+      o.json_path = value();
+    } else if (a == "--svg") {
+      o.svg_path = value();
+    } else if (a == "--runs") {
+      o.runs = static_cast<int>(number(value()));
+    } else if (a == "--warmup") {
+      o.warmup = static_cast<int>(number(value()));
+    } else if (a == "--only") {
+      o.only = value();
+    } else if (a == "--exclude") {
+      o.exclude = value();
+    } else if (a == "--plot-script") {
+      o.plot_script = value();
+    } else if (a == "--list") {
+      for (const std::string& name : bankscope::bench_kernel_names()) std::cout << name << "\n";
+      return 0;
+    } else {
+      std::cerr << "bench: unknown argument \"" << a << "\" (--n --json --svg --runs --warmup --only --exclude --plot-script --list)\n";
+      return bankscope::kBenchExitUsage;
+    }
+  }
+  return bankscope::run_bench(o);
+}
+#endif

@@ -1,0 +1,413 @@
+// fast_transpose.cuh: the candidates for the fastest fp32 transpose on the H200 (issue 6), and the
+// reference kernels `bankscope-gpu bench` times beside them.
+//
+// A progression, as in NVIDIA's cuda-samples `transpose` (the reference copies carry a bench_
+// prefix so this header stands alone next to kernels/transpose_kernels.cuh; their shared-memory
+// behaviour is exactly that of the scenarios named beside them):
+//   bench_copy_32x8            plain copy, 32x8 threads, 4 elements each: the kernel-side ceiling
+//   bench_naive                out[x][y] = in[y][x], no shared memory: the write is uncoalesced
+//   bench_seed<S>              seed_transpose_32x{32,33}.json: 32x32 threads, one element each
+//   bench_32x8<S, X>           tiled_32x8_32x{32,33}.json, tiled_32x8_xor.json: 4 elements each
+// The candidates (each is bounds-checked: any n works, see "Edges" below):
+//   fast_f4<TR, TC, T>         a TR x TC tile (TR input rows, TC input columns), T threads; every
+//                              global access is 16 bytes (LDG.E.128 / STG.E.128); the tile goes
+//                              through shared memory as 16-byte chunks (STS.128 / LDS.128) and each
+//                              thread transposes 4x4 blocks in registers. Conflict-free by a
+//                              Swizzle<3,2,log2 TC> on the tile (fast_f4_*.json verify it).
+//   fast_f4_persistent<...>    the same tile, a persistent grid (a few blocks per SM walk all
+//                              tiles), two shared buffers and the next tile's loads issued before
+//                              the current tile is written: more bytes in flight per SM, no tail.
+//   fast_tma                   the tile loaded by the bulk tensor copy engine (TMA) with its 128-byte
+//                              swizzle, completing on an mbarrier; n % 4 != 0 refused (the tensor
+//                              map needs 16-byte row pitches); its own lane placement (see below).
+//   fast_reg4x4                no shared memory at all: a warp is 8 x 4 lanes, each lane loads a
+//                              4x4 block with four 16-byte loads and writes its transpose with four
+//                              16-byte stores; every access covers whole 32-byte sectors.
+//
+// Why 16-byte accesses and 4x4 register blocks (a design argument, measured on the H200 by the
+// bench): the 32x8 padded kernel keeps 4 x 4 bytes in flight per thread; at 8 blocks of 256
+// threads that is 32 KiB per SM, about what Little's law asks for at ~4 TB/s and ~1 us latency
+// (assumed), so it has no margin. fast_f4 keeps 4 x 16 bytes per thread (128 KiB per SM).
+//
+// The shared layout of fast_f4 (floats; a "chunk" is 4 floats = 16 bytes = 4 banks):
+//   (row, col) -> PhysicalLayout{TC, 0, Swizzle{3, 2, log2(TC)}}.offset(row, col)
+//              =  row*TC + (col ^ (((row >> 2) & 7) << 2))
+//   i.e. chunk c of row r is stored at chunk c ^ ((r / 4) % 8); a chunk stays contiguous and
+//   16-byte aligned. A 16-byte shared access is served a quarter-warp (8 lanes, 128 bytes) per
+//   wavefront [documented by NVIDIA; bankscope's model rule]:
+//   - row write: 8 lanes write 8 consecutive chunks of one row -> 8 distinct chunks mod 8.
+//   - 4x4 read:  8 lanes read chunk j of rows 4i+k, i = 8 consecutive values -> the swizzle term
+//                (4i+k)/4 % 8 = i % 8 takes 8 distinct values -> 8 distinct chunks mod 8.
+//   Without the swizzle the 4x4 read would hit one 4-bank group 8 times (8-way on 16 bytes).
+//
+// Edges: a block whose tile lies wholly inside the matrix and n % 4 == 0 (rows 16-byte aligned)
+// takes the 16-byte path; any other block moves element by element through the same shared
+// layout with every access guarded, so n = 8191 is correct, only its edge tiles are slower.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda.h>  // CUtensorMap (a type only: no -lcuda)
+
+#include "sim/bank_math.hpp"
+
+namespace bankscope {
+namespace bench {
+
+inline constexpr int kTile32 = 32;
+
+// ---------------------------------------------------------------------------------------------
+// Reference kernels.
+
+// Copy, 32x8 threads, 4 elements per thread: same access shape as bench_32x8, no transpose.
+__global__ void bench_copy_32x8(float* __restrict__ out, const float* __restrict__ in, int n) {
+  const int x = blockIdx.x * kTile32 + threadIdx.x;
+  const int y = blockIdx.y * kTile32 + threadIdx.y;
+#pragma unroll
+  for (int j = 0; j < kTile32; j += 8) {
+    if (x < n && y + j < n) out[int64_t(y + j) * n + x] = in[int64_t(y + j) * n + x];
+  }
+}
+
+// Naive: coalesced reads, each warp's writes land in 32 different rows (32 sectors per request).
+__global__ void bench_naive(float* __restrict__ out, const float* __restrict__ in, int n) {
+  const int x = blockIdx.x * kTile32 + threadIdx.x;
+  const int y = blockIdx.y * kTile32 + threadIdx.y;
+#pragma unroll
+  for (int j = 0; j < kTile32; j += 8) {
+    if (x < n && y + j < n) out[int64_t(x) * n + y + j] = in[int64_t(y + j) * n + x];
+  }
+}
+
+// The seed lesson's kernel: 32x32 threads, one element each (seed_transpose_32x{32,33}.json).
+template <int kStride>
+__global__ void bench_seed(float* __restrict__ out, const float* __restrict__ in, int n) {
+  constexpr PhysicalLayout kLayout{kStride};
+  __shared__ float tile[kTile32 * kStride];
+  const int x = blockIdx.x * kTile32 + threadIdx.x;
+  const int y = blockIdx.y * kTile32 + threadIdx.y;
+  if (x < n && y < n) tile[kLayout.offset(threadIdx.y, threadIdx.x)] = in[int64_t(y) * n + x];
+  __syncthreads();
+  const int out_x = blockIdx.y * kTile32 + threadIdx.x;
+  const int out_y = blockIdx.x * kTile32 + threadIdx.y;
+  if (out_x < n && out_y < n) out[int64_t(out_y) * n + out_x] = tile[kLayout.offset(threadIdx.x, threadIdx.y)];
+}
+
+// 32x8 threads, 4 elements each (tiled_32x8_32x{32,33}.json; kXorMask 31: tiled_32x8_xor.json).
+template <int kStride, int kXorMask>
+__global__ void bench_32x8(float* __restrict__ out, const float* __restrict__ in, int n) {
+  constexpr PhysicalLayout kLayout{kStride, kXorMask};
+  __shared__ float tile[kTile32 * kStride];
+  int x = blockIdx.x * kTile32 + threadIdx.x;
+  int y = blockIdx.y * kTile32 + threadIdx.y;
+#pragma unroll
+  for (int j = 0; j < kTile32; j += 8) {
+    if (x < n && y + j < n) tile[kLayout.offset(threadIdx.y + j, threadIdx.x)] = in[int64_t(y + j) * n + x];
+  }
+  __syncthreads();
+  x = blockIdx.y * kTile32 + threadIdx.x;
+  y = blockIdx.x * kTile32 + threadIdx.y;
+#pragma unroll
+  for (int j = 0; j < kTile32; j += 8) {
+    if (x < n && y + j < n) out[int64_t(y + j) * n + x] = tile[kLayout.offset(threadIdx.x, threadIdx.y + j)];
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// fast_f4: 16-byte global accesses, swizzled 16-byte shared accesses, 4x4 register transposes.
+
+BANKSCOPE_HD constexpr int log2_int(int v) { return v <= 1 ? 0 : 1 + log2_int(v / 2); }
+
+// The tile layout shared by fast_f4 and its scenarios (see the header comment).
+template <int kTC>
+BANKSCOPE_HD constexpr PhysicalLayout fast_f4_layout() {
+  return PhysicalLayout{kTC, 0, Swizzle{3, 2, log2_int(kTC)}};
+}
+static_assert(fast_f4_layout<64>().offset(4, 0) == 4 * 64 + 4, "row 4: chunk 0 stored at chunk 1");
+static_assert(fast_f4_layout<64>().offset(29, 5) == 29 * 64 + (5 ^ (7 << 2)), "row 29: chunk ^= 7");
+static_assert(fast_f4_layout<32>().offset(8, 31) == 8 * 32 + (31 ^ (2 << 2)), "TC 32: chunk ^= 2");
+
+// Compile-time facts about one fast_f4 configuration.
+template <int kTR, int kTC, int kThreads>
+struct FastF4Shape {
+  static constexpr int kChunksPerRow = kTC / 4;                   // 16-byte chunks per tile row
+  static constexpr int kLoadIters = kTR * kChunksPerRow / kThreads;  // chunks each thread loads
+  static constexpr int kBlocksI = kTR / 4;                        // 4x4 blocks along an output row
+  static constexpr int kStoreIters = (kTR / 4) * (kTC / 4) / kThreads;  // 4x4 blocks per thread
+  static constexpr int kTileFloats = kTR * kTC;
+  static_assert(kTC >= 32 && (kTC & (kTC - 1)) == 0, "TC: a power of two >= 32 (8 chunks a row)");
+  static_assert(kTR >= 32 && (kTR & (kTR - 1)) == 0, "TR: a power of two >= 32 (8 blocks a quarter-warp)");
+  static_assert(kThreads % 32 == 0 && kLoadIters * kThreads == kTR * kChunksPerRow, "threads divide the chunks");
+  static_assert(kStoreIters * kThreads == (kTR / 4) * (kTC / 4), "threads divide the 4x4 blocks");
+  static_assert(kChunksPerRow % 8 == 0 && kBlocksI % 8 == 0, "a quarter-warp stays in one row / one j");
+};
+
+// Global -> registers for one tile: thread t loads chunk (idx % kChunksPerRow) of tile row
+// (idx / kChunksPerRow), idx = t + it * kThreads. `fast` tiles use 16-byte loads.
+template <int kTR, int kTC, int kThreads, bool kStreaming>
+__device__ __forceinline__ void fast_f4_load(float4 (&v)[FastF4Shape<kTR, kTC, kThreads>::kLoadIters],
+                                             const float* __restrict__ in, int n, int x0, int y0, bool fast) {
+  using S = FastF4Shape<kTR, kTC, kThreads>;
+#pragma unroll
+  for (int it = 0; it < S::kLoadIters; ++it) {
+    const int idx = threadIdx.x + it * kThreads;
+    const int r = idx / S::kChunksPerRow;
+    const int c = (idx % S::kChunksPerRow) * 4;
+    const int64_t g = int64_t(y0 + r) * n + x0 + c;
+    if (fast) {
+      const float4* p = reinterpret_cast<const float4*>(in + g);
+      v[it] = kStreaming ? __ldcs(p) : *p;
+    } else {
+      float e[4];
+#pragma unroll
+      for (int q = 0; q < 4; ++q) e[q] = (y0 + r < n && x0 + c + q < n) ? in[g + q] : 0.0f;
+      v[it] = make_float4(e[0], e[1], e[2], e[3]);
+    }
+  }
+}
+
+// Registers -> shared (STS.128, row write).
+template <int kTR, int kTC, int kThreads>
+__device__ __forceinline__ void fast_f4_stage(float* tile, const float4 (&v)[FastF4Shape<kTR, kTC, kThreads>::kLoadIters]) {
+  using S = FastF4Shape<kTR, kTC, kThreads>;
+  constexpr PhysicalLayout kLayout = fast_f4_layout<kTC>();
+#pragma unroll
+  for (int it = 0; it < S::kLoadIters; ++it) {
+    const int idx = threadIdx.x + it * kThreads;
+    const int r = idx / S::kChunksPerRow;
+    const int c = (idx % S::kChunksPerRow) * 4;
+    *reinterpret_cast<float4*>(tile + kLayout.offset(r, c)) = v[it];
+  }
+}
+
+// Shared -> global: thread t owns 4x4 block (i, j) = (idx % kBlocksI, idx / kBlocksI): tile rows
+// 4i..4i+3, columns 4j..4j+3; four LDS.128, a register transpose, four 16-byte stores to output
+// rows x0+4j+k at column y0+4i (consecutive lanes: consecutive i: contiguous 16-byte pieces).
+template <int kTR, int kTC, int kThreads, bool kStreaming>
+__device__ __forceinline__ void fast_f4_store(float* __restrict__ out, const float* tile, int n, int x0, int y0,
+                                              bool fast) {
+  using S = FastF4Shape<kTR, kTC, kThreads>;
+  constexpr PhysicalLayout kLayout = fast_f4_layout<kTC>();
+#pragma unroll
+  for (int it = 0; it < S::kStoreIters; ++it) {
+    const int idx = threadIdx.x + it * kThreads;
+    const int i = idx % S::kBlocksI;
+    const int j = idx / S::kBlocksI;
+    float4 a[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) a[k] = *reinterpret_cast<const float4*>(tile + kLayout.offset(4 * i + k, 4 * j));
+    const float4 b[4] = {make_float4(a[0].x, a[1].x, a[2].x, a[3].x), make_float4(a[0].y, a[1].y, a[2].y, a[3].y),
+                         make_float4(a[0].z, a[1].z, a[2].z, a[3].z), make_float4(a[0].w, a[1].w, a[2].w, a[3].w)};
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const int orow = x0 + 4 * j + k;
+      const int ocol = y0 + 4 * i;
+      const int64_t g = int64_t(orow) * n + ocol;
+      if (fast) {
+        float4* p = reinterpret_cast<float4*>(out + g);
+        if (kStreaming) {
+          __stcs(p, b[k]);
+        } else {
+          *p = b[k];
+        }
+      } else if (orow < n) {
+        const float e[4] = {b[k].x, b[k].y, b[k].z, b[k].w};
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+          if (ocol + q < n) out[g + q] = e[q];
+      }
+    }
+  }
+}
+
+// One tile per block: grid (ceil(n / TC), ceil(n / TR)).
+template <int kTR, int kTC, int kThreads, bool kStreaming>
+__global__ void __launch_bounds__(kThreads) fast_f4(float* __restrict__ out, const float* __restrict__ in, int n) {
+  using S = FastF4Shape<kTR, kTC, kThreads>;
+  __shared__ __align__(16) float tile[S::kTileFloats];
+  const int x0 = blockIdx.x * kTC;
+  const int y0 = blockIdx.y * kTR;
+  const bool fast = (n % 4 == 0) && x0 + kTC <= n && y0 + kTR <= n;
+  float4 v[S::kLoadIters];
+  fast_f4_load<kTR, kTC, kThreads, kStreaming>(v, in, n, x0, y0, fast);
+  fast_f4_stage<kTR, kTC, kThreads>(tile, v);
+  __syncthreads();
+  fast_f4_store<kTR, kTC, kThreads, kStreaming>(out, tile, n, x0, y0, fast);
+}
+
+// Persistent: gridDim.x blocks walk the tiles (tile index t -> (t % tiles_x, t / tiles_x)), two
+// shared buffers; the next tile's global loads are in flight while the current one is written.
+// One barrier per tile suffices: buffer b is rewritten two tiles later, after a barrier that every
+// thread reaches only when it has finished reading b.
+template <int kTR, int kTC, int kThreads>
+__global__ void __launch_bounds__(kThreads) fast_f4_persistent(float* __restrict__ out, const float* __restrict__ in,
+                                                                int n) {
+  using S = FastF4Shape<kTR, kTC, kThreads>;
+  __shared__ __align__(16) float tiles[2][S::kTileFloats];
+  const int tiles_x = (n + kTC - 1) / kTC;
+  const int tiles_y = (n + kTR - 1) / kTR;
+  const int total = tiles_x * tiles_y;
+  int t = blockIdx.x;
+  if (t >= total) return;
+  float4 v[S::kLoadIters];
+  int x0 = (t % tiles_x) * kTC, y0 = (t / tiles_x) * kTR;
+  bool fast = (n % 4 == 0) && x0 + kTC <= n && y0 + kTR <= n;
+  fast_f4_load<kTR, kTC, kThreads, false>(v, in, n, x0, y0, fast);
+  for (int b = 0;; b ^= 1) {
+    fast_f4_stage<kTR, kTC, kThreads>(tiles[b], v);
+    __syncthreads();
+    const int cx0 = x0, cy0 = y0;
+    const bool cfast = fast;
+    t += gridDim.x;
+    const bool more = t < total;  // uniform across the block
+    if (more) {
+      x0 = (t % tiles_x) * kTC;
+      y0 = (t / tiles_x) * kTR;
+      fast = (n % 4 == 0) && x0 + kTC <= n && y0 + kTR <= n;
+      fast_f4_load<kTR, kTC, kThreads, false>(v, in, n, x0, y0, fast);
+    }
+    fast_f4_store<kTR, kTC, kThreads, false>(out, tiles[b], n, cx0, cy0, cfast);
+    if (!more) break;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// fast_reg4x4: no shared memory. Block 256 threads = 8 warps over a 64x64 tile (2 warps across,
+// 4 down); a warp is 8 lanes across x 4 lanes down, each lane a 4x4 block. Read k: 4 rows x 128
+// contiguous bytes; write k: 8 output rows x 64 contiguous bytes (two whole 32-byte sectors).
+inline constexpr int kReg4x4Tile = 64;
+
+__global__ void __launch_bounds__(256) fast_reg4x4(float* __restrict__ out, const float* __restrict__ in, int n) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int lx = lane & 7, ly = lane >> 3;     // lane -> (4x4 block across, block down) in the warp
+  const int wx = warp & 1, wy = warp >> 1;     // warp -> (32 columns across, 16 rows down)
+  const int col = blockIdx.x * kReg4x4Tile + wx * 32 + lx * 4;  // first input column of the block
+  const int row = blockIdx.y * kReg4x4Tile + wy * 16 + ly * 4;  // first input row of the block
+  const bool fast = (n % 4 == 0) && col + 4 <= n && row + 4 <= n;
+  float4 a[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const int64_t g = int64_t(row + k) * n + col;
+    if (fast) {
+      a[k] = *reinterpret_cast<const float4*>(in + g);
+    } else {
+      float e[4];
+#pragma unroll
+      for (int q = 0; q < 4; ++q) e[q] = (row + k < n && col + q < n) ? in[g + q] : 0.0f;
+      a[k] = make_float4(e[0], e[1], e[2], e[3]);
+    }
+  }
+  const float4 b[4] = {make_float4(a[0].x, a[1].x, a[2].x, a[3].x), make_float4(a[0].y, a[1].y, a[2].y, a[3].y),
+                       make_float4(a[0].z, a[1].z, a[2].z, a[3].z), make_float4(a[0].w, a[1].w, a[2].w, a[3].w)};
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const int orow = col + k;
+    const int64_t g = int64_t(orow) * n + row;
+    if (fast) {
+      *reinterpret_cast<float4*>(out + g) = b[k];
+    } else if (orow < n) {
+      const float e[4] = {b[k].x, b[k].y, b[k].z, b[k].w};
+#pragma unroll
+      for (int q = 0; q < 4; ++q)
+        if (row + q < n) out[g + q] = e[q];
+    }
+  }
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// fast_tma: the tile arrives by the Hopper bulk tensor copy engine (cp.async.bulk.tensor.2d,
+// completing on an mbarrier), one 64-row x 32-column box (8 KiB) per block of 128 threads, then
+// the same 4x4 register transpose and 16-byte stores as fast_f4.
+//
+// The copy engine writes the box with its 128-byte swizzle [documented by NVIDIA, CUDA C++
+// Programming Guide "Tensor memory access", CU_TENSOR_MAP_SWIZZLE_128B]: within each 1024-byte
+// block, 16-byte chunk c of 128-byte row r lands at chunk c ^ (r % 8). On float offsets that is
+//   (row, col) -> PhysicalLayout{32, 0, Swizzle{3, 2, 3}}.offset(row, col)   (fast_tma.json)
+// and needs the tile 1024-byte aligned. The 4x4 read of fast_f4 (8 consecutive i per quarter-warp)
+// would be 4-way here ((4i+k) % 8 takes 2 values), so the lanes are placed differently: a quarter-
+// warp holds 2 values of i (i % 2 differs) x 4 values of j, whose physical chunks
+// (j ^ (4(i%2) + k)) are 8 distinct; a warp still covers 8 consecutive i, so each 16-byte store
+// instruction writes 4 output rows x 128 contiguous bytes.
+//   lane -> (i, j): i = 8 (warp % 2) + 2 (lane / 8) + lane % 2,  j = 4 (warp / 2) + (lane / 2) % 4
+// Bounds: the copy engine zero-fills what lies outside the matrix; stores are guarded as in fast_f4.
+// The tensor map needs a row pitch that is a multiple of 16 bytes: n % 4 != 0 is refused (host).
+inline constexpr int kTmaRows = 64;     // box rows (input rows per tile)
+inline constexpr int kTmaCols = 32;     // box columns: 32 floats = 128 bytes, the 128B swizzle's span
+inline constexpr int kTmaThreads = 128;
+inline constexpr uint32_t kTmaBoxBytes = kTmaRows * kTmaCols * 4;
+
+BANKSCOPE_HD constexpr PhysicalLayout fast_tma_layout() { return PhysicalLayout{kTmaCols, 0, Swizzle{3, 2, 3}}; }
+static_assert(fast_tma_layout().offset(9, 4) == 9 * 32 + ((1 ^ 1) << 2), "row 9, chunk 1 -> chunk 1 ^ 1");
+static_assert(fast_tma_layout().offset(7, 0) == 7 * 32 + (7 << 2), "row 7, chunk 0 -> chunk 7");
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+__global__ void __launch_bounds__(kTmaThreads) fast_tma(float* __restrict__ out, const __grid_constant__ CUtensorMap map,
+                                                         int n) {
+  __shared__ __align__(128) unsigned char raw[kTmaBoxBytes + 1024];
+  __shared__ __align__(8) uint64_t bar;
+  // The 128B swizzle is a function of the shared address bits, so the box must start 1024-aligned.
+  const uint32_t raw_addr = smem_addr(raw);
+  const uint32_t pad = (1024u - (raw_addr & 1023u)) & 1023u;
+  const float* tile = reinterpret_cast<const float*>(raw + pad);
+  const uint32_t tile_addr = raw_addr + pad;
+  const uint32_t bar_addr = smem_addr(&bar);
+  const int x0 = blockIdx.x * kTmaCols;
+  const int y0 = blockIdx.y * kTmaRows;
+
+  if (threadIdx.x == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar_addr), "r"(1) : "memory");
+    // Make the initialized barrier visible to the copy engine (the async proxy).
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar_addr), "r"(kTmaBoxBytes) : "memory");
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
+            tile_addr),
+        "l"(reinterpret_cast<uint64_t>(&map)), "r"(x0), "r"(y0), "r"(bar_addr)
+        : "memory");
+  }
+  __syncthreads();  // every thread sees the initialized barrier before waiting on it
+  // Wait for phase 0. A box that never arrives would hang the bench: give up after ~1 s of clocks.
+  const long long start = clock64();
+  for (;;) {
+    uint32_t done = 0;
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar_addr), "r"(0)
+        : "memory");
+    if (done) break;
+    if (clock64() - start > (1ll << 31)) __trap();
+  }
+
+  constexpr PhysicalLayout kLayout = fast_tma_layout();
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int i = 8 * (warp & 1) + 2 * (lane >> 3) + (lane & 1);
+  const int j = 4 * (warp >> 1) + ((lane >> 1) & 3);
+  float4 a[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) a[k] = *reinterpret_cast<const float4*>(tile + kLayout.offset(4 * i + k, 4 * j));
+  const float4 b[4] = {make_float4(a[0].x, a[1].x, a[2].x, a[3].x), make_float4(a[0].y, a[1].y, a[2].y, a[3].y),
+                       make_float4(a[0].z, a[1].z, a[2].z, a[3].z), make_float4(a[0].w, a[1].w, a[2].w, a[3].w)};
+  const bool fast = x0 + kTmaCols <= n && y0 + kTmaRows <= n;  // n % 4 == 0 is the host's precondition
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const int orow = x0 + 4 * j + k;
+    const int ocol = y0 + 4 * i;
+    const int64_t g = int64_t(orow) * n + ocol;
+    if (fast) {
+      *reinterpret_cast<float4*>(out + g) = b[k];
+    } else if (orow < n) {
+      const float e[4] = {b[k].x, b[k].y, b[k].z, b[k].w};
+#pragma unroll
+      for (int q = 0; q < 4; ++q)
+        if (ocol + q < n) out[g + q] = e[q];
+    }
+  }
+}
+
+}  // namespace bench
+}  // namespace bankscope
