@@ -215,3 +215,29 @@ TEST_CASE("command line: good and bad options") {
     CHECK(o.error().message.find(r.expect) != std::string::npos);
   }
 }
+
+TEST_CASE("the committed H200 results load and match the seed pair's predictions exactly") {
+  UiState s = seed_state();
+  AppModel m;
+  const std::string results = std::string(BANKSCOPE_ASSETS_DIR) + "/results/h200/validate.json";
+  REQUIRE(run(s, m, "results " + results).ok());
+  m.update(s);
+  for (int which = 0; which < 2; ++which) {
+    CAPTURE(which);
+    const PaneModel& pane = m.pane(which);
+    REQUIRE(pane.totals.has_value());
+    const KernelResult* k = find_result(s, which, pane);
+    REQUIRE(k != nullptr);
+    CHECK(k->n == 2048);
+    REQUIRE(k->measured_ld.wavefronts_sass.has_value());
+    // The prediction equals the instruction-level count the H200 measured.
+    CHECK(*k->measured_ld.wavefronts_sass == pane.totals->ld.wavefronts);
+    CHECK(*k->measured_st.wavefronts_sass == pane.totals->st.wavefronts);
+  }
+  CHECK(m.pane(0).totals->ld.wavefronts == 4194304);
+  CHECK(m.pane(1).totals->ld.wavefronts == 131072);
+  UiState bad = seed_state();
+  auto r = run(bad, m, "results /nonexistent/validate.json");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message.find("/nonexistent/validate.json") != std::string::npos);
+}
