@@ -114,10 +114,10 @@ dim3 grid_2d(int n, int tile_x, int tile_y) {
   return dim3(static_cast<unsigned>((n + tile_x - 1) / tile_x), static_cast<unsigned>((n + tile_y - 1) / tile_y));
 }
 
-template <int kTR, int kTC, int kThreads, bool kStreaming>
+template <int kTR, int kTC, int kThreads, bool kStreaming, int kGroup = 1>
 Candidate fast_f4_candidate(const std::string& name, const std::string& scenario) {
   return {name, "candidate", scenario, false, [](float* o, const float* i, int n) {
-            bench::fast_f4<kTR, kTC, kThreads, kStreaming><<<grid_2d(n, kTC, kTR), kThreads>>>(o, i, n);
+            bench::fast_f4<kTR, kTC, kThreads, kStreaming, kGroup><<<grid_2d(n, kTC, kTR), kThreads>>>(o, i, n);
           }};
 }
 
@@ -216,6 +216,9 @@ std::vector<Candidate> make_candidates(cublasHandle_t handle, int sms) {
   c.push_back(fast_f4_candidate<64, 64, 128, false>("fast_f4_64x64_t128", "fast_f4_64x64_t128.json"));
   c.push_back(fast_f4_candidate<64, 64, 256, true>("fast_f4_64x64_t256_cs", "fast_f4_64x64_t256.json"));
   c.push_back(fast_f4_candidate<128, 64, 256, false>("fast_f4_128x64_t256", "fast_f4_128x64_t256.json"));
+  c.push_back(fast_f4_candidate<64, 64, 256, false, 8>("fast_f4_64x64_t256_g8", "fast_f4_64x64_t256.json"));
+  c.push_back(fast_f4_candidate<64, 64, 256, false, 32>("fast_f4_64x64_t256_g32", "fast_f4_64x64_t256.json"));
+  c.push_back(fast_f4_candidate<128, 64, 256, false, 16>("fast_f4_128x64_t256_g16", "fast_f4_128x64_t256.json"));
   c.push_back(fast_f4_candidate<32, 64, 128, false>("fast_f4_32x64_t128", "fast_f4_32x64_t128.json"));
   if (handle != nullptr) {
     c.push_back(fast_f4_persistent_candidate<64, 64, 256>("fast_f4p_64x64_t256", "fast_f4_64x64_t256.json", sms));

@@ -221,12 +221,26 @@ __device__ __forceinline__ void fast_f4_store(float* __restrict__ out, const flo
 }
 
 // One tile per block: grid (ceil(n / TC), ceil(n / TR)).
-template <int kTR, int kTC, int kThreads, bool kStreaming>
+// kGroup > 1 remaps the block order: blocks start x fastest, so a wave of resident blocks would
+// cover a few whole tile-rows (long contiguous reads, but writes scattered over every output row);
+// instead walk kGroup tile-rows top to bottom, then the next tile-column, so a wave covers a
+// squarer region and both reads and writes stay within fewer DRAM pages.
+template <int kTR, int kTC, int kThreads, bool kStreaming, int kGroup = 1>
 __global__ void __launch_bounds__(kThreads) fast_f4(float* __restrict__ out, const float* __restrict__ in, int n) {
   using S = FastF4Shape<kTR, kTC, kThreads>;
   __shared__ __align__(16) float tile[S::kTileFloats];
-  const int x0 = blockIdx.x * kTC;
-  const int y0 = blockIdx.y * kTR;
+  int bx = blockIdx.x, by = blockIdx.y;
+  if (kGroup > 1) {
+    const int linear = blockIdx.y * gridDim.x + blockIdx.x;
+    const int per_group = kGroup * gridDim.x;
+    const int first = linear / per_group * kGroup;
+    const int rows = min(kGroup, int(gridDim.y) - first);
+    const int in_group = linear % per_group;
+    bx = in_group / rows;
+    by = first + in_group % rows;
+  }
+  const int x0 = bx * kTC;
+  const int y0 = by * kTR;
   const bool fast = (n % 4 == 0) && x0 + kTC <= n && y0 + kTR <= n;
   float4 v[S::kLoadIters];
   fast_f4_load<kTR, kTC, kThreads, kStreaming>(v, in, n, x0, y0, fast);
