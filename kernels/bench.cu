@@ -255,12 +255,13 @@ std::string nvidia_driver_line() {
   std::ifstream f("/proc/driver/nvidia/version");
   std::string line;
   std::getline(f, line);
-  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  <date>" -> "580.159.04"
+  // "NVRM version: NVIDIA UNIX [Open] Kernel Module [for x86_64]  580.159.04  <date>" -> the first
+  // word that looks like a version: digits with at least two dots.
   std::istringstream ss(line);
-  std::string word, prev;
+  std::string word;
   while (ss >> word) {
-    if (prev == "Module") return word;
-    prev = word;
+    const bool digits_and_dots = word.find_first_not_of("0123456789.") == std::string::npos;
+    if (digits_and_dots && std::count(word.begin(), word.end(), '.') >= 2) return word;
   }
   return line;
 }
