@@ -88,9 +88,9 @@ Result<AppOptions> parse_options(int argc, const char* const* argv) {
       const bool got = value(&v);
       const size_t x = v.find('x');
       long long w = 0, h = 0;
-      if (!got || x == std::string::npos || !to_int(v.substr(0, x), 320, 8192, &w) ||
-          !to_int(v.substr(x + 1), 240, 8192, &h)) {
-        return Error{"--size: expected WxH (320x240 .. 8192x8192), got '" + v + "'"};
+      if (!got || x == std::string::npos || !to_int(v.substr(0, x), 16, 8192, &w) ||
+          !to_int(v.substr(x + 1), 16, 8192, &h)) {
+        return Error{"--size: expected WxH (16x16 .. 8192x8192), got '" + v + "'"};
       }
       o.width = static_cast<int>(w);
       o.height = static_cast<int>(h);

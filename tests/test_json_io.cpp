@@ -5,6 +5,9 @@
 #include <fstream>
 
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <doctest/doctest.h>
 
@@ -147,4 +150,33 @@ TEST_CASE("JSONL pattern errors") {
     REQUIRE_FALSE(p.ok());
     CHECK(p.error().message.rfind(r.error, 0) == 0);
   }
+}
+
+TEST_CASE("saving into a read-only directory fails cleanly and keeps the old file") {
+  // Root ignores directory permissions, so the save runs in a child that drops to an unprivileged
+  // user (nobody, 65534) when started as root.
+  const fs::path dir = fs::temp_directory_path() / "bankscope_readonly";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string path = (dir / "keep.json").string();
+  { std::ofstream(path) << "old contents"; }
+  REQUIRE(::chmod(dir.c_str(), 0555) == 0);
+  REQUIRE(::chmod(path.c_str(), 0644) == 0);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(3);
+    auto r = save_text_file_atomic(path, "new contents");
+    const bool named = !r.ok() && r.error().message == path + ": cannot save (Permission denied); the old file is untouched";
+    ::_exit(r.ok() ? 1 : (named ? 0 : 2));
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);  // 1: the save succeeded; 2: wrong message; 3: could not drop root
+  auto text = read_text_file(path);
+  REQUIRE(text.ok());
+  CHECK(*text == "old contents");
+  ::chmod(dir.c_str(), 0755);
+  fs::remove_all(dir);
 }
