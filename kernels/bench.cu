@@ -41,6 +41,7 @@
 #include "cuda_check.hpp"
 #include "fast_transpose.cuh"
 #include "fill_pattern.hpp"
+#include "sim/bench_timing.hpp"
 
 #ifndef BANKSCOPE_SOURCE_DIR
 #define BANKSCOPE_SOURCE_DIR "."
@@ -73,6 +74,7 @@ struct Row {
   double ms_median = 0, ms_min = 0, ms_max = 0, gbps = 0, pct_of_copy = 0, vs_cublas = 0;
   uint64_t gpu_mismatches = 0, cpu_mismatches = 0, cpu_checked = 0;
   bool correct = false;
+  double predicted_ms = 0;  // the timing model (sim/timing_model.hpp); 0 = not described
 };
 
 struct DeviceFacts {
@@ -321,6 +323,12 @@ std::string to_json(const DeviceFacts& d, const BenchOptions& o, const std::vect
       << ", \"gpu_mismatches\": " << r.gpu_mismatches << ", \"cpu_mismatches\": " << r.cpu_mismatches
       << ", \"cpu_checked\": " << r.cpu_checked;
     if (!r.skipped.empty()) j << ", \"skipped\": \"" << json_escape(r.skipped) << "\"";
+    if (r.predicted_ms > 0) {
+      j.precision(5);
+      j << ", \"predicted_ms\": " << r.predicted_ms;
+      j.precision(4);
+      j << ", \"model_error\": " << (r.predicted_ms / r.ms_median - 1.0);
+    }
     j << "}";
   }
   j << "\n  ]\n}\n";
@@ -448,6 +456,29 @@ void print_summary(const std::vector<Row>& rows, const std::vector<int64_t>& siz
   }
 }
 
+// The timing model beside every row it describes: predicted ms and error (sim/bench_timing.hpp).
+void predict_rows(std::vector<Row>& rows, const DeviceFacts& dev) {
+  std::vector<BenchMeasurement> measured;
+  for (const Row& r : rows) {
+    measured.push_back({r.name, r.scenario, r.n, r.skipped.empty() && r.correct ? r.ms_median : 0.0});
+  }
+  auto predicted = predict_bench_rows(measured, std::string(BANKSCOPE_SOURCE_DIR) + "/assets/scenarios", dev.sms,
+                                      double(dev.clock_mhz));
+  if (!predicted) {
+    std::printf("\ntiming model: %s\n", predicted.error().message.c_str());
+    return;
+  }
+  std::printf("\ntiming model (sim/timing_model.hpp): predicted vs measured\n");
+  std::printf("%-24s %6s %10s %10s %8s  %s\n", "kernel", "n", "predicted", "measured", "error", "bound");
+  for (const BenchPrediction& p : *predicted) {
+    for (Row& r : rows) {
+      if (r.name == p.row.kernel && r.n == p.row.n) r.predicted_ms = p.predicted.ms;
+    }
+    std::printf("%-24s %6lld %10.4f %10.4f %+7.1f%%  %s\n", p.row.kernel.c_str(), static_cast<long long>(p.row.n),
+                p.predicted.ms, p.row.ms, 100.0 * p.error, p.predicted.bound.c_str());
+  }
+}
+
 int run_bench_impl(const BenchOptions& o) {
   for (const int64_t n : o.sizes) {
     if (n < 1 || n > 32768) {
@@ -572,6 +603,7 @@ int run_bench_impl(const BenchOptions& o) {
   cudaFree(d_count);
 
   print_summary(rows, o.sizes);
+  predict_rows(rows, dev);
   save(true);
   if (!o.json_path.empty()) std::cerr << "bankscope-gpu bench: wrote " << o.json_path << "\n";
   if (!o.svg_path.empty()) {

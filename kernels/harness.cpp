@@ -441,13 +441,30 @@ ValidateOutcome run_validate(const std::vector<TransposeJob>& jobs, const Valida
     // The device's ceiling: the best copy bandwidth of any size measured in this run.
     res.device.copy_gbps = std::max(res.device.copy_gbps.value_or(0.0), *k.copy_gbps);
 
-    // The model's time, with the copy bandwidth of this size as the DRAM ceiling.
+    // The model's time, with the copy bandwidth of this size as the DRAM ceiling: the queueing
+    // model where it describes the kernel (the bench's copies of the seed and 32x8 float kernels
+    // are the same kernels), else the roofline.
     DeviceThroughput dev;
     dev.sms = res.device.sms;
     dev.sm_clock_mhz = res.device.sm_clock_mhz;
     dev.dram_gbps = *k.copy_gbps;
-    const TimingPrediction tp =
-        predict_time(KernelWork{job.predicted.ld.wavefronts + job.predicted.st.wavefronts, dram_bytes}, dev);
+    const uint64_t shared_wf = job.predicted.ld.wavefronts + job.predicted.st.wavefronts;
+    std::string bench_name;
+    if (job.plan.elem == Elem::kFloat && job.plan.layout.swizzle.is_identity()) {
+      const PhysicalLayout& l = job.plan.layout;
+      if (job.plan.gpu_kernel == "seed" && l.xor_mask == 0 && (l.row_stride == 32 || l.row_stride == 33)) {
+        bench_name = "seed_32x" + std::to_string(l.row_stride);
+      } else if (job.plan.gpu_kernel == "tiled_32x8" && l.xor_mask == 0 && (l.row_stride == 32 || l.row_stride == 33)) {
+        bench_name = "tiled_32x8_32x" + std::to_string(l.row_stride);
+      } else if (job.plan.gpu_kernel == "tiled_32x8_xor" && l.xor_mask == 31 && l.row_stride == 32) {
+        bench_name = "tiled_32x8_xor";
+      }
+    }
+    const uint64_t blocks = uint64_t((job.n + 31) / 32) * uint64_t((job.n + 31) / 32);
+    const auto described =
+        bench_name.empty() ? std::nullopt : describe_bench_kernel(bench_name, job.n, blocks ? shared_wf / blocks : 0);
+    const TimingPrediction tp = described ? predict_time(described->work, dev, described->shape)
+                                          : predict_time(KernelWork{shared_wf, dram_bytes}, dev);
     k.predicted_ms = tp.ms;
     k.predicted_shared_ms = tp.shared_ms;
     k.predicted_dram_ms = tp.dram_ms;
