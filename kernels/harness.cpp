@@ -361,6 +361,55 @@ void run_jobs_once(const std::vector<TransposeJob>& jobs) {
   }
 }
 
+// The timing model's prediction for every validated kernel, once all copies are timed: the
+// queueing model (sim/timing_model.hpp) where it describes the kernel (the seed and 32x8 float
+// kernels are the bench's kernels), with the copy ceiling fitted to this run's copies; else the
+// roofline with the copy bandwidth of the kernel's own size.
+void predict_times(GpuResults& res, const std::vector<const TransposeJob*>& jobs,
+                   const std::vector<std::pair<uint64_t, double>>& copy_runs) {
+  const auto fit = fit_copy_ceiling(copy_runs);
+  for (size_t i = 0; i < res.kernels.size() && i < jobs.size(); ++i) {
+    KernelResult& k = res.kernels[i];
+    const TransposeJob& job = *jobs[i];
+    DeviceThroughput dev;
+    dev.sms = res.device.sms;
+    dev.sm_clock_mhz = res.device.sm_clock_mhz;
+    dev.dram_gbps = k.copy_gbps.value_or(0.0);
+    const uint64_t shared_wf = job.predicted.ld.wavefronts + job.predicted.st.wavefronts;
+    const uint64_t dram_bytes = transpose_dram_bytes(job.n, elem_bytes(job.plan.elem));
+    std::string bench_name;
+    const PhysicalLayout& l = job.plan.layout;
+    if (job.plan.elem == Elem::kFloat && l.swizzle.is_identity()) {
+      if (job.plan.gpu_kernel == "seed" && l.xor_mask == 0 && (l.row_stride == 32 || l.row_stride == 33)) {
+        bench_name = "seed_32x" + std::to_string(l.row_stride);
+      } else if (job.plan.gpu_kernel == "tiled_32x8" && l.xor_mask == 0 &&
+                 (l.row_stride == 32 || l.row_stride == 33)) {
+        bench_name = "tiled_32x8_32x" + std::to_string(l.row_stride);
+      } else if (job.plan.gpu_kernel == "tiled_32x8_xor" && l.xor_mask == 31 && l.row_stride == 32) {
+        bench_name = "tiled_32x8_xor";
+      }
+    }
+    const uint64_t blocks = uint64_t((job.n + 31) / 32) * uint64_t((job.n + 31) / 32);
+    const auto described = (bench_name.empty() || !fit)
+                               ? std::nullopt
+                               : describe_bench_kernel(bench_name, job.n, blocks ? shared_wf / blocks : 0);
+    TimingPrediction tp;
+    if (described) {
+      dev.dram_gbps = fit->gbps;
+      dev.launch_overhead_us = fit->overhead_us;
+      tp = predict_time(described->work, dev, described->shape);
+    } else {
+      tp = predict_time(KernelWork{shared_wf, dram_bytes}, dev);
+    }
+    k.predicted_ms = tp.ms;
+    k.predicted_shared_ms = tp.shared_ms;
+    k.predicted_dram_ms = tp.dram_ms;
+    k.predicted_gbps = effective_gbps(dram_bytes, tp.ms);
+    k.bound = tp.bound;
+  }
+}
+
+
 ValidateOutcome run_validate(const std::vector<TransposeJob>& jobs, const ValidateOptions& opt) {
   ValidateOutcome outcome;
   GpuResults& res = outcome.results;
@@ -399,6 +448,8 @@ ValidateOutcome run_validate(const std::vector<TransposeJob>& jobs, const Valida
   res.device.counters_note = note.str();
 
   std::map<size_t, double> copy_gbps_by_bytes;
+  std::vector<std::pair<uint64_t, double>> copy_runs;  // (bytes read + written, ms) of each copy
+  std::vector<const TransposeJob*> predicted_jobs;    // one per entry of res.kernels
   for (const TransposeJob& job : jobs) {
     const int n = int(job.n);
     const int eb = elem_bytes(job.plan.elem);
@@ -436,40 +487,13 @@ ValidateOutcome run_validate(const std::vector<TransposeJob>& jobs, const Valida
           [&] { BANKSCOPE_CUDA_CHECK(cudaMemcpy(out.p, in.p, bytes, cudaMemcpyDeviceToDevice)); },
           opt.warmup, opt.runs);
       copy_gbps_by_bytes[bytes] = effective_gbps(dram_bytes, copy_ms);
+      copy_runs.push_back({dram_bytes, copy_ms});
     }
     k.copy_gbps = copy_gbps_by_bytes[bytes];
     // The device's ceiling: the best copy bandwidth of any size measured in this run.
     res.device.copy_gbps = std::max(res.device.copy_gbps.value_or(0.0), *k.copy_gbps);
 
-    // The model's time, with the copy bandwidth of this size as the DRAM ceiling: the queueing
-    // model where it describes the kernel (the bench's copies of the seed and 32x8 float kernels
-    // are the same kernels), else the roofline.
-    DeviceThroughput dev;
-    dev.sms = res.device.sms;
-    dev.sm_clock_mhz = res.device.sm_clock_mhz;
-    dev.dram_gbps = *k.copy_gbps;
-    const uint64_t shared_wf = job.predicted.ld.wavefronts + job.predicted.st.wavefronts;
-    std::string bench_name;
-    if (job.plan.elem == Elem::kFloat && job.plan.layout.swizzle.is_identity()) {
-      const PhysicalLayout& l = job.plan.layout;
-      if (job.plan.gpu_kernel == "seed" && l.xor_mask == 0 && (l.row_stride == 32 || l.row_stride == 33)) {
-        bench_name = "seed_32x" + std::to_string(l.row_stride);
-      } else if (job.plan.gpu_kernel == "tiled_32x8" && l.xor_mask == 0 && (l.row_stride == 32 || l.row_stride == 33)) {
-        bench_name = "tiled_32x8_32x" + std::to_string(l.row_stride);
-      } else if (job.plan.gpu_kernel == "tiled_32x8_xor" && l.xor_mask == 31 && l.row_stride == 32) {
-        bench_name = "tiled_32x8_xor";
-      }
-    }
-    const uint64_t blocks = uint64_t((job.n + 31) / 32) * uint64_t((job.n + 31) / 32);
-    const auto described =
-        bench_name.empty() ? std::nullopt : describe_bench_kernel(bench_name, job.n, blocks ? shared_wf / blocks : 0);
-    const TimingPrediction tp = described ? predict_time(described->work, dev, described->shape)
-                                          : predict_time(KernelWork{shared_wf, dram_bytes}, dev);
-    k.predicted_ms = tp.ms;
-    k.predicted_shared_ms = tp.shared_ms;
-    k.predicted_dram_ms = tp.dram_ms;
-    k.predicted_gbps = effective_gbps(dram_bytes, tp.ms);
-    k.bound = tp.bound;
+    predicted_jobs.push_back(&job);
 
     if (session) {
       const std::vector<std::vector<double>> rows =
@@ -497,6 +521,7 @@ ValidateOutcome run_validate(const std::vector<TransposeJob>& jobs, const Valida
     }
     res.kernels.push_back(std::move(k));
   }
+  predict_times(res, predicted_jobs, copy_runs);
 
   session.reset();  // no profiler of ours left on the device while ncu works
 
@@ -595,8 +620,9 @@ std::string format_table(const GpuResults& r) {
                   fixed(k.copy_gbps, 0).c_str(), k.verdict.c_str());
     o << line;
   }
-  o << "\nratio = measured ms / predicted ms (timing model: max(shared wavefronts / (SMs x 1 per clock x "
-       "max clock), bytes / copy bandwidth)); GB/s counts bytes read + written.\n"
+  o << "\nratio = measured ms / predicted ms (sim/timing_model.hpp: the per-SM queueing model for the seed "
+       "and 32x8 float kernels, else max(shared wavefronts / (SMs x 1 per clock x max clock), bytes / copy "
+       "bandwidth)); GB/s counts bytes read + written.\n"
        "hw counters above sass: the l1tex pipe counts every wavefront it processes, so other traffic "
        "through the L1 data pipe while the kernel runs (replays under contention with many resident "
        "blocks) adds to it; a single block (N=32) is exact.\n";
