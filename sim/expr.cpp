@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cctype>
+#include <cstdio>
 #include <limits>
 
 namespace bankscope {
@@ -78,7 +79,23 @@ class Parser {
 
  private:
   Error fail(const std::string& what) const {
-    return Error{"column " + std::to_string(pos_ + 1) + ": " + what + " in '" + s_ + "'"};
+    return Error{"column " + std::to_string(pos_ + 1) + ": " + what + " in '" + printable(s_) + "'"};
+  }
+  // The expression as it can be quoted on one line: control characters escaped, long text cut.
+  static std::string printable(const std::string& text) {
+    std::string out;
+    for (char c : text.substr(0, 200)) {
+      const unsigned char u = static_cast<unsigned char>(c);
+      if (u < 0x20 || u == 0x7f) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\x%02x", u);
+        out += buf;
+      } else {
+        out += c;
+      }
+    }
+    if (text.size() > 200) out += "...";
+    return out;
   }
   void skip_ws() {
     while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
@@ -87,8 +104,18 @@ class Parser {
     e_.nodes_.push_back(n);
     return static_cast<int>(e_.nodes_.size()) - 1;
   }
+  bool too_many_nodes() const { return e_.nodes_.size() >= kMaxExprNodes; }
+  // Nesting guard: parentheses, unary operators and ?: each take a level.
+  struct Nest {
+    int& depth;
+    explicit Nest(int& d) : depth(++d) {}
+    ~Nest() { --depth; }
+  };
+  int depth_ = 0;
 
   Result<int> parse_ternary() {
+    Nest nest(depth_);
+    if (depth_ > kMaxExprDepth) return fail("nested more than " + std::to_string(kMaxExprDepth) + " levels");
     auto cond = parse_binary(0);
     if (!cond) return cond;
     skip_ws();
@@ -124,6 +151,7 @@ class Parser {
       pos_ += std::char_traits<char>::length(o->text);
       auto rhs = parse_binary(o->prec + 1);
       if (!rhs) return rhs;
+      if (too_many_nodes()) return fail("expression too long (more than " + std::to_string(kMaxExprNodes) + " terms)");
       lhs = add(Expr::Node{kBinary, o->op, *lhs, *rhs, -1, 0});
     }
     return lhs;
@@ -134,6 +162,8 @@ class Parser {
     if (pos_ >= s_.size()) return fail("expression ends early");
     const char ch = s_[pos_];
     if (ch == '-' || ch == '!' || ch == '~' || ch == '+') {
+      Nest nest(depth_);
+      if (depth_ > kMaxExprDepth) return fail("nested more than " + std::to_string(kMaxExprDepth) + " levels");
       ++pos_;
       auto a = parse_unary();
       if (!a) return a;
@@ -220,6 +250,10 @@ class Parser {
 };
 
 Result<Expr> Expr::parse(const std::string& text, const SymbolTable& symbols) {
+  if (text.size() > kMaxExprChars) {
+    return Error{"expression of " + std::to_string(text.size()) + " characters; at most " +
+                 std::to_string(kMaxExprChars)};
+  }
   Expr e;
   e.text_ = text;
   Parser p(text, symbols, e);
@@ -336,6 +370,18 @@ struct IntervalEvaluator {
   const std::vector<Expr::Node>& n;
   const IntervalEnv& env;
 
+  static Interval failing(Interval v) {
+    v.may_fail = true;
+    return v;
+  }
+  static Interval with_fail(Interval v, bool f) {
+    v.may_fail = v.may_fail || f;
+    return v;
+  }
+
+  // The bounds of node i; may_fail is set when evaluating it could fail somewhere in the box (a
+  // divisor or shift count that may be out of range, bounds clamped because they may overflow),
+  // or when a child's evaluation could.
   Interval ev(int i) {
     const Expr::Node& x = n[static_cast<size_t>(i)];
     switch (x.kind) {
@@ -343,20 +389,20 @@ struct IntervalEvaluator {
       case kVar: return env.v[x.value];
       case kUnary: {
         const Interval a = ev(x.a);
-        if (x.op == kNeg) return clamp128(-i128(a.hi), -i128(a.lo));
+        if (x.op == kNeg) return with_fail(clamp128(-i128(a.hi), -i128(a.lo)), a.may_fail || a.lo == kMin);
         if (x.op == kNot) {
-          if (a.lo > 0 || a.hi < 0) return Interval{0, 0};
-          if (a.is_point() && a.lo == 0) return Interval{1, 1};
-          return kBool;
+          if (a.lo > 0 || a.hi < 0) return with_fail(Interval{0, 0}, a.may_fail);
+          if (a.is_point() && a.lo == 0) return with_fail(Interval{1, 1}, a.may_fail);
+          return with_fail(kBool, a.may_fail);
         }
-        return Interval{~a.hi, ~a.lo};
+        return with_fail(Interval{~a.hi, ~a.lo}, a.may_fail);
       }
       case kTernary: {
         const Interval c = ev(x.a);
-        if (c.lo > 0 || c.hi < 0) return ev(x.b);
-        if (c.is_point() && c.lo == 0) return ev(x.c);
+        if (c.lo > 0 || c.hi < 0) return with_fail(ev(x.b), c.may_fail);
+        if (c.is_point() && c.lo == 0) return with_fail(ev(x.c), c.may_fail);
         const Interval a = ev(x.b), b = ev(x.c);
-        return Interval{std::min(a.lo, b.lo), std::max(a.hi, b.hi)};
+        return Interval{std::min(a.lo, b.lo), std::max(a.hi, b.hi), c.may_fail || a.may_fail || b.may_fail};
       }
       default: break;
     }
@@ -366,33 +412,63 @@ struct IntervalEvaluator {
       if (v.is_point() && v.lo == 0) return 0;
       return -1;
     };
+    // && and || do not evaluate their right side when the left decides (as in C).
+    if (x.op == kAnd || x.op == kOr) {
+      const int ta = truth(a);
+      if ((x.op == kAnd && ta == 0) || (x.op == kOr && ta == 1)) {
+        return with_fail(Interval{ta, ta}, a.may_fail);
+      }
+      const int tb = truth(b);
+      const bool f = a.may_fail || b.may_fail;
+      if (x.op == kAnd) {
+        if (tb == 0) return with_fail(Interval{0, 0}, f);
+        if (ta == 1 && tb == 1) return with_fail(Interval{1, 1}, f);
+      } else {
+        if (tb == 1) return with_fail(Interval{1, 1}, f);
+        if (ta == 0 && tb == 0) return with_fail(Interval{0, 0}, f);
+      }
+      return with_fail(kBool, f);
+    }
+    const Interval r = combine(x.op, a, b);
+    return with_fail(r, a.may_fail || b.may_fail);
+  }
+
+  static Interval combine(uint8_t op, const Interval& a, const Interval& b) {
     auto cmp = [](bool always, bool never) { return always ? Interval{1, 1} : never ? Interval{0, 0} : kBool; };
-    switch (x.op) {
-      case kAdd: return clamp128(i128(a.lo) + b.lo, i128(a.hi) + b.hi);
-      case kSub: return clamp128(i128(a.lo) - b.hi, i128(a.hi) - b.lo);
+    auto clamped = [](i128 lo, i128 hi) {
+      const Interval v = clamp128(lo, hi);
+      return (lo < kMin || hi > kMax) ? failing(v) : v;  // may overflow: evaluation fails there
+    };
+    switch (op) {
+      case kAdd: return clamped(i128(a.lo) + b.lo, i128(a.hi) + b.hi);
+      case kSub: return clamped(i128(a.lo) - b.hi, i128(a.hi) - b.lo);
       case kMul: {
-        const i128 p[4] = {i128(a.lo) * b.lo, i128(a.lo) * b.hi, i128(a.hi) * b.lo,
-                               i128(a.hi) * b.hi};
+        const i128 p[4] = {i128(a.lo) * b.lo, i128(a.lo) * b.hi, i128(a.hi) * b.lo, i128(a.hi) * b.hi};
         i128 lo = p[0], hi = p[0];
-        for (const i128& v : p) { lo = std::min(lo, v); hi = std::max(hi, v); }
-        return clamp128(lo, hi);
+        for (const i128& v : p) {
+          lo = std::min(lo, v);
+          hi = std::max(hi, v);
+        }
+        return clamped(lo, hi);
       }
       case kDiv:
+        if (b.lo <= 0 && b.hi >= 0) return failing(kTop);
         if (b.lo > 0 && a.lo >= 0) return Interval{a.lo / b.hi, a.hi / b.lo};
-        return kTop;
+        return (a.lo == kMin && b.lo <= -1 && b.hi >= -1) ? failing(kTop) : kTop;
       case kMod:
+        if (b.lo <= 0 && b.hi >= 0) return failing(kTop);
         if (b.lo > 0 && a.lo >= 0) {
           if (b.is_point() && a.hi / b.lo == a.lo / b.lo) return Interval{a.lo % b.lo, a.hi % b.lo};
           return Interval{0, std::min(a.hi, b.hi - 1)};
         }
         return kTop;
       case kShl:
-        if (b.lo >= 0 && b.hi <= 62 && a.lo >= 0) {
-          return clamp128(i128(a.lo) << b.lo, i128(a.hi) << b.hi);
-        }
-        return kTop;
+        if (b.lo < 0 || b.hi > 62 || a.lo < 0) return failing(kTop);
+        if (i128(a.hi) << b.hi > kMax) return failing(clamp128(i128(a.lo) << b.lo, i128(a.hi) << b.hi));
+        return Interval{a.lo << b.lo, a.hi << b.hi};
       case kShr:
-        if (b.lo >= 0 && b.hi <= 63 && a.lo >= 0) return Interval{a.lo >> b.hi, a.hi >> b.lo};
+        if (b.lo < 0 || b.hi > 63) return failing(kTop);
+        if (a.lo >= 0) return Interval{a.lo >> b.hi, a.hi >> b.lo};
         return kTop;
       case kLt: return cmp(a.hi < b.lo, a.lo >= b.hi);
       case kLe: return cmp(a.hi <= b.lo, a.lo > b.hi);
@@ -409,24 +485,12 @@ struct IntervalEvaluator {
       case kBitOr:
         if (a.lo >= 0 && b.lo >= 0) {
           if (a.is_point() && b.is_point()) {
-            const int64_t v = x.op == kBitOr ? (a.lo | b.lo) : (a.lo ^ b.lo);
+            const int64_t v = op == kBitOr ? (a.lo | b.lo) : (a.lo ^ b.lo);
             return Interval{v, v};
           }
-          return Interval{x.op == kBitOr ? std::max(a.lo, b.lo) : 0, fill_bits(std::max(a.hi, b.hi))};
+          return Interval{op == kBitOr ? std::max(a.lo, b.lo) : 0, fill_bits(std::max(a.hi, b.hi))};
         }
         return kTop;
-      case kAnd: {
-        const int ta = truth(a), tb = truth(b);
-        if (ta == 0 || tb == 0) return Interval{0, 0};
-        if (ta == 1 && tb == 1) return Interval{1, 1};
-        return kBool;
-      }
-      case kOr: {
-        const int ta = truth(a), tb = truth(b);
-        if (ta == 1 || tb == 1) return Interval{1, 1};
-        if (ta == 0 && tb == 0) return Interval{0, 0};
-        return kBool;
-      }
       default: return kTop;
     }
   }

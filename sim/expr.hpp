@@ -4,6 +4,8 @@
 // C syntax and precedence over 64-bit signed integers: literals (decimal, 0x hex), variables,
 // unary - ! ~, * / %, + -, << >>, < <= > >=, == !=, &, ^, |, &&, ||, ?:, parentheses.
 // Division by zero, overflow and out-of-range shifts are errors, not undefined behaviour.
+// Limits, so that no input can exhaust the stack: kMaxExprChars characters, kMaxExprNodes nodes,
+// kMaxExprDepth levels of nesting.
 //
 // Variables live in numbered slots of an Env (the builtins below, then scenario defines and loop
 // variables); a SymbolTable maps names to slots at parse time so evaluation does no lookups.
@@ -29,6 +31,10 @@ enum Slot : int {
   kMaxSlots = 64,
 };
 
+inline constexpr size_t kMaxExprChars = 4096;
+inline constexpr size_t kMaxExprNodes = 1024;
+inline constexpr int kMaxExprDepth = 64;
+
 using SlotMask = uint64_t;
 inline constexpr SlotMask slot_bit(int s) { return SlotMask{1} << s; }
 inline constexpr SlotMask kBlockIdxSlots =
@@ -41,6 +47,9 @@ struct Env {
 struct Interval {
   int64_t lo = 0;
   int64_t hi = 0;
+  // Evaluating at some point of the box may fail (division by zero, overflow, a bad shift): the
+  // bounds then say nothing about the failing points, and callers must not treat them as uniform.
+  bool may_fail = false;
   bool is_point() const { return lo == hi; }
 };
 struct IntervalEnv {

@@ -4,6 +4,8 @@
 // about types: a field of the wrong type is an error naming the file, the row and the field.
 #include "gpu_results.hpp"
 
+#include "json_io.hpp"
+
 #include <fstream>
 #include <sstream>
 
@@ -149,12 +151,30 @@ const KernelResult* GpuResults::find(const std::string& scenario_basename, int64
   return nullptr;
 }
 
+namespace {
+Result<GpuResults> parse_gpu_results_unchecked(const std::string& json_text, const std::string& source);
+}  // namespace
+
+// A field of the wrong type (a hand-edited file) throws inside nlohmann: report it, do not crash.
 Result<GpuResults> parse_gpu_results(const std::string& json_text, const std::string& source) {
+  try {
+    return parse_gpu_results_unchecked(json_text, source);
+  } catch (const json::exception& e) {
+    return Error{source + ": " + e.what()};
+  }
+}
+
+namespace {
+Result<GpuResults> parse_gpu_results_unchecked(const std::string& json_text, const std::string& source) {
+  if (json_depth(json_text) > kMaxJsonDepth) {
+    return Error{source + ": invalid JSON: nested more than " + std::to_string(kMaxJsonDepth) + " levels"};
+  }
   json root;
   try {
     root = json::parse(json_text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     // e.what() is one line: "[json.exception.parse_error.101] parse error at line 1, column 2: ..."
+    // (out_of_range for a number like 1e999 lands here too)
     return Error{source + ": " + e.what()};
   }
   if (!root.is_object() || !root.contains("bankscope_results")) {
@@ -194,6 +214,7 @@ Result<GpuResults> parse_gpu_results(const std::string& json_text, const std::st
   }
   return out;
 }
+}  // namespace
 
 Result<GpuResults> load_gpu_results(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -64,6 +64,27 @@ std::string line_col(const std::string& text, size_t offset) {
   return "line " + std::to_string(line) + ", column " + std::to_string(col);
 }
 
+}  // namespace
+
+int json_depth(const std::string& text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') deepest = std::max(deepest, ++depth);
+    else if (c == ']' || c == '}') --depth;
+  }
+  return deepest;
+}
+
+namespace {
+
 const char* type_name(const ojson& j) {
   switch (j.type()) {
     case ojson::value_t::null: return "null";
@@ -277,6 +298,9 @@ Result<ScenarioSpec> parse_scenario_json(const std::string& text, const std::str
   const std::string src = source.empty() ? "<scenario>" : source;
   size_t bad = 0;
   if (!valid_utf8(text, &bad)) return Error{src + ": " + line_col(text, bad) + ": not valid UTF-8"};
+  if (json_depth(text) > kMaxJsonDepth) {
+    return Error{src + ": invalid JSON: nested more than " + std::to_string(kMaxJsonDepth) + " levels"};
+  }
   ojson j;
   try {
     j = ojson::parse(text);
@@ -288,6 +312,8 @@ Result<ScenarioSpec> parse_scenario_json(const std::string& text, const std::str
       if (colon != std::string::npos) what = what.substr(colon + 2);
     }
     return Error{src + ": " + line_col(text, e.byte == 0 ? 0 : e.byte - 1) + ": invalid JSON: " + what};
+  } catch (const ojson::exception& e) {  // e.g. out_of_range for a number like 1e999
+    return Error{src + ": invalid JSON: " + e.what()};
   }
   auto fail = [&](const Error& e) { return with_context(src, e); };
   if (!j.is_object()) return fail(Error{"the top level must be an object"});
@@ -474,6 +500,7 @@ Result<Pattern> parse_pattern_object(const ojson& j) {
         else if (hex && c >= 'A' && c <= 'F') d = c - 'A' + 10;
         else return Error{"mask: '" + s + "' is not a number"};
         v = v * (hex ? 16 : 10) + static_cast<uint64_t>(d);
+        if (v > 0xffffffffull) return Error{"mask: \"" + s + "\" is wider than 32 bits"};
       }
     } else if (m.is_number_unsigned() || (m.is_number_integer() && m.get<int64_t>() >= 0)) {
       v = m.get<uint64_t>();
@@ -503,11 +530,16 @@ Result<Pattern> parse_pattern_object(const ojson& j) {
 Result<Pattern> parse_pattern_line(const std::string& line) {
   size_t bad = 0;
   if (!valid_utf8(line, &bad)) return Error{"not valid UTF-8 at byte " + std::to_string(bad + 1)};
+  if (json_depth(line) > kMaxJsonDepth) {
+    return Error{"invalid JSON: nested more than " + std::to_string(kMaxJsonDepth) + " levels"};
+  }
   ojson j;
   try {
     j = ojson::parse(line);
   } catch (const ojson::parse_error& e) {
     return Error{"invalid JSON at byte " + std::to_string(e.byte) + ": " + e.what()};
+  } catch (const ojson::exception& e) {  // e.g. out_of_range for a number like 1e999
+    return Error{std::string("invalid JSON: ") + e.what()};
   }
   return parse_pattern_object(j);
 }

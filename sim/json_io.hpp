@@ -26,6 +26,11 @@ nlohmann::ordered_json scenario_to_json(const ScenarioSpec& spec);
 Result<bool> save_text_file_atomic(const std::string& path, const std::string& text);
 Result<bool> save_scenario_file(const std::string& path, const ScenarioSpec& spec);
 
+// Deepest nesting of [ and { outside strings. nlohmann's parser (and copying its values) recurses
+// once per level, so input nested deeper than kMaxJsonDepth is refused before parsing.
+inline constexpr int kMaxJsonDepth = 64;
+int json_depth(const std::string& text);
+
 // Reads a whole file; errors name the path ("cannot open", "is not valid UTF-8").
 Result<std::string> read_text_file(const std::string& path);
 

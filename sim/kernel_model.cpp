@@ -225,14 +225,25 @@ std::vector<int8_t> guard_truth(const Scenario& s, const Region& r) {
   ie.v[kLane] = {0, std::min<int64_t>(kWarpSize, b.count()) - 1};
   ie.v[kWarp] = {0, s.warps_per_block() - 1};
   ie.v[kN] = {s.spec.n, s.spec.n};
-  for (const auto& [slot, expr] : s.defines) ie.v[slot] = expr.interval(ie);
+  // Every thread evaluates every define, so a define that may fail somewhere in the region (a
+  // division by zero in one block, say) makes the region non-uniform: it is bisected down to
+  // single blocks, which are simulated and report the error, as the brute force would.
+  bool defines_may_fail = false;
+  for (const auto& [slot, expr] : s.defines) {
+    ie.v[slot] = expr.interval(ie);
+    defines_may_fail = defines_may_fail || ie.v[slot].may_fail;
+  }
   std::vector<int8_t> truth(s.accesses.size(), 1);
   for (size_t i = 0; i < s.accesses.size(); ++i) {
     const CompiledAccess& a = s.accesses[i];
+    if (defines_may_fail) {
+      truth[i] = -1;
+      continue;
+    }
     if (a.guard.empty()) continue;
     for (const CompiledLoop& l : a.loops) ie.v[l.slot] = {l.begin, l.last()};
     const Interval g = a.guard.interval(ie);
-    truth[i] = (g.lo > 0 || g.hi < 0) ? 1 : (g.lo == 0 && g.hi == 0) ? 0 : -1;
+    truth[i] = g.may_fail ? -1 : (g.lo > 0 || g.hi < 0) ? 1 : (g.lo == 0 && g.hi == 0) ? 0 : -1;
   }
   return truth;
 }

@@ -140,3 +140,58 @@ TEST_CASE("intervals are conservative and tight where it matters") {
     CHECK(iv.hi == r.hi);
   }
 }
+
+TEST_CASE("limits: no expression can exhaust the stack (found by fuzzing)") {
+  SymbolTable sym;
+  const std::string nested = std::string(100, '(') + "1" + std::string(100, ')');
+  auto a = Expr::parse(nested, sym);
+  REQUIRE_FALSE(a.ok());
+  CHECK(a.error().message.find("column 65: nested more than 64 levels") == 0);
+  const std::string minus(100, '-');
+  auto b = Expr::parse(minus + "1", sym);
+  REQUIRE_FALSE(b.ok());
+  CHECK(b.error().message.find("nested more than 64 levels") != std::string::npos);
+  std::string sum = "1";
+  for (int i = 0; i < 1500; ++i) sum += "+1";
+  auto c = Expr::parse(sum, sym);
+  REQUIRE_FALSE(c.ok());
+  CHECK(c.error().message.find("expression too long (more than 1024 terms)") != std::string::npos);
+  auto d = Expr::parse(std::string(5000, '1'), sym);
+  REQUIRE_FALSE(d.ok());
+  CHECK(d.error().message == "expression of 5000 characters; at most 4096");
+  // 64 levels are fine.
+  auto e = Expr::parse(std::string(63, '(') + "7" + std::string(63, ')'), sym);
+  REQUIRE(e.ok());
+  int64_t v = 0;
+  std::string err;
+  REQUIRE(e->eval(Env{}, &v, &err));
+  CHECK(v == 7);
+  // Control characters are escaped so the message stays on one line.
+  auto f = Expr::parse("threadIdx.x +\n$", sym);
+  REQUIRE_FALSE(f.ok());
+  CHECK(f.error().message == "column 15: unexpected '$' in 'threadIdx.x +\\x0a$'");
+}
+
+TEST_CASE("intervals say when evaluation may fail somewhere in the box") {
+  SymbolTable sym;
+  IntervalEnv ie;
+  ie.v[kBlockIdxX] = {0, 63};
+  ie.v[kThreadIdxX] = {0, 31};
+  struct Row { const char* text; bool may_fail; };
+  const Row rows[] = {
+      {"32 / (blockIdx.x - 1)", true},            // blockIdx.x = 1 divides by zero
+      {"32 / (blockIdx.x + 1)", false},
+      {"(1 / (blockIdx.x - 1)) * 0 + 1", true},    // bounds [1, 1], but it fails in block 1
+      {"blockIdx.x > 100 && 1 / (blockIdx.x - 1)", false},  // && never evaluates the right side
+      {"1 << threadIdx.x", false},
+      {"1 << (threadIdx.x * 3)", true},            // shift counts up to 93
+      {"9223372036854775807 + threadIdx.x", true},
+      {"threadIdx.x % (blockIdx.x - 5)", true},
+  };
+  for (const Row& r : rows) {
+    CAPTURE(r.text);
+    auto e = Expr::parse(r.text, sym);
+    REQUIRE(e.ok());
+    CHECK(e->interval(ie).may_fail == r.may_fail);
+  }
+}

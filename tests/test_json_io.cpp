@@ -180,3 +180,32 @@ TEST_CASE("saving into a read-only directory fails cleanly and keeps the old fil
   ::chmod(dir.c_str(), 0755);
   fs::remove_all(dir);
 }
+
+TEST_CASE("input that used to crash: deep nesting, huge numbers, masks past 2^64 (found by fuzzing)") {
+  std::string offs;
+  for (int i = 0; i < 32; ++i) offs += (i ? "," : "") + std::to_string(i * 4);
+  const std::string deep = std::string(20000, '[') + std::string(20000, ']');
+  struct Row { std::string line; std::string error; };
+  const Row rows[] = {
+      {R"({"width": 4, "op": "ld", "note": )" + deep + R"(, "offsets": [)" + offs + "]}",
+       "invalid JSON: nested more than 64 levels"},
+      {R"({"width": 4, "op": "ld", "offsets": [1e999]})", "invalid JSON: [json.exception.out_of_range.406]"},
+      {R"({"width": 4, "op": "ld", "mask": "18446744073709551616", "offsets": [)" + offs + "]}",
+       "mask: \"18446744073709551616\" is wider than 32 bits"},
+      {R"({"width": 4, "op": "ld", "mask": "18446744073709551617", "offsets": [)" + offs + "]}",
+       "mask: \"18446744073709551617\" is wider than 32 bits"},
+  };
+  for (const Row& r : rows) {
+    CAPTURE(r.error);
+    auto p = parse_pattern_line(r.line);
+    REQUIRE_FALSE(p.ok());
+    CHECK(p.error().message.rfind(r.error, 0) == 0);
+  }
+  auto s = parse_scenario_json(R"({"n": 1e999})", "t.json");
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().message.rfind("t.json: invalid JSON: [json.exception.out_of_range.406]", 0) == 0);
+  auto d = parse_scenario_json("{\"name\": " + deep + "}", "t.json");
+  REQUIRE_FALSE(d.ok());
+  CHECK(d.error().message == "t.json: invalid JSON: nested more than 64 levels");
+  CHECK(json_depth(R"({"a": "[[[[", "b": [[1]]})") == 3);  // brackets inside strings do not count
+}

@@ -177,3 +177,31 @@ TEST_CASE("run-time errors name the statement, the thread and the block") {
         "accesses[1] (ld tile[threadIdx.x][threadIdx.y]): lane 1: byte offset 132 is not 16-byte aligned "
         "(the GPU faults with \"misaligned address\")");
 }
+
+TEST_CASE("an error in any block is reported, as the brute force would (found by fuzzing)") {
+  // A define every thread evaluates divides by zero in block 1 only; a guard whose bounds are
+  // constant still divides by zero in block 1. launch_totals must not prove block 1 like block 0.
+  struct Row { std::vector<std::pair<std::string, std::string>> defines; std::string guard; };
+  const Row rows[] = {
+      {{{"bad", "1 / (blockIdx.x - 1)"}}, ""},
+      {{}, "(1 / (blockIdx.x - 1)) * 0 + 1"},
+      {{}, "(1 << (blockIdx.x + 62)) > 0"},
+  };
+  for (const Row& r : rows) {
+    CAPTURE(r.guard);
+    ScenarioSpec spec;
+    spec.arrays = {ArraySpec{"tile", "float", {32}, 0, 0, 0, 0, 0}};
+    spec.block = {32, 1, 1};
+    spec.n = 64;
+    spec.tile = {32, 1, 1};
+    spec.defines = r.defines;
+    spec.accesses = {AccessSpec{"ld", "tile[threadIdx.x]", r.guard, {}, 0, ""}};
+    const Scenario s = compiled(spec);
+    auto fast = launch_totals(s);
+    auto slow = launch_totals_brute_force(s);
+    REQUIRE_FALSE(slow.ok());
+    REQUIRE_FALSE(fast.ok());
+    CHECK(fast.error().message == slow.error().message);
+    CHECK(fast.error().message.find("block (") != std::string::npos);
+  }
+}
