@@ -1,0 +1,266 @@
+// fuzz_scenario.cpp: libFuzzer target for the scenario loader (sim/json_io.hpp), compile()
+// (sim/scenario.hpp) and the kernel model (sim/kernel_model.hpp).
+//
+// Two kinds of input:
+//   a scenario file (anything not starting with a 0 byte): it either fails with a one-line message
+//     naming the file, or it loads;
+//   a 0 byte, then bytes that build a random but plausible ScenarioSpec (shapes, layouts, loops,
+//     index expressions, guards). Mutated JSON rarely stays a valid scenario, so without this mode
+//     the kernel model behind the loader would hardly be fuzzed.
+// A scenario that compiles is run: warp 0 of block 0; save -> load -> save gives the same file; and
+// per-launch totals equal the brute force over every block (on the scenario and on a copy shrunk to
+// a few blocks). A scenario may describe a huge launch (n = 2^31, 4096^4 loop trips); the work is
+// capped here so one input cannot hang the campaign: that cap is the fuzz target's, not a limit of
+// bankscope.
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "fuzz_check.hpp"
+#include "sim/json_io.hpp"
+#include "sim/kernel_model.hpp"
+#include "sim/scenario.hpp"
+
+using namespace bankscope;
+
+namespace {
+
+constexpr size_t kMaxInput = size_t{1} << 20;  // libFuzzer -max_len keeps generated inputs short; regressions may be long
+constexpr int64_t kMaxBlocks = 4096;               // launch_totals only up to this grid size
+constexpr int64_t kMaxWarpInstructions = 4096;     // per warp, over all statements
+constexpr int64_t kMaxLaunchWork = int64_t{1} << 12;  // blocks x warps x instructions per warp
+constexpr int64_t kMaxBruteWork = int64_t{1} << 11;
+
+bool same(const OpTotals& a, const OpTotals& b) {
+  return a.instructions == b.instructions && a.wavefronts == b.wavefronts && a.ideal == b.ideal;
+}
+
+std::string totals_text(const LaunchTotals& t) {
+  return "ld " + std::to_string(t.ld.instructions) + "/" + std::to_string(t.ld.wavefronts) + "/" +
+         std::to_string(t.ld.ideal) + ", st " + std::to_string(t.st.instructions) + "/" +
+         std::to_string(t.st.wavefronts) + "/" + std::to_string(t.st.ideal);
+}
+
+std::string err_text(const Error& e) { return e.message; }
+
+// ---------------------------------------------------------------------------------------------
+// Structured mode: bytes -> ScenarioSpec
+// ---------------------------------------------------------------------------------------------
+
+struct SpecBuilder {
+  FuzzedDataProvider& in;
+  std::vector<std::string> vars;  // names an expression may use
+
+  std::string leaf() {
+    if (in.ConsumeBool() && !vars.empty()) return vars[in.ConsumeIntegralInRange<size_t>(0, vars.size() - 1)];
+    return std::to_string(in.ConsumeIntegralInRange<int>(-3, 40));
+  }
+  std::string expr(int depth) {
+    if (depth <= 0 || in.ConsumeIntegralInRange<int>(0, 3) == 0) return leaf();
+    static const char* const kOps[] = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^",
+                                       "<", "<=", "==", "!=", "&&", "||"};
+    const char* op = kOps[in.ConsumeIntegralInRange<size_t>(0, sizeof kOps / sizeof kOps[0] - 1)];
+    if (in.ConsumeIntegralInRange<int>(0, 7) == 0) {
+      return "(" + expr(depth - 1) + " ? " + expr(depth - 1) + " : " + expr(depth - 1) + ")";
+    }
+    return "(" + expr(depth - 1) + " " + op + " " + expr(depth - 1) + ")";
+  }
+  // An index that is usually inside [0, extent): wrapped into range half of the time.
+  std::string index(int64_t extent) {
+    const std::string e = expr(3);
+    if (in.ConsumeBool()) {
+      const std::string x = std::to_string(extent);
+      return "((" + e + ") % " + x + " + " + x + ") % " + x;
+    }
+    return e;
+  }
+
+  ScenarioSpec build() {
+    static const char* const kTypes[] = {"char", "half", "float", "double", "float2", "float4"};
+    ScenarioSpec s;
+    s.name = "structured";
+    s.block = {in.ConsumeIntegralInRange<int64_t>(1, 64), in.ConsumeIntegralInRange<int64_t>(1, 16),
+               in.ConsumeIntegralInRange<int64_t>(1, 2)};
+    s.n = in.ConsumeIntegralInRange<int64_t>(1, 300);
+    s.tile = {in.ConsumeIntegralInRange<int64_t>(1, 64), in.ConsumeIntegralInRange<int64_t>(1, 64), 1};
+    if (in.ConsumeIntegralInRange<int>(0, 3) == 0) {
+      s.grid = {in.ConsumeIntegralInRange<int64_t>(1, 9), in.ConsumeIntegralInRange<int64_t>(1, 9),
+                in.ConsumeIntegralInRange<int64_t>(1, 2)};
+    }
+    if (in.ConsumeIntegralInRange<int>(0, 3) == 0) {
+      s.banks.banks = in.ConsumeIntegralInRange<int>(1, 64);
+      s.banks.bank_bytes = in.ConsumeBool() ? 8 : 4;
+    }
+    s.arrays.clear();
+    const int narrays = in.ConsumeIntegralInRange<int>(1, 2);
+    for (int i = 0; i < narrays; ++i) {
+      ArraySpec a;
+      a.name = i == 0 ? "tile" : "buf";
+      a.type = kTypes[in.ConsumeIntegralInRange<size_t>(0, 5)];
+      const int64_t cols = in.ConsumeIntegralInRange<int64_t>(1, 64);
+      if (in.ConsumeIntegralInRange<int>(0, 3) == 0) {
+        a.dims = {cols};
+      } else {
+        a.dims = {in.ConsumeIntegralInRange<int64_t>(1, 64), cols};
+      }
+      a.row_stride = in.ConsumeBool() ? 0 : cols + in.ConsumeIntegralInRange<int64_t>(0, 4);
+      if (in.ConsumeIntegralInRange<int>(0, 3) == 0) a.xor_mask = in.ConsumeIntegralInRange<int64_t>(0, 63);
+      if (in.ConsumeIntegralInRange<int>(0, 3) == 0) {
+        a.swizzle_bits = in.ConsumeIntegralInRange<int>(0, 4);
+        a.swizzle_base = in.ConsumeIntegralInRange<int>(0, 4);
+        a.swizzle_shift = in.ConsumeIntegralInRange<int>(0, 6);
+      }
+      s.arrays.push_back(a);
+    }
+    vars = {"threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x", "blockIdx.y", "blockDim.x",
+            "gridDim.x",   "lane",        "warp",        "n"};
+    const int ndefines = in.ConsumeIntegralInRange<int>(0, 3);
+    for (int i = 0; i < ndefines; ++i) {
+      const std::string name = "d" + std::to_string(i);
+      s.defines.emplace_back(name, expr(3));
+      vars.push_back(name);
+    }
+    const int naccesses = in.ConsumeIntegralInRange<int>(1, 3);
+    for (int i = 0; i < naccesses; ++i) {
+      AccessSpec a;
+      a.op = in.ConsumeBool() ? "ld" : "st";
+      const size_t saved_vars = vars.size();
+      const int nloops = in.ConsumeIntegralInRange<int>(0, 2);
+      for (int k = 0; k < nloops; ++k) {
+        LoopSpec l;
+        l.var = "j" + std::to_string(k);
+        l.begin = in.ConsumeIntegralInRange<int64_t>(-4, 8);
+        l.end = l.begin + in.ConsumeIntegralInRange<int64_t>(1, 16);
+        l.step = in.ConsumeIntegralInRange<int64_t>(1, 8);
+        a.loops.push_back(l);
+        vars.push_back(l.var);
+      }
+      const ArraySpec& arr = s.arrays[in.ConsumeIntegralInRange<size_t>(0, s.arrays.size() - 1)];
+      a.target = arr.name;
+      for (int64_t extent : arr.dims) a.target += "[" + index(extent) + "]";
+      if (in.ConsumeBool()) a.guard = expr(2);
+      if (in.ConsumeIntegralInRange<int>(0, 3) == 0) {
+        static const int kWidths[] = {1, 2, 4, 8, 16};
+        a.width = kWidths[in.ConsumeIntegralInRange<size_t>(0, 4)];
+      }
+      s.accesses.push_back(a);
+      vars.resize(saved_vars);
+    }
+    return s;
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Checks on a compiled scenario
+// ---------------------------------------------------------------------------------------------
+
+int64_t instructions_per_warp(const Scenario& s) {
+  int64_t per_warp = 0;  // saturating: 4 loops of 4096 trips are 2^48 instructions per statement
+  for (const CompiledAccess& a : s.accesses) {
+    per_warp = std::min<int64_t>(per_warp + a.instructions_per_warp(), kMaxWarpInstructions + 1);
+  }
+  return per_warp;
+}
+
+void check_launch(const Scenario& s, const std::string& what) {
+  const int64_t per_warp = instructions_per_warp(s);
+  if (per_warp > kMaxWarpInstructions) return;
+  const int64_t blocks = s.grid.count();
+  if (blocks > kMaxBlocks) return;
+  const int64_t work = blocks * s.warps_per_block() * std::max<int64_t>(per_warp, 1);
+  if (work > kMaxLaunchWork) return;
+  auto fast = launch_totals(s);
+  if (!fast) FUZZ_NOTE(fuzz::one_line(fast.error().message), "error is not one line: '" + fast.error().message + "'");
+  if (fast) {
+    FUZZ_CHECK(fast->blocks == static_cast<uint64_t>(blocks), "launch_totals counted " + std::to_string(fast->blocks) + " blocks of " + std::to_string(blocks));
+    FUZZ_CHECK(fast->ld.wavefronts >= fast->ld.ideal && fast->st.wavefronts >= fast->st.ideal, "fewer wavefronts than ideal: " + what);
+  }
+  if (work > kMaxBruteWork) return;
+  auto brute = launch_totals_brute_force(s);
+  if (fast.ok() && brute.ok()) {
+    bool equal = same(fast->ld, brute->ld) && same(fast->st, brute->st) && fast->blocks == brute->blocks &&
+                 fast->max_n_way == brute->max_n_way && fast->per_access.size() == brute->per_access.size();
+    for (size_t i = 0; equal && i < fast->per_access.size(); ++i) equal = same(fast->per_access[i], brute->per_access[i]);
+    FUZZ_CHECK(equal, "launch_totals " + totals_text(*fast) + " != brute force " + totals_text(*brute) + " for " + what);
+  } else {
+    // A user error (an index outside the array, a division by zero) in any block: launch_totals
+    // promises the brute force's result, so both must report it.
+    FUZZ_CHECK(fast.ok() == brute.ok(),
+               std::string("launch_totals ") + (fast.ok() ? "succeeded" : "failed (" + fast.error().message + ")") +
+                   " but the brute force " + (brute.ok() ? "succeeded" : "failed (" + brute.error().message + ")") +
+                   " for " + what);
+  }
+}
+
+void check_scenario(const ScenarioSpec& spec) {
+  auto compiled = compile(spec);
+  FUZZ_CHECK(compiled.ok(), "a loaded spec does not compile: " + (compiled.ok() ? std::string() : err_text(compiled.error())));
+  const Scenario& s = *compiled;
+
+  // Save and load again: what the app saves must load, unchanged.
+  const std::string saved = scenario_to_json(spec).dump(2);
+  auto reloaded = parse_scenario_json(saved, "saved.json");
+  FUZZ_CHECK(reloaded.ok(), "a saved scenario does not load: " + (reloaded.ok() ? std::string() : err_text(reloaded.error())) + "\n" + saved);
+  FUZZ_CHECK(scenario_to_json(*reloaded).dump(2) == saved, "save -> load -> save changed the file:\n" + saved);
+
+  const int64_t per_warp = instructions_per_warp(s);
+  if (per_warp > kMaxWarpInstructions) return;
+  auto wi = warp_instructions(s, Dim3{0, 0, 0}, 0);
+  if (!wi) {
+    FUZZ_NOTE(fuzz::one_line(wi.error().message), "error is not one line: '" + wi.error().message + "'");
+  } else {
+    FUZZ_CHECK(static_cast<int64_t>(wi->size()) == per_warp,
+               std::to_string(wi->size()) + " instructions for warp 0, loops say " + std::to_string(per_warp) + "\n" + saved);
+    for (const WarpInstruction& w : *wi) {
+      FUZZ_CHECK(validate(w.access, s.spec.banks).ok(), "warp_instructions gave an access validate() rejects:\n" + saved);
+      const AccessCost c = cost(w.access, s.spec.banks);
+      const AccessReport r = simulate(w.access, s.spec.banks);
+      FUZZ_CHECK(c.wavefronts == r.cost.wavefronts && c.ideal_wavefronts == r.cost.ideal_wavefronts,
+                 "cost() != simulate() in " + w.text + "\n" + saved);
+      for (int lane = 0; lane < kWarpSize; ++lane) {
+        if (!((w.access.mask >> lane) & 1u)) continue;
+        const uint32_t addr = w.access.addr[static_cast<size_t>(lane)];
+        FUZZ_CHECK(uint64_t(addr) + uint64_t(w.access.width) <= s.shared_bytes() + 15,
+                   "lane " + std::to_string(lane) + " address " + std::to_string(addr) +
+                       " outside the declared shared memory (" + std::to_string(s.shared_bytes()) + " bytes) in " +
+                       w.text + "\n" + saved);
+      }
+    }
+  }
+  check_launch(s, "the scenario:\n" + saved);
+
+  // The same kernel on a few blocks, so the brute force can check launch_totals (partial tiles
+  // make guards differ between blocks, which is where launch_totals bisects).
+  if (spec.grid.x == 0 && spec.grid.y == 0 && spec.grid.z == 0) {
+    ScenarioSpec small = spec;
+    small.n = std::min<int64_t>(spec.n, 2 * std::max(spec.tile.x, spec.tile.y) + spec.n % 5);
+    auto cs = compile(small);
+    if (cs) check_launch(*cs, "the scenario with n = " + std::to_string(small.n) + ":\n" + saved);
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size > kMaxInput) return 0;
+  if (size > 0 && data[0] == 0) {
+    FuzzedDataProvider in(data + 1, size - 1);
+    const ScenarioSpec spec = SpecBuilder{in, {}}.build();
+    if (!compile(spec).ok()) return 0;
+    check_scenario(spec);
+    return 0;
+  }
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  auto spec = parse_scenario_json(text, "fuzz.json");
+  if (!spec) {
+    const std::string& m = spec.error().message;
+    FUZZ_NOTE(fuzz::one_line(m), "error is not one line: '" + m + "'");
+    FUZZ_CHECK(m.rfind("fuzz.json: ", 0) == 0, "error does not name the file: '" + m + "'");
+    return 0;
+  }
+  check_scenario(*spec);
+  return 0;
+}
