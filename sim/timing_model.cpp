@@ -171,7 +171,15 @@ std::optional<BenchKernelDescription> describe_bench_kernel(const std::string& n
       {"fast_reg4x4", {256, 0, 34, 64, 64, false, true}},
       {"fast_tma", {128, 9224, 34, 64, 32, false, true}},
   };
-  const auto it = kRows.find(name);
+  // "<kernel>_g<K>" is the same kernel with its blocks launched in groups of K tile-rows: the same
+  // shape and work (the model does not see block order).
+  std::string base = name;
+  const size_t g = name.rfind("_g");
+  if (g != std::string::npos && g + 2 < name.size() &&
+      name.find_first_not_of("0123456789", g + 2) == std::string::npos) {
+    base = name.substr(0, g);
+  }
+  const auto it = kRows.find(base);
   if (it == kRows.end() || n <= 0) return std::nullopt;
   const Row& k = it->second;
   constexpr int kElem = 4;  // fp32
