@@ -1,6 +1,6 @@
 // bench_model.cpp: how fast the model is, single core. Prints the figures the README quotes.
-//   1. warp instructions evaluated per second by cost(), per access width (a mix of strides,
-//      broadcasts and random addresses);
+//   1. warp instructions evaluated per second by cost(), per access width: strided warps (element
+//      strides 0..64, what tiled kernels issue), random addresses, and both mixed;
 //   2. time to compute per-launch totals of the transpose scenarios at N = 16384 (and at a size
 //      that is not a multiple of 32, where edge blocks must be simulated).
 #include <algorithm>
@@ -19,26 +19,36 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-std::vector<WarpAccess> patterns(int width) {
+enum class Mix { kStrided, kRandom, kAll };
+
+// Strided: lane i at i * s elements for s = 0..64 (what tiled kernels issue: rows, columns,
+// padded and unpadded strides). Random: 63 warps of aligned addresses drawn from 48 KiB.
+std::vector<WarpAccess> patterns(int width, Mix mix) {
   std::vector<WarpAccess> v;
   std::mt19937 rng(12345);
-  for (uint32_t s = 0; s <= 64; ++s) {  // element strides 0..64
-    WarpAccess a;
-    a.width = width;
-    for (uint32_t i = 0; i < 32; ++i) a.addr[i] = i * s * uint32_t(width);
-    v.push_back(a);
+  if (mix != Mix::kRandom) {
+    for (uint32_t s = 0; s <= 64; ++s) {
+      WarpAccess a;
+      a.width = width;
+      for (uint32_t i = 0; i < 32; ++i) a.addr[i] = i * s * uint32_t(width);
+      v.push_back(a);
+    }
   }
-  for (int k = 0; k < 63; ++k) {  // random aligned addresses in 48 KiB
-    WarpAccess a;
-    a.width = width;
-    for (uint32_t i = 0; i < 32; ++i) a.addr[i] = static_cast<uint32_t>(rng() % (49152 / uint32_t(width))) * uint32_t(width);
-    v.push_back(a);
+  if (mix != Mix::kStrided) {
+    for (int k = 0; k < 63; ++k) {
+      WarpAccess a;
+      a.width = width;
+      for (uint32_t i = 0; i < 32; ++i) {
+        a.addr[i] = static_cast<uint32_t>(rng() % (49152 / uint32_t(width))) * uint32_t(width);
+      }
+      v.push_back(a);
+    }
   }
   return v;
 }
 
-double instructions_per_second(int width) {
-  const std::vector<WarpAccess> v = patterns(width);
+double instructions_per_second(int width, Mix mix) {
+  const std::vector<WarpAccess> v = patterns(width, mix);
   uint64_t sink = 0, n = 0;
   const auto t0 = Clock::now();
   double secs = 0;
@@ -76,9 +86,11 @@ double launch_ms(const std::string& file, int64_t n, uint64_t* blocks_simulated)
 
 int main() {
   std::printf("bankscope model benchmark (single core)\n\n");
-  std::printf("cost() throughput, mix of 65 strides + 63 random patterns:\n");
+  std::printf("cost() throughput, M warp instructions/s      strided   random   both\n");
   for (int w : {1, 2, 4, 8, 16}) {
-    std::printf("  %2d-byte accesses  %7.1f M warp instructions/s\n", w, instructions_per_second(w) / 1e6);
+    std::printf("  %2d-byte accesses                          %7.1f  %7.1f  %6.1f\n", w,
+                instructions_per_second(w, Mix::kStrided) / 1e6, instructions_per_second(w, Mix::kRandom) / 1e6,
+                instructions_per_second(w, Mix::kAll) / 1e6);
   }
   std::printf("\nper-launch totals (compile + launch_totals, median of 21):\n");
   const char* files[] = {"seed_transpose_32x32.json", "tiled_32x8_32x32.json", "tiled_32x8_32x33.json",
