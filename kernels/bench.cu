@@ -13,9 +13,7 @@
 //   - GB/s = 2 * n * n * 4 bytes / time (each element read once and written once), and each row's
 //     percentage of cudaMemcpy device-to-device at the same n, measured in the same process.
 //
-// Build standalone (what scripts/h200_bench.sh does), with a main() of its own:
-//   nvcc -arch=sm_90 -O3 -std=c++17 -I. -DBANKSCOPE_BENCH_MAIN kernels/bench.cu -lcublas -o bench
-// or link this file (without BANKSCOPE_BENCH_MAIN) into bankscope-gpu and call run_bench().
+// Linked into bankscope-gpu (`bankscope-gpu bench`), which calls run_bench().
 #include "bench.hpp"
 
 #include <algorithm>
@@ -41,6 +39,7 @@
 #include "cuda_check.hpp"
 #include "fast_transpose.cuh"
 #include "fill_pattern.hpp"
+#include "harness.hpp"
 #include "sim/bench_timing.hpp"
 
 #ifndef BANKSCOPE_SOURCE_DIR
@@ -77,10 +76,11 @@ struct Row {
   double predicted_ms = 0;  // the timing model (sim/timing_model.hpp); 0 = not described
 };
 
+// The device as every bankscope-gpu result records it (query_device_info: name, SMs, clocks,
+// NVIDIA driver and CUDA versions), plus what only the bench reports.
 struct DeviceFacts {
-  std::string name, nvidia_driver;
-  int sms = 0, cc_major = 0, cc_minor = 0, clock_mhz = 0, mem_clock_mhz = 0, bus_bits = 0;
-  int l2_bytes = 0, driver = 0, runtime = 0, cublas = 0;
+  DeviceInfo info;
+  int l2_bytes = 0, bus_bits = 0, cublas = 0;
   size_t smem_per_sm = 0;
 };
 
@@ -253,47 +253,20 @@ std::string json_escape(const std::string& s) {
   return o;
 }
 
-std::string nvidia_driver_line() {
-  std::ifstream f("/proc/driver/nvidia/version");
-  std::string line;
-  std::getline(f, line);
-  // "NVRM version: NVIDIA UNIX [Open] Kernel Module [for x86_64]  580.159.04  <date>" -> the first
-  // word that looks like a version: digits with at least two dots.
-  std::istringstream ss(line);
-  std::string word;
-  while (ss >> word) {
-    const bool digits_and_dots = word.find_first_not_of("0123456789.") == std::string::npos;
-    if (digits_and_dots && std::count(word.begin(), word.end(), '.') >= 2) return word;
-  }
-  return line;
-}
 
 DeviceFacts query_facts(cublasHandle_t handle) {
   DeviceFacts d;
+  d.info = query_device_info();
   int dev = 0;
   BANKSCOPE_CUDA_CHECK(cudaGetDevice(&dev));
   cudaDeviceProp p{};
   BANKSCOPE_CUDA_CHECK(cudaGetDeviceProperties(&p, dev));
-  d.name = p.name;
-  d.sms = p.multiProcessorCount;
-  d.cc_major = p.major;
-  d.cc_minor = p.minor;
   d.l2_bytes = p.l2CacheSize;
   d.smem_per_sm = p.sharedMemPerMultiprocessor;
-  int khz = 0;
-  BANKSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev));
-  d.clock_mhz = khz / 1000;
-  BANKSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev));
-  d.mem_clock_mhz = khz / 1000;
   BANKSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&d.bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev));
-  BANKSCOPE_CUDA_CHECK(cudaDriverGetVersion(&d.driver));
-  BANKSCOPE_CUDA_CHECK(cudaRuntimeGetVersion(&d.runtime));
   BANKSCOPE_CUBLAS_CHECK(cublasGetVersion(handle, &d.cublas));
-  d.nvidia_driver = nvidia_driver_line();
   return d;
 }
-
-std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
 
 std::string to_json(const DeviceFacts& d, const BenchOptions& o, const std::vector<Row>& rows, bool complete,
                     const std::string& error) {
@@ -301,11 +274,13 @@ std::string to_json(const DeviceFacts& d, const BenchOptions& o, const std::vect
   j.setf(std::ios::fixed);
   j << "{\n  \"tool\": \"bankscope-gpu bench\",\n  \"complete\": " << (complete ? "true" : "false");
   if (!error.empty()) j << ",\n  \"error\": \"" << json_escape(error) << "\"";
-  j << ",\n  \"device\": {\"name\": \"" << json_escape(d.name) << "\", \"sm\": \"" << d.cc_major << "." << d.cc_minor
-    << "\", \"sms\": " << d.sms << ", \"sm_clock_mhz\": " << d.clock_mhz << ", \"mem_clock_mhz\": " << d.mem_clock_mhz
+  const DeviceInfo& i = d.info;
+  j << ",\n  \"device\": {\"name\": \"" << json_escape(i.name) << "\", \"sm\": \"" << i.sm << "\", \"sms\": " << i.sms
+    << ", \"sm_clock_mhz\": " << i.sm_clock_mhz << ", \"mem_clock_mhz\": " << i.mem_clock_mhz
     << ", \"mem_bus_bits\": " << d.bus_bits << ", \"l2_bytes\": " << d.l2_bytes << ", \"smem_per_sm\": " << d.smem_per_sm
-    << ", \"nvidia_driver\": \"" << json_escape(d.nvidia_driver) << "\", \"cuda_driver\": \"" << version_text(d.driver)
-    << "\", \"cuda_runtime\": \"" << version_text(d.runtime) << "\", \"cublas\": " << d.cublas << "},\n";
+    << ", \"nvidia_driver\": \"" << json_escape(i.driver) << "\", \"cuda_driver\": \"" << i.cuda_driver
+    << "\", \"cuda_runtime\": \"" << i.cuda_runtime << "\", \"cublas\": " << d.cublas << ", \"date\": \"" << i.date
+    << "\"},\n";
   j << "  \"method\": {\"elem\": \"float\", \"runs\": " << o.runs << ", \"warmup\": " << o.warmup
     << ", \"statistic\": \"median\", \"timer\": \"cudaEvent per launch\", \"gbps\": \"2*n*n*4 bytes / median\", "
        "\"pct_of_copy\": \"gbps / memcpy_d2d gbps at the same n\"},\n";
@@ -462,8 +437,8 @@ void predict_rows(std::vector<Row>& rows, const DeviceFacts& dev) {
   for (const Row& r : rows) {
     measured.push_back({r.name, r.scenario, r.n, r.skipped.empty() && r.correct ? r.ms_median : 0.0});
   }
-  auto predicted = predict_bench_rows(measured, std::string(BANKSCOPE_SOURCE_DIR) + "/assets/scenarios", dev.sms,
-                                      double(dev.clock_mhz));
+  auto predicted = predict_bench_rows(measured, std::string(BANKSCOPE_SOURCE_DIR) + "/assets/scenarios", dev.info.sms,
+                                      double(dev.info.sm_clock_mhz));
   if (!predicted) {
     std::printf("\ntiming model: %s\n", predicted.error().message.c_str());
     return;
@@ -509,11 +484,11 @@ int run_bench_impl(const BenchOptions& o) {
     ~HandleGuard() { cublasDestroy(h); }
   } guard{handle};
   const DeviceFacts dev = query_facts(handle);
-  std::cerr << "bankscope-gpu bench: " << dev.name << ", " << dev.sms << " SMs, " << dev.clock_mhz << " MHz, driver "
-            << dev.nvidia_driver << ", CUDA " << version_text(dev.driver) << " (runtime " << version_text(dev.runtime)
-            << "), cuBLAS " << dev.cublas << "\n";
+  std::cerr << "bankscope-gpu bench: " << dev.info.name << ", " << dev.info.sms << " SMs, " << dev.info.sm_clock_mhz
+            << " MHz, driver " << dev.info.driver << ", CUDA " << dev.info.cuda_driver << " (runtime "
+            << dev.info.cuda_runtime << "), cuBLAS " << dev.cublas << "\n";
 
-  std::vector<Candidate> all = make_candidates(handle, dev.sms);
+  std::vector<Candidate> all = make_candidates(handle, dev.info.sms);
   std::vector<Candidate> lineup;
   for (Candidate& c : all) {
     const bool always = c.name == "memcpy_d2d" || c.name == "cublas_sgeam";  // the two yardsticks
@@ -641,57 +616,3 @@ int run_bench(const BenchOptions& options) {
 }
 
 }  // namespace bankscope
-
-#ifdef BANKSCOPE_BENCH_MAIN
-// Standalone: bench [--n 4096,8192] [--json F] [--svg F] [--runs R] [--warmup W] [--only S]
-//                   [--exclude S] [--plot-script F] [--list]
-int main(int argc, char** argv) {
-  bankscope::BenchOptions o;
-  for (int k = 1; k < argc; ++k) {
-    const std::string a = argv[k];
-    const auto value = [&]() -> std::string {
-      if (k + 1 >= argc) {
-        std::cerr << "bench: " << a << " needs a value\n";
-        std::exit(bankscope::kBenchExitUsage);
-      }
-      return argv[++k];
-    };
-    const auto number = [&](const std::string& text) -> long long {
-      char* end = nullptr;
-      const long long v = std::strtoll(text.c_str(), &end, 10);
-      if (text.empty() || *end != '\0') {
-        std::cerr << "bench: " << a << ": \"" << text << "\" is not a number\n";
-        std::exit(bankscope::kBenchExitUsage);
-      }
-      return v;
-    };
-    if (a == "--n") {
-      o.sizes.clear();
-      std::stringstream ss(value());
-      std::string item;
-      while (std::getline(ss, item, ',')) o.sizes.push_back(number(item));
-    } else if (a == "--json") {
-      o.json_path = value();
-    } else if (a == "--svg") {
-      o.svg_path = value();
-    } else if (a == "--runs") {
-      o.runs = static_cast<int>(number(value()));
-    } else if (a == "--warmup") {
-      o.warmup = static_cast<int>(number(value()));
-    } else if (a == "--only") {
-      o.only = value();
-    } else if (a == "--exclude") {
-      o.exclude = value();
-    } else if (a == "--plot-script") {
-      o.plot_script = value();
-    } else if (a == "--list") {
-      for (const std::string& name : bankscope::bench_kernel_names()) std::cout << name << "\n";
-      return 0;
-    } else {
-      std::cerr << "bench: unknown argument \"" << a << "\" (--n --json --svg --runs --warmup --only --exclude --plot-script --list)\n";
-      return bankscope::kBenchExitUsage;
-    }
-  }
-  return bankscope::run_bench(o);
-}
-#endif

@@ -6,23 +6,8 @@
 #   device tool:  run  command="bash scripts/h200_final.sh"  carry=[".devdeps"]
 # Writes 8 files to $OUT: log.txt, ctest.txt, validate.txt, validate.json, patterns_measured.jsonl,
 # bench.json, bench.txt, bench.svg. Never changes clocks or GPU settings (ncu --clock-control none).
-set -u -o pipefail
-cd "$(dirname "$0")/.."
-OUT=${OUT:-out/h200}
-BUILD=${BUILD:-build-h200}
-mkdir -p "$OUT"
-exec > >(tee "$OUT/log.txt") 2>&1
-step() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
-
-step "machine"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv || true
-nvcc --version | tail -2 || true
-
-step "configure and build (sm_90)"
-gen=""; command -v ninja >/dev/null && gen="-G Ninja"
-cmake -S . -B "$BUILD" $gen -DCMAKE_BUILD_TYPE=Release -DBANKSCOPE_BUILD_APP=OFF -DBANKSCOPE_BUILD_TESTS=ON \
-  -DBANKSCOPE_BUILD_BENCH=OFF -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null || exit 1
-cmake --build "$BUILD" -j "$(nproc)" --target bankscope-gpu gpu_host_tests gpu_device_tests >/dev/null || exit 1
+source "$(dirname "$0")/h200_common.sh"
+h200_build ON bankscope-gpu gpu_host_tests gpu_device_tests
 BIN="$BUILD/bin/bankscope-gpu"
 
 step "gpu tests"

@@ -12,22 +12,8 @@
 #
 # Writes 8 files to $OUT: log.txt, fresh_batch_measured.jsonl, fresh_r6_measured.jsonl, bench.json,
 # bench.svg, bench.txt, ncu_bench.csv, sanitizer.txt. Never changes clocks or GPU settings.
-set -u -o pipefail
-cd "$(dirname "$0")/.."
-OUT=${OUT:-out/h200}
-BUILD=${BUILD:-build-h200}
-mkdir -p "$OUT"
-exec > >(tee "$OUT/log.txt") 2>&1
-step() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
-
-step "machine"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv || true
-
-step "configure and build (sm_90)"
-gen=""; command -v ninja >/dev/null && gen="-G Ninja"
-cmake -S . -B "$BUILD" $gen -DCMAKE_BUILD_TYPE=Release -DBANKSCOPE_BUILD_APP=OFF -DBANKSCOPE_BUILD_TESTS=OFF \
-  -DBANKSCOPE_BUILD_BENCH=OFF -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null || exit 1
-cmake --build "$BUILD" -j "$(nproc)" --target bankscope-gpu >/dev/null || exit 1
+source "$(dirname "$0")/h200_common.sh"
+h200_build OFF bankscope-gpu
 BIN="$BUILD/bin/bankscope-gpu"
 "$BIN" info
 

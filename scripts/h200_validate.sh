@@ -12,24 +12,9 @@
 # validate.txt, validate.json, validate_ncu.json, ncu_validate.csv, patterns_measured.jsonl,
 # sass_lds_sts.txt.
 # Never changes clocks or GPU settings (ncu runs with --clock-control none).
-set -u -o pipefail
-cd "$(dirname "$0")/.."
-OUT=${OUT:-out/h200}
-BUILD=${BUILD:-build-h200}
-mkdir -p "$OUT"
-exec > >(tee "$OUT/log.txt") 2>&1
-step() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
-
-step "machine"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv || true
-nvcc --version | tail -2 || true
+source "$(dirname "$0")/h200_common.sh"
+h200_build ON bankscope-gpu gpu_host_tests gpu_device_tests
 command -v ncu cuobjdump || true
-
-step "configure and build (sm_90)"
-gen=""; command -v ninja >/dev/null && gen="-G Ninja"
-cmake -S . -B "$BUILD" $gen -DCMAKE_BUILD_TYPE=Release -DBANKSCOPE_BUILD_APP=OFF -DBANKSCOPE_BUILD_TESTS=ON \
-  -DBANKSCOPE_BUILD_BENCH=OFF -DCMAKE_CUDA_ARCHITECTURES=90 || exit 1
-cmake --build "$BUILD" -j "$(nproc)" --target bankscope-gpu gpu_host_tests gpu_device_tests || exit 1
 BIN="$BUILD/bin/bankscope-gpu"
 
 step "gpu tests"
