@@ -154,8 +154,12 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
       const ImU32 fill = now ? palette::kServe : done ? palette::kDone : palette::kWaiting;
       dl->AddRectFilled(a, c, fill);
       if (info.conflict) {
-        hatch_rect(dl, a, c, palette::kConflict, 5.0f, 1.5f);
-        dl->AddRect(a, c, palette::kConflict, 0, 0, 2.0f);
+        // Small cells keep their waiting / serving / served fill readable: the conflict shows as a
+        // stripe on the left edge and an outline; large cells are hatched as well.
+        const float stripe = std::max(2.0f, (c.x - a.x) * 0.25f);
+        dl->AddRectFilled(a, ImVec2(a.x + stripe, c.y), palette::kConflict);
+        if (c.y - a.y >= 14.0f) hatch_rect(dl, ImVec2(a.x + stripe, a.y), c, palette::kConflict, 6.0f, 1.0f);
+        dl->AddRect(a, c, palette::kConflict, 0, 0, 1.0f);
       }
       // Lane marker: the (first) lane's number when it fits, "+" when several lanes share the word.
       char label[12];
