@@ -180,6 +180,40 @@ __device__ __forceinline__ void fast_f4_stage(float* tile, const float4 (&v)[Fas
   }
 }
 
+// The 4x4 block in registers, transposed: a[k] holds input row k (4 columns); the result holds
+// output row k, i.e. input column k.
+__device__ __forceinline__ void transpose4x4(const float4 (&a)[4], float4 (&b)[4]) {
+  b[0] = make_float4(a[0].x, a[1].x, a[2].x, a[3].x);
+  b[1] = make_float4(a[0].y, a[1].y, a[2].y, a[3].y);
+  b[2] = make_float4(a[0].z, a[1].z, a[2].z, a[3].z);
+  b[3] = make_float4(a[0].w, a[1].w, a[2].w, a[3].w);
+}
+
+// Stores output rows orow0 .. orow0+3, 4 floats each from column ocol: one 16-byte store a row when
+// the block is whole and aligned (`fast`), else element by element inside the n x n matrix.
+template <bool kStreaming = false>
+__device__ __forceinline__ void store_rows4(float* __restrict__ out, int n, int orow0, int ocol,
+                                            const float4 (&b)[4], bool fast) {
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const int orow = orow0 + k;
+    const int64_t g = int64_t(orow) * n + ocol;
+    if (fast) {
+      float4* p = reinterpret_cast<float4*>(out + g);
+      if (kStreaming) {
+        __stcs(p, b[k]);
+      } else {
+        *p = b[k];
+      }
+    } else if (orow < n) {
+      const float e[4] = {b[k].x, b[k].y, b[k].z, b[k].w};
+#pragma unroll
+      for (int q = 0; q < 4; ++q)
+        if (ocol + q < n) out[g + q] = e[q];
+    }
+  }
+}
+
 // Shared -> global: thread t owns 4x4 block (i, j) = (idx % kBlocksI, idx / kBlocksI): tile rows
 // 4i..4i+3, columns 4j..4j+3; four LDS.128, a register transpose, four 16-byte stores to output
 // rows x0+4j+k at column y0+4i (consecutive lanes: consecutive i: contiguous 16-byte pieces).
@@ -196,27 +230,9 @@ __device__ __forceinline__ void fast_f4_store(float* __restrict__ out, const flo
     float4 a[4];
 #pragma unroll
     for (int k = 0; k < 4; ++k) a[k] = *reinterpret_cast<const float4*>(tile + kLayout.offset(4 * i + k, 4 * j));
-    const float4 b[4] = {make_float4(a[0].x, a[1].x, a[2].x, a[3].x), make_float4(a[0].y, a[1].y, a[2].y, a[3].y),
-                         make_float4(a[0].z, a[1].z, a[2].z, a[3].z), make_float4(a[0].w, a[1].w, a[2].w, a[3].w)};
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      const int orow = x0 + 4 * j + k;
-      const int ocol = y0 + 4 * i;
-      const int64_t g = int64_t(orow) * n + ocol;
-      if (fast) {
-        float4* p = reinterpret_cast<float4*>(out + g);
-        if (kStreaming) {
-          __stcs(p, b[k]);
-        } else {
-          *p = b[k];
-        }
-      } else if (orow < n) {
-        const float e[4] = {b[k].x, b[k].y, b[k].z, b[k].w};
-#pragma unroll
-        for (int q = 0; q < 4; ++q)
-          if (ocol + q < n) out[g + q] = e[q];
-      }
-    }
+    float4 b[4];
+    transpose4x4(a, b);
+    store_rows4<kStreaming>(out, n, x0 + 4 * j, y0 + 4 * i, b, fast);
   }
 }
 
@@ -311,21 +327,9 @@ __global__ void __launch_bounds__(256) fast_reg4x4(float* __restrict__ out, cons
       a[k] = make_float4(e[0], e[1], e[2], e[3]);
     }
   }
-  const float4 b[4] = {make_float4(a[0].x, a[1].x, a[2].x, a[3].x), make_float4(a[0].y, a[1].y, a[2].y, a[3].y),
-                       make_float4(a[0].z, a[1].z, a[2].z, a[3].z), make_float4(a[0].w, a[1].w, a[2].w, a[3].w)};
-#pragma unroll
-  for (int k = 0; k < 4; ++k) {
-    const int orow = col + k;
-    const int64_t g = int64_t(orow) * n + row;
-    if (fast) {
-      *reinterpret_cast<float4*>(out + g) = b[k];
-    } else if (orow < n) {
-      const float e[4] = {b[k].x, b[k].y, b[k].z, b[k].w};
-#pragma unroll
-      for (int q = 0; q < 4; ++q)
-        if (row + q < n) out[g + q] = e[q];
-    }
-  }
+  float4 b[4];
+  transpose4x4(a, b);
+  store_rows4(out, n, col, row, b, fast);
 }
 
 
@@ -404,23 +408,10 @@ __global__ void __launch_bounds__(kTmaThreads) fast_tma(float* __restrict__ out,
   float4 a[4];
 #pragma unroll
   for (int k = 0; k < 4; ++k) a[k] = *reinterpret_cast<const float4*>(tile + kLayout.offset(4 * i + k, 4 * j));
-  const float4 b[4] = {make_float4(a[0].x, a[1].x, a[2].x, a[3].x), make_float4(a[0].y, a[1].y, a[2].y, a[3].y),
-                       make_float4(a[0].z, a[1].z, a[2].z, a[3].z), make_float4(a[0].w, a[1].w, a[2].w, a[3].w)};
+  float4 b[4];
+  transpose4x4(a, b);
   const bool fast = x0 + kTmaCols <= n && y0 + kTmaRows <= n;  // n % 4 == 0 is the host's precondition
-#pragma unroll
-  for (int k = 0; k < 4; ++k) {
-    const int orow = x0 + 4 * j + k;
-    const int ocol = y0 + 4 * i;
-    const int64_t g = int64_t(orow) * n + ocol;
-    if (fast) {
-      *reinterpret_cast<float4*>(out + g) = b[k];
-    } else if (orow < n) {
-      const float e[4] = {b[k].x, b[k].y, b[k].z, b[k].w};
-#pragma unroll
-      for (int q = 0; q < 4; ++q)
-        if (ocol + q < n) out[g + q] = e[q];
-    }
-  }
+  store_rows4(out, n, x0 + 4 * j, y0 + 4 * i, b, fast);
 }
 
 }  // namespace bench
