@@ -94,6 +94,9 @@ struct AccessReport {
 
 // Both assume `access` passed validate(); they assert otherwise.
 AccessCost cost(const WarpAccess& access, const BankConfig& cfg = {});
+// Which implementation cost() uses for the default geometry on this CPU: "avx512" or "portable"
+// (both give the same numbers; the environment variable BANKSCOPE_NO_AVX512 forces "portable").
+const char* cost_implementation();
 AccessReport simulate(const WarpAccess& access, const BankConfig& cfg = {});
 
 }  // namespace bankscope

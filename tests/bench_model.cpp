@@ -85,7 +85,7 @@ double launch_ms(const std::string& file, int64_t n, uint64_t* blocks_simulated)
 }  // namespace
 
 int main() {
-  std::printf("bankscope model benchmark (single core)\n\n");
+  std::printf("bankscope model benchmark (single core; cost() implementation: %s)\n\n", cost_implementation());
   std::printf("cost() throughput, M warp instructions/s      strided   random   both\n");
   for (int w : {1, 2, 4, 8, 16}) {
     std::printf("  %2d-byte accesses                          %7.1f  %7.1f  %6.1f\n", w,
