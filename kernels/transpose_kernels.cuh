@@ -47,36 +47,11 @@ __global__ void k_transpose_seed(float* out, const float* in, int n) {
   }
 }
 
-// 32x8 threads, each moving 4 elements (cuda-samples' transposeNoBankConflicts shape).
-template <typename T, int kStride, int kXorMask>
-__global__ void k_transpose_32x8(T* out, const T* in, int n) {
-  constexpr int kBlockRows = 8;
-  constexpr PhysicalLayout kLayout{kStride, kXorMask};
-  __shared__ T tile[kTileDim * kStride];
-
-  int x = blockIdx.x * kTileDim + threadIdx.x;
-  int y = blockIdx.y * kTileDim + threadIdx.y;
-#pragma unroll
-  for (int j = 0; j < kTileDim; j += kBlockRows) {
-    if (x < n && y + j < n) tile[kLayout.offset(threadIdx.y + j, threadIdx.x)] = in[int64_t(y + j) * n + x];
-  }
-  __syncthreads();
-
-  x = blockIdx.y * kTileDim + threadIdx.x;
-  y = blockIdx.x * kTileDim + threadIdx.y;
-#pragma unroll
-  for (int j = 0; j < kTileDim; j += kBlockRows) {
-    if (x < n && y + j < n) out[int64_t(y + j) * n + x] = tile[kLayout.offset(threadIdx.x, threadIdx.y + j)];
-  }
-}
-
-// Any physical layout at run time; the tile lives in dynamic shared memory sized by the host
-// (the largest layout.offset over the 32x32 tile, plus one element).
+// The body of the 32x(kBlockRows) tiled transpose, for a tile in static or dynamic shared memory:
+// rows in through a coalesced read, a barrier, columns out through a coalesced write. Inlined, so a
+// compile-time layout still folds to constant offsets.
 template <typename T, int kBlockRows>
-__global__ void k_transpose_dyn(T* out, const T* in, int n, PhysicalLayout layout) {
-  extern __shared__ __align__(16) unsigned char dyn_smem[];
-  T* tile = reinterpret_cast<T*>(dyn_smem);
-
+__device__ __forceinline__ void tiled_transpose(T* out, const T* in, int n, T* tile, const PhysicalLayout& layout) {
   int x = blockIdx.x * kTileDim + threadIdx.x;
   int y = blockIdx.y * kTileDim + threadIdx.y;
 #pragma unroll
@@ -91,6 +66,22 @@ __global__ void k_transpose_dyn(T* out, const T* in, int n, PhysicalLayout layou
   for (int j = 0; j < kTileDim; j += kBlockRows) {
     if (x < n && y + j < n) out[int64_t(y + j) * n + x] = tile[layout.offset(threadIdx.x, threadIdx.y + j)];
   }
+}
+
+// 32x8 threads, each moving 4 elements (cuda-samples' transposeNoBankConflicts shape).
+template <typename T, int kStride, int kXorMask>
+__global__ void k_transpose_32x8(T* out, const T* in, int n) {
+  constexpr PhysicalLayout kLayout{kStride, kXorMask};
+  __shared__ T tile[kTileDim * kStride];
+  tiled_transpose<T, 8>(out, in, n, tile, kLayout);
+}
+
+// Any physical layout at run time; the tile lives in dynamic shared memory sized by the host
+// (the largest layout.offset over the 32x32 tile, plus one element).
+template <typename T, int kBlockRows>
+__global__ void k_transpose_dyn(T* out, const T* in, int n, PhysicalLayout layout) {
+  extern __shared__ __align__(16) unsigned char dyn_smem[];
+  tiled_transpose<T, kBlockRows>(out, in, n, reinterpret_cast<T*>(dyn_smem), layout);
 }
 
 }  // namespace bankscope
