@@ -4,9 +4,12 @@
 // shared-memory address depends on blockIdx (true for every tiled kernel), two blocks in which
 // every statement's guard has the same constant truth value issue identical instructions. Interval
 // arithmetic over a rectangle of blocks proves a guard constant over the whole rectangle; the
-// rectangle is then costed from one block and multiplied. Rectangles where a guard may change are
-// bisected down to single blocks, which are simulated. The result equals the brute force over every
-// block (tests/test_kernel_model.cpp checks this), and an N=16384 transpose costs one block.
+// rectangle is then costed from one block and multiplied. Where a guard changes from thread to
+// thread but each thread's value is the same in every block of the rectangle (an edge strip of a
+// matrix that is not a multiple of the tile), the rectangle is costed from one block too. Other
+// rectangles are bisected down to single blocks, which are simulated. The result equals the brute
+// force over every block (tests/test_kernel_model.cpp checks this), and an N=16384 transpose costs
+// one block.
 #include "kernel_model.hpp"
 
 #include <algorithm>
@@ -257,6 +260,54 @@ bool addresses_depend_on_block(const Scenario& s) {
   return false;
 }
 
+// True when every thread sees the same truth value of every guard (each loop iteration apart) in
+// every block of the region, although threads differ from one another: the blocks on one edge of a
+// matrix whose size is not a multiple of the tile. Their masks are then identical, and so (with
+// addresses independent of blockIdx) are their instructions. Evaluated per thread with threadIdx
+// as points and blockIdx as the region's ranges; any define or guard that may fail refuses.
+bool threads_uniform(const Scenario& s, const Region& r) {
+  constexpr int64_t kMaxIterations = 64;  // beyond that, a loop variable is taken as its range
+  IntervalEnv ie;
+  const Dim3& b = s.spec.block;
+  ie.v[kBlockIdxX] = {r.lo[0], r.hi[0]};
+  ie.v[kBlockIdxY] = {r.lo[1], r.hi[1]};
+  ie.v[kBlockIdxZ] = {r.lo[2], r.hi[2]};
+  ie.v[kBlockDimX] = {b.x, b.x};
+  ie.v[kBlockDimY] = {b.y, b.y};
+  ie.v[kBlockDimZ] = {b.z, b.z};
+  ie.v[kGridDimX] = {s.grid.x, s.grid.x};
+  ie.v[kGridDimY] = {s.grid.y, s.grid.y};
+  ie.v[kGridDimZ] = {s.grid.z, s.grid.z};
+  ie.v[kN] = {s.spec.n, s.spec.n};
+  auto definite = [](const Interval& g) { return !g.may_fail && (g.lo > 0 || g.hi < 0 || (g.lo == 0 && g.hi == 0)); };
+  for (int64_t t = 0; t < b.count(); ++t) {
+    ie.v[kThreadIdxX] = {t % b.x, t % b.x};
+    ie.v[kThreadIdxY] = {(t / b.x) % b.y, (t / b.x) % b.y};
+    ie.v[kThreadIdxZ] = {t / (b.x * b.y), t / (b.x * b.y)};
+    ie.v[kLane] = {t % kWarpSize, t % kWarpSize};
+    ie.v[kWarp] = {t / kWarpSize, t / kWarpSize};
+    for (const auto& [slot, expr] : s.defines) {
+      ie.v[slot] = expr.interval(ie);
+      if (ie.v[slot].may_fail) return false;
+    }
+    for (const CompiledAccess& a : s.accesses) {
+      if (a.guard.empty()) continue;
+      // One loop: each iteration on its own (a guard like y + j < n changes with j); else ranges.
+      if (a.loops.size() == 1 && a.loops[0].trips() <= kMaxIterations) {
+        const CompiledLoop& l = a.loops[0];
+        for (int64_t v = l.begin; v < l.end; v += l.step) {
+          ie.v[l.slot] = {v, v};
+          if (!definite(a.guard.interval(ie))) return false;
+        }
+      } else {
+        for (const CompiledLoop& l : a.loops) ie.v[l.slot] = {l.begin, l.last()};
+        if (!definite(a.guard.interval(ie))) return false;
+      }
+    }
+  }
+  return true;
+}
+
 struct Totaler {
   const Scenario& s;
   LaunchTotals& lt;
@@ -284,6 +335,34 @@ struct Totaler {
       }
       accumulate(lt, s, it->second, n);
       return true;
+    }
+    if (threads_uniform(s, r)) {  // an edge strip: every block like its first
+      auto bt = simulate_block(s, Dim3{r.lo[0], r.lo[1], r.lo[2]});
+      if (!bt) return bt.error();
+      accumulate(lt, s, *bt, n);
+      ++lt.blocks_simulated;
+      return true;
+    }
+    // Peel the last or first slice off an axis when the rest is uniform (the edge of a matrix that
+    // is not a multiple of the tile), else bisect the longest axis.
+    for (int k = 0; k < 3; ++k) {
+      if (r.hi[k] == r.lo[k]) continue;
+      for (const bool last : {true, false}) {
+        Region rest = r, slice = r;
+        if (last) {
+          rest.hi[k] = r.hi[k] - 1;
+          slice.lo[k] = r.hi[k];
+        } else {
+          rest.lo[k] = r.lo[k] + 1;
+          slice.hi[k] = r.lo[k];
+        }
+        const std::vector<int8_t> t = guard_truth(s, rest);
+        if (std::find(t.begin(), t.end(), int8_t{-1}) == t.end()) {
+          auto ra = region(rest);
+          if (!ra) return ra;
+          return region(slice);
+        }
+      }
     }
     int axis = 0;
     for (int k = 1; k < 3; ++k) {

@@ -115,7 +115,7 @@ TEST_CASE("bounds-checked edges: the seed kernel at N = 33, worked by hand") {
 TEST_CASE("structured totals equal the brute force over every block") {
   const char* files[] = {"seed_transpose_32x32.json", "seed_transpose_32x33.json", "tiled_32x8_32x32.json",
                          "tiled_32x8_double_32x33.json", "tiled_float4_32x32.json", "broadcast.json"};
-  const int64_t sizes[] = {1, 31, 33, 100, 257};
+  const int64_t sizes[] = {1, 31, 33, 100, 257, 1000, 2050};
   for (const char* f : files) {
     for (int64_t n : sizes) {
       CAPTURE(f);
@@ -204,4 +204,23 @@ TEST_CASE("an error in any block is reported, as the brute force would (found by
     CHECK(fast.error().message == slow.error().message);
     CHECK(fast.error().message.find("block (") != std::string::npos);
   }
+}
+
+TEST_CASE("an edge of a matrix that is not a multiple of the tile costs a few blocks, not all") {
+  // N = 16383: the interior, the last tile column, the last tile row and the corner differ; every
+  // other block is proved like one of them.
+  ScenarioSpec spec = asset("tiled_32x8_32x32.json");
+  spec.n = 16383;
+  const Scenario s = compiled(spec);
+  auto t = launch_totals(s);
+  REQUIRE(t.ok());
+  CHECK(t->blocks == 512u * 512u);
+  CHECK(t->blocks_simulated < 64);
+  // By hand: 511 x 511 full blocks issue 32 ld + 32 st instructions (4 per warp, 8 warps); the 511
+  // blocks of the last column and the 511 of the last row have 31 of 32 columns/rows in range:
+  // st keeps all 32 instructions in the last column (every row has lanes), loses the instruction of
+  // row 31 in the last row; ld the other way round; the corner loses one of each.
+  const uint64_t full = 511ull * 511;
+  CHECK(t->st.instructions == full * 32 + 511 * 32 + 511 * 31 + 31);
+  CHECK(t->ld.instructions == full * 32 + 511 * 31 + 511 * 32 + 31);
 }

@@ -20,6 +20,13 @@ if [[ $mode == short ]]; then
   rc=${PIPESTATUS[0]}
 else
   # Fork mode: a crash is saved and the campaign goes on, so one run reports every crash it finds.
+  # The corpus carries over between campaigns; crash inputs of earlier campaigns move aside so that
+  # this one reports only its own.
+  if [[ -n $(find "$work/crashes" -maxdepth 1 -type f -print -quit) ]]; then
+    earlier="$work/earlier-crashes/$(date -u +%Y%m%dT%H%M%S)"
+    mkdir -p "$earlier"
+    find "$work/crashes" -maxdepth 1 -type f -exec mv {} "$earlier/" \;
+  fi
   log="$work/$name.log"
   "$bin" "${common[@]}" -max_total_time="$amount" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 \
     -ignore_ooms=1 -print_funcs=0 "$work/corpus" "$seeds" >"$log" 2>&1
