@@ -208,9 +208,9 @@ struct Region {
   }
 };
 
-// Per statement: 1 if its guard is true for every thread of every block in the region (and every
-// loop iteration), 0 if false for all, -1 if it may differ.
-std::vector<int8_t> guard_truth(const Scenario& s, const Region& r) {
+// The slots of a thread in a region of blocks, as intervals: blockIdx over the region, threadIdx,
+// lane and warp over the whole block, the dimensions and n as points.
+IntervalEnv region_env(const Scenario& s, const Region& r) {
   IntervalEnv ie;
   const Dim3& b = s.spec.block;
   ie.v[kThreadIdxX] = {0, b.x - 1};
@@ -228,6 +228,21 @@ std::vector<int8_t> guard_truth(const Scenario& s, const Region& r) {
   ie.v[kLane] = {0, std::min<int64_t>(kWarpSize, b.count()) - 1};
   ie.v[kWarp] = {0, s.warps_per_block() - 1};
   ie.v[kN] = {s.spec.n, s.spec.n};
+  return ie;
+}
+
+// A guard's value over a box: 1 true everywhere, 0 false everywhere, -1 it may differ (or its
+// evaluation may fail somewhere).
+int8_t truth_of(const Interval& g) {
+  if (g.may_fail) return -1;
+  if (g.lo > 0 || g.hi < 0) return 1;
+  return (g.lo == 0 && g.hi == 0) ? 0 : -1;
+}
+
+// Per statement: 1 if its guard is true for every thread of every block in the region (and every
+// loop iteration), 0 if false for all, -1 if it may differ.
+std::vector<int8_t> guard_truth(const Scenario& s, const Region& r) {
+  IntervalEnv ie = region_env(s, r);
   // Every thread evaluates every define, so a define that may fail somewhere in the region (a
   // division by zero in one block, say) makes the region non-uniform: it is bisected down to
   // single blocks, which are simulated and report the error, as the brute force would.
@@ -245,8 +260,7 @@ std::vector<int8_t> guard_truth(const Scenario& s, const Region& r) {
     }
     if (a.guard.empty()) continue;
     for (const CompiledLoop& l : a.loops) ie.v[l.slot] = {l.begin, l.last()};
-    const Interval g = a.guard.interval(ie);
-    truth[i] = g.may_fail ? -1 : (g.lo > 0 || g.hi < 0) ? 1 : (g.lo == 0 && g.hi == 0) ? 0 : -1;
+    truth[i] = truth_of(a.guard.interval(ie));
   }
   return truth;
 }
@@ -267,19 +281,9 @@ bool addresses_depend_on_block(const Scenario& s) {
 // as points and blockIdx as the region's ranges; any define or guard that may fail refuses.
 bool threads_uniform(const Scenario& s, const Region& r) {
   constexpr int64_t kMaxIterations = 64;  // beyond that, a loop variable is taken as its range
-  IntervalEnv ie;
+  IntervalEnv ie = region_env(s, r);  // threadIdx, lane and warp become points below
   const Dim3& b = s.spec.block;
-  ie.v[kBlockIdxX] = {r.lo[0], r.hi[0]};
-  ie.v[kBlockIdxY] = {r.lo[1], r.hi[1]};
-  ie.v[kBlockIdxZ] = {r.lo[2], r.hi[2]};
-  ie.v[kBlockDimX] = {b.x, b.x};
-  ie.v[kBlockDimY] = {b.y, b.y};
-  ie.v[kBlockDimZ] = {b.z, b.z};
-  ie.v[kGridDimX] = {s.grid.x, s.grid.x};
-  ie.v[kGridDimY] = {s.grid.y, s.grid.y};
-  ie.v[kGridDimZ] = {s.grid.z, s.grid.z};
-  ie.v[kN] = {s.spec.n, s.spec.n};
-  auto definite = [](const Interval& g) { return !g.may_fail && (g.lo > 0 || g.hi < 0 || (g.lo == 0 && g.hi == 0)); };
+  auto definite = [](const Interval& g) { return truth_of(g) >= 0; };
   for (int64_t t = 0; t < b.count(); ++t) {
     ie.v[kThreadIdxX] = {t % b.x, t % b.x};
     ie.v[kThreadIdxY] = {(t / b.x) % b.y, (t / b.x) % b.y};
