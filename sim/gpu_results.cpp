@@ -273,3 +273,20 @@ std::string gpu_results_to_json(const GpuResults& r) {
 }
 
 }  // namespace bankscope
+
+namespace bankscope {
+
+std::string ResultsKey::describe() const {
+  std::string t = scenario + ", n=" + std::to_string(n) + ", " + type + " row stride " +
+                  std::to_string(row_stride);
+  if (xor_mask != 0) t += ", xor " + std::to_string(xor_mask);
+  if (swizzle_bits != 0) {
+    t += ", Swizzle<" + std::to_string(swizzle_bits) + "," + std::to_string(swizzle_base) + "," +
+         std::to_string(swizzle_shift) + ">";
+  }
+  t += ", block " + std::to_string(block_x) + "x" + std::to_string(block_y) + "x" +
+       std::to_string(block_z);
+  return t;
+}
+
+}  // namespace bankscope

@@ -34,6 +34,26 @@
 
 namespace bankscope {
 
+// One identity for a layout: a measurement is shown beside a prediction only when every field
+// agrees (scenario file, N, every layout parameter of arrays[0], element type, block shape). The
+// app and bankscope-gpu both use key_of(); see tests for the cases it must tell apart.
+struct ResultsKey {
+  std::string scenario;  // scenario file basename ("tiled_32x8_32x33.json")
+  int64_t n = 0;
+  int64_t row_stride = 0;  // physical elements per row, resolved (never 0)
+  int64_t xor_mask = 0;
+  int swizzle_bits = 0, swizzle_base = 0, swizzle_shift = 0;
+  std::string type;  // element type name as element_name() prints it ("float", "float4")
+  int64_t block_x = 0, block_y = 0, block_z = 0;
+  bool operator==(const ResultsKey& o) const {
+    return scenario == o.scenario && n == o.n && row_stride == o.row_stride &&
+           xor_mask == o.xor_mask && swizzle_bits == o.swizzle_bits &&
+           swizzle_base == o.swizzle_base && swizzle_shift == o.swizzle_shift && type == o.type &&
+           block_x == o.block_x && block_y == o.block_y && block_z == o.block_z;
+  }
+  std::string describe() const;  // one line, for "no measured row for ..." messages
+};
+
 struct CounterSet {
   std::optional<uint64_t> instructions;
   std::optional<uint64_t> wavefronts;       // hardware l1tex__ counter (or the model's prediction)

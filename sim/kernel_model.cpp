@@ -183,10 +183,7 @@ Result<BlockTotals> simulate_block(const Scenario& s, const Dim3& block) {
 
 void accumulate(LaunchTotals& lt, const Scenario& s, const BlockTotals& bt, uint64_t times) {
   for (size_t i = 0; i < bt.per_access.size(); ++i) {
-    OpTotals o = bt.per_access[i];
-    o.instructions *= times;
-    o.wavefronts *= times;
-    o.ideal *= times;
+    const OpTotals o = bt.per_access[i].scaled(times);
     lt.per_access[i] += o;
     (s.accesses[i].op == Op::kLoad ? lt.ld : lt.st) += o;
   }
@@ -401,6 +398,7 @@ Result<std::vector<WarpInstruction>> warp_instructions(const Scenario& s, Dim3 b
     wi.nloops = static_cast<int>(s.accesses[static_cast<size_t>(stmt)].loops.size());
     for (int k = 0; k < wi.nloops; ++k) wi.loop_values[static_cast<size_t>(k)] = values[k];
     wi.access = acc;
+    wi.issued = acc.mask != 0;
     wi.text = s.accesses[static_cast<size_t>(stmt)].text;
     if (wi.nloops > 0) wi.text += "  (" + loop_text(s, s.accesses[static_cast<size_t>(stmt)], values) + ")";
     out.push_back(wi);
@@ -409,12 +407,13 @@ Result<std::vector<WarpInstruction>> warp_instructions(const Scenario& s, Dim3 b
   return out;
 }
 
-Result<LaunchTotals> launch_totals(const Scenario& s) {
+Result<LaunchTotals> launch_totals(const Scenario& s, const TotalsOptions& /*opt*/) {
   LaunchTotals lt = empty_totals(s);
   if (addresses_depend_on_block(s)) return launch_totals_brute_force(s);
   Totaler t{s, lt, {}};
   auto r = t.region(Region{{0, 0, 0}, {s.grid.x - 1, s.grid.y - 1, s.grid.z - 1}});
   if (!r) return r.error();
+  lt.blocks_counted = lt.blocks;
   return lt;
 }
 
@@ -430,6 +429,7 @@ Result<LaunchTotals> launch_totals_brute_force(const Scenario& s) {
       }
     }
   }
+  lt.blocks_counted = lt.blocks;
   return lt;
 }
 

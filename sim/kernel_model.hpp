@@ -8,7 +8,9 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -23,7 +25,8 @@ struct WarpInstruction {
   int stmt = 0;                                   // index into Scenario::accesses
   std::array<int64_t, kMaxLoopsPerAccess> loop_values{};
   int nloops = 0;
-  WarpAccess access;                              // mask 0: the warp skips this instruction
+  WarpAccess access;                              // lanes that take part (mask may be 0)
+  bool issued = true;  // false: the warp branches around it (IssueMode::kBranch, no lane passes)
   std::string text;                               // "ld tile[threadIdx.x][threadIdx.y + j]  (j=8)"
 };
 
@@ -32,22 +35,58 @@ struct WarpInstruction {
 // thread and the block.
 Result<std::vector<WarpInstruction>> warp_instructions(const Scenario& s, Dim3 block, int warp);
 
+// Counts saturate at 2^64 - 1 instead of wrapping; `saturated` then says the true count is larger
+// (a grid of 2^31-1 x 65535 x 65535 blocks can exceed 2^64 instructions).
+inline constexpr uint64_t kCountMax = std::numeric_limits<uint64_t>::max();
+inline uint64_t sat_add(uint64_t a, uint64_t b, bool* sat) {
+  uint64_t r;
+  if (__builtin_add_overflow(a, b, &r)) { *sat = true; return kCountMax; }
+  return r;
+}
+inline uint64_t sat_mul(uint64_t a, uint64_t b, bool* sat) {
+  uint64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) { *sat = true; return kCountMax; }
+  return r;
+}
+
+// What the model predicts for one launch, per op. Counter names (what Nsight Compute reports for
+// the whole launch, instruction-level: exact, see README "What it predicts"):
 struct OpTotals {
-  uint64_t instructions = 0;  // smsp__inst_executed_op_shared_{ld,st}
-  uint64_t wavefronts = 0;    // l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}
-  uint64_t ideal = 0;
-  uint64_t bank_conflicts() const { return wavefronts - ideal; }  // l1tex__data_bank_conflicts_...
+  uint64_t instructions = 0;  // smsp__sass_inst_executed_op_shared_{ld,st}.sum
+  uint64_t wavefronts = 0;    // smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum
+  uint64_t ideal = 0;         // wavefronts the instructions need at minimum
+  bool saturated = false;     // a count exceeded 2^64 - 1 and is clamped there
+  // smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st}.sum
+  uint64_t bank_conflicts() const { return saturated ? kCountMax : wavefronts - ideal; }
   void add(const AccessCost& c, uint64_t times) {
-    instructions += times;
-    wavefronts += uint64_t(c.wavefronts) * times;
-    ideal += uint64_t(c.ideal_wavefronts) * times;
+    instructions = sat_add(instructions, times, &saturated);
+    wavefronts = sat_add(wavefronts, sat_mul(uint64_t(c.wavefronts), times, &saturated), &saturated);
+    ideal = sat_add(ideal, sat_mul(uint64_t(c.ideal_wavefronts), times, &saturated), &saturated);
+  }
+  OpTotals scaled(uint64_t times) const {
+    OpTotals o;
+    o.saturated = saturated;
+    o.instructions = sat_mul(instructions, times, &o.saturated);
+    o.wavefronts = sat_mul(wavefronts, times, &o.saturated);
+    o.ideal = sat_mul(ideal, times, &o.saturated);
+    return o;
   }
   OpTotals& operator+=(const OpTotals& o) {
-    instructions += o.instructions;
-    wavefronts += o.wavefronts;
-    ideal += o.ideal;
+    saturated = saturated || o.saturated;
+    instructions = sat_add(instructions, o.instructions, &saturated);
+    wavefronts = sat_add(wavefronts, o.wavefronts, &saturated);
+    ideal = sat_add(ideal, o.ideal, &saturated);
     return *this;
   }
+};
+
+// Control over a per-launch total that may need many simulated blocks (an index that depends on
+// blockIdx forces a visit of every block). Safe to share with another thread: the caller may set
+// *cancel from the UI thread and read *blocks_done for a progress bar.
+struct TotalsOptions {
+  uint64_t max_simulated_blocks = 0;          // 0 = no limit; else stop after this many
+  const std::atomic<bool>* cancel = nullptr;  // set to stop early
+  std::atomic<uint64_t>* blocks_done = nullptr;  // progress: blocks accounted for so far
 };
 
 struct LaunchTotals {
@@ -57,9 +96,16 @@ struct LaunchTotals {
   uint64_t blocks = 0;
   uint64_t blocks_simulated = 0;  // blocks actually evaluated (the rest were proved identical)
   int max_n_way = 0;
+  // When the run stopped early (cancelled or over max_simulated_blocks), the counts above cover
+  // only `blocks_counted` of `blocks` (a lower bound: exact for those blocks), and `estimate`
+  // scales them to the whole grid (a sample: the blocks are visited in a spread-out order).
+  bool complete = true;
+  uint64_t blocks_counted = 0;
+  std::string stopped_because;  // "cancelled" or "over the limit of N simulated blocks"
+  OpTotals estimate_ld, estimate_st;
 };
 
-Result<LaunchTotals> launch_totals(const Scenario& s);
+Result<LaunchTotals> launch_totals(const Scenario& s, const TotalsOptions& opt = {});
 
 // Brute force over every block: the reference launch_totals() is tested against.
 Result<LaunchTotals> launch_totals_brute_force(const Scenario& s);

@@ -83,6 +83,15 @@ Result<std::pair<std::string, std::vector<std::string>>> split_target(const std:
 
 }  // namespace
 
+const char* issue_mode_name(IssueMode m) {
+  switch (m) {
+    case IssueMode::kBranch: return "branch";
+    case IssueMode::kPredicated: return "predicated";
+    case IssueMode::kHoisted: return "hoisted";
+  }
+  return "?";
+}
+
 int64_t CompiledAccess::instructions_per_warp() const {
   int64_t n = 1;
   for (const CompiledLoop& l : loops) n *= l.trips();

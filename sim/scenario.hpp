@@ -39,6 +39,16 @@ struct LoopSpec {
   int64_t begin = 0, end = 0, step = 1;  // for (var = begin; var < end; var += step)
 };
 
+// How the compiled kernel issues an access whose guard is false for some lanes of a warp (read
+// from the SASS, not the source: nvcc 13 predicates the STS of a guarded store, so warps whose
+// lanes all fail the guard still execute it):
+//   branch      the warp branches around it when no lane passes (no instruction issued)
+//   predicated  every warp that reaches it issues it, lanes that fail the guard inactive; an
+//               instruction with no active lane counts as executed and costs 0 wavefronts
+//   hoisted     issued by every lane of the warp, the guard ignored
+enum class IssueMode : uint8_t { kBranch, kPredicated, kHoisted };
+const char* issue_mode_name(IssueMode m);
+
 struct AccessSpec {
   std::string op = "ld";  // "ld" or "st"
   std::string target;     // "tile[threadIdx.x][threadIdx.y + j]"
@@ -46,6 +56,7 @@ struct AccessSpec {
   std::vector<LoopSpec> loops;  // outermost first
   int width = 0;          // bytes per lane; 0 = the element size (e.g. 16 to read a float tile as float4)
   std::string label;      // short name for tables; "" = derived
+  std::string issue;      // "branch" (default when empty), "predicated" or "hoisted"
 };
 
 struct ScenarioSpec {
@@ -76,6 +87,7 @@ struct CompiledAccess {
   Expr guard;               // empty = always
   std::vector<CompiledLoop> loops;
   int width = 4;
+  IssueMode issue = IssueMode::kBranch;
   std::string text;   // "ld tile[threadIdx.x][threadIdx.y + j]"
   std::string label;
   std::string where;  // "accesses[1]"
