@@ -5,6 +5,7 @@
 #include "gpu_results.hpp"
 
 #include "json_io.hpp"
+#include "scenario.hpp"
 
 #include <fstream>
 #include <sstream>
@@ -275,6 +276,48 @@ std::string gpu_results_to_json(const GpuResults& r) {
 }  // namespace bankscope
 
 namespace bankscope {
+
+ResultsKey key_of(const KernelResult& k) {
+  ResultsKey key;
+  key.scenario = k.scenario;
+  key.n = k.n;
+  key.row_stride = k.row_stride;
+  key.xor_mask = k.xor_mask;
+  key.swizzle_bits = k.swizzle_bits;
+  key.swizzle_base = k.swizzle_base;
+  key.swizzle_shift = k.swizzle_shift;
+  key.type = k.type;
+  key.block_x = k.block_x;
+  key.block_y = k.block_y;
+  key.block_z = k.block_z;
+  return key;
+}
+
+ResultsKey key_of(const std::string& scenario_basename, const Scenario& s) {
+  ResultsKey key;
+  key.scenario = scenario_basename;
+  key.n = s.spec.n;
+  if (!s.arrays.empty()) {
+    const SharedArray& a = s.arrays[0];
+    key.row_stride = a.layout.row_stride;
+    key.xor_mask = a.layout.xor_mask;
+    key.swizzle_bits = a.layout.swizzle.bits;
+    key.swizzle_base = a.layout.swizzle.base;
+    key.swizzle_shift = a.layout.swizzle.shift;
+    key.type = element_name(a.type);
+  }
+  key.block_x = s.spec.block.x;
+  key.block_y = s.spec.block.y;
+  key.block_z = s.spec.block.z;
+  return key;
+}
+
+const KernelResult* GpuResults::find(const ResultsKey& key) const {
+  for (const KernelResult& k : kernels) {
+    if (k.has_layout_key && key_of(k) == key) return &k;
+  }
+  return nullptr;
+}
 
 std::string ResultsKey::describe() const {
   std::string t = scenario + ", n=" + std::to_string(n) + ", " + type + " row stride " +

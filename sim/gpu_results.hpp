@@ -33,6 +33,10 @@
 #include "status.hpp"
 
 namespace bankscope {
+struct Scenario;
+}
+
+namespace bankscope {
 
 // One identity for a layout: a measurement is shown beside a prediction only when every field
 // agrees (scenario file, N, every layout parameter of arrays[0], element type, block shape). The
@@ -55,10 +59,12 @@ struct ResultsKey {
 };
 
 struct CounterSet {
-  std::optional<uint64_t> instructions;
+  std::optional<uint64_t> instructions;     // measured: smsp__inst_executed_op_shared_* (hardware)
   std::optional<uint64_t> wavefronts;       // hardware l1tex__ counter (or the model's prediction)
   std::optional<uint64_t> bank_conflicts;
   std::optional<uint64_t> wavefronts_sass;  // smsp__sass_l1tex_... (instruction-level, exact)
+  std::optional<uint64_t> instructions_sass;    // smsp__sass_inst_executed_op_shared_*
+  std::optional<uint64_t> bank_conflicts_sass;  // smsp__sass_l1tex_data_bank_conflicts_..._op_*
 };
 
 struct KernelResult {
@@ -80,6 +86,11 @@ struct KernelResult {
   std::string sass_source;               // where wavefronts_sass came from: "ncu", "cupti", ""
   int runs = 0;                          // timed runs behind measured_ms (median)
   std::string note;
+  // The rest of the layout identity (ResultsKey); format version 2 writes them.
+  int64_t xor_mask = 0;
+  int swizzle_bits = 0, swizzle_base = 0, swizzle_shift = 0;
+  int64_t block_x = 0, block_y = 0, block_z = 0;
+  bool has_layout_key = false;  // false for rows of version-1 files: they match no prediction
 };
 
 struct DeviceInfo {
@@ -99,7 +110,14 @@ struct GpuResults {
   std::vector<KernelResult> kernels;
   // The row for a kernel/scenario and n, or null.
   const KernelResult* find(const std::string& scenario_basename, int64_t n) const;
+  // The row whose layout identity equals `key`, or null.
+  const KernelResult* find(const ResultsKey& key) const;
 };
+
+// The identity of a measured row, and of a prediction: arrays[0] of the compiled scenario.
+ResultsKey key_of(const KernelResult& k);
+
+ResultsKey key_of(const std::string& scenario_basename, const Scenario& s);
 
 Result<GpuResults> parse_gpu_results(const std::string& json_text, const std::string& source);
 Result<GpuResults> load_gpu_results(const std::string& path);
