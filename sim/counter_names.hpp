@@ -20,9 +20,15 @@ inline const char* wavefronts(Op op) {
   return op == Op::kLoad ? "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
                          : "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
 }
+// Bank conflicts per launch = wavefronts - ideal. sm_90 has no instruction-level bank-conflict
+// counter for LDS/STS (ncu 2025.3.1 on the H200: `smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_
+// mem_shared_op_ld` "is invalid"; it exists only for ldsm, stsm and ldgsts:
+// assets/results/h200/ncu_shared_metrics.txt), so the per-launch conflicts are derived from the
+// instruction-level wavefronts; the hardware l1tex__data_bank_conflicts counter is exact only for
+// one warp.
 inline const char* bank_conflicts(Op op) {
-  return op == Op::kLoad ? "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
-                         : "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
+  return op == Op::kLoad ? "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum - ideal"
+                         : "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum - ideal";
 }
 
 // One warp instruction in a one-warp launch: the hardware counters are exact there too.
