@@ -153,7 +153,7 @@ std::vector<double> axis(double lo, double hi, double step) {
   std::vector<double> v;
   if (step <= 0 || hi < lo) return {lo};
   const int count = int(std::floor((hi - lo) / step + 1e-9)) + 1;
-  for (int i = 0; i < count; ++i) v.push_back(lo + step * i);
+  for (int i = 0; i < count; ++i) v.push_back(std::round((lo + step * i) * 1e9) / 1e9);  // 3.8, not 3.8000000000000003
   return v;
 }
 
