@@ -312,12 +312,12 @@ int timing_compare_command(const TimingCompareArgs& a) {
   if (!ptext) return fail(cmd, ptext.error().message, kBadInput);
   auto run = load_bench_run(resolve(a.bench));
   if (!run) return fail(cmd, run.error().message, kBadInput);
-  std::map<std::pair<std::string, int64_t>, double> measured;
+  std::map<std::pair<std::string, int64_t>, const BenchMeasurement*> measured;
   for (const BenchMeasurement& m : run->rows)
-    if (m.ms > 0) measured[{m.kernel, m.n}] = m.ms;
+    if (m.ms > 0) measured[{m.kernel, m.n}] = &m;
 
   std::vector<BenchPrediction> in_fit, new_kernels, all;
-  std::vector<std::string> missing;
+  std::vector<std::string> missing, recompiled;
   try {
     const auto p = nlohmann::json::parse(*ptext);
     for (const auto& r : p.at("rows")) {
@@ -335,7 +335,17 @@ int timing_compare_command(const TimingCompareArgs& a) {
         missing.push_back(b.kernel + " n=" + std::to_string(b.n));
         continue;
       }
-      b.measured_ms = it->second;
+      b.measured_ms = it->second->ms;
+      // The run records what it launched: a kernel compiled differently since the prediction
+      // (registers or shared bytes) is named, its row still compared.
+      const CompiledFacts& ran = it->second->compiled;
+      if (ran.regs_per_thread > 0 && (ran.regs_per_thread != b.compiled.regs_per_thread ||
+                                      ran.static_smem_bytes != b.compiled.static_smem_bytes)) {
+        recompiled.push_back(b.kernel + " n=" + std::to_string(b.n) + ": predicted with " +
+                             std::to_string(b.compiled.regs_per_thread) + " regs / " +
+                             std::to_string(b.compiled.static_smem_bytes) + " B, the run had " +
+                             std::to_string(ran.regs_per_thread) + " / " + std::to_string(ran.static_smem_bytes));
+      }
       b.error = b.predicted.ms / b.measured_ms - 1.0;
       (r.value("in_fit", false) ? in_fit : new_kernels).push_back(b);
       all.push_back(b);
@@ -366,6 +376,7 @@ int timing_compare_command(const TimingCompareArgs& a) {
   t << summary_line("  kernels in the fit, sizes it never saw", in_fit) << "\n";
   t << summary_line("  kernels not in the fit", new_kernels) << "\n";
   for (const std::string& m : missing) t << "not measured: " << m << "\n";
+  for (const std::string& m : recompiled) t << "compiled differently: " << m << "\n";
   t << "\n" << kRowHeader << "\n";
   for (const BenchPrediction& p : all) t << row_line(p) << "\n";
   std::cout << t.str();
