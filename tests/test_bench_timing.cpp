@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "bench.hpp"
 #include "bench_kernels.hpp"
 #include "bench_timing.hpp"
 #include "resource_usage.hpp"
@@ -87,6 +88,15 @@ TEST_CASE("resource usage: cuobjdump's text -> registers and static shared bytes
   CHECK(symbol_without_signature("void bankscope::bench::fast_f4<64, 64, 256, false, 1>(float*, float const*, int)") ==
         "bankscope::bench::fast_f4<64, 64, 256, false, 1>");
   CHECK_FALSE(parse_resource_usage("not a dump\n", "x").ok());
+}
+
+TEST_CASE("the bench times exactly the kernels bench_kernels() describes, in its order (no GPU needed)") {
+  // make_candidates (bench.cu) takes each row's name, family, scenario and threads from the table
+  // and throws if a candidate has no row or another thread count.
+  std::vector<std::string> table;
+  for (const BenchKernel& k : bench_kernels()) table.push_back(k.name);
+  CHECK(bench_kernel_names() == table);
+  CHECK(table.size() == 22);
 }
 
 TEST_CASE("every bench kernel with a symbol is in the committed resource-usage file") {
