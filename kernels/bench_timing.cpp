@@ -174,7 +174,9 @@ Result<FitResult> fit_constants(const BenchRun& run, int64_t n, ScenarioWavefron
   auto base = predict_bench_rows(at_n, model_device(run.sms, run.sm_clock_mhz, *copy, {}), wavefronts,
                                  offline, &fit.skipped);
   if (!base) return base.error();
-  if (base->empty()) return Error{run.path + ": no described kernel measured at n = " + std::to_string(n)};
+  if (base->empty())
+    return Error{run.path + ": no described kernel measured at n = " + std::to_string(n) +
+                 (fit.skipped.empty() ? std::string() : " with known registers (" + fit.skipped.front() + ")")};
 
   const std::vector<double> lat = axis(grid.latency_lo, grid.latency_hi, grid.latency_step);
   const std::vector<double> seg = axis(grid.segment_lo, grid.segment_hi, grid.segment_step);
