@@ -7,7 +7,9 @@ namespace {
 
 constexpr int kLineBytes = 128;  // documented by NVIDIA: an L1 data-pipe wavefront moves 128 bytes
 
-uint64_t ceil_div(uint64_t a, uint64_t b) { return b == 0 ? 0 : (a + b - 1) / b; }
+uint64_t ceil_div(uint64_t a, uint64_t b) {
+  return b == 0 ? 0 : (a + b - 1) / b;
+}
 
 BenchKernel row(std::string name, std::string family, std::string scenario, std::string symbol,
                 int elem_bytes, bool is_copy, int threads, int tile_rows, int tile_cols,
@@ -31,57 +33,60 @@ BenchKernel row(std::string name, std::string family, std::string scenario, std:
 std::vector<BenchKernel> make_table() {
   using A = GlobalAccess;
   const std::string t = "bankscope::k_transpose_32x8";  // kernels/transpose_kernels.cuh
-  const std::string f = "bankscope::bench::fast_f4";     // kernels/fast_transpose.cuh
+  const std::string f = "bankscope::bench::fast_f4";    // kernels/fast_transpose.cuh
   return {
       // The two yardsticks: not described (their launch shapes are not ours to know).
       row("memcpy_d2d", "ceiling", "", "", 4, true, 0, 0, 0, false, A::kNone),
       row("cublas_sgeam", "library", "", "", 4, false, 0, 0, 0, false, A::kNone),
-      row("copy_32x8", "ceiling", "", "bankscope::bench::bench_copy_32x8", 4, true, 256, 32, 32, false,
-          A::kRowWarps),
+      row("copy_32x8", "ceiling", "", "bankscope::bench::bench_copy_32x8", 4, true, 256, 32, 32,
+          false, A::kRowWarps),
       row("naive", "reference", "", "bankscope::bench::bench_naive", 4, false, 256, 32, 32, false,
           A::kNaiveStores),
-      // The kernels `validate` checks (transpose_kernels.cuh), with the scenarios it checks them on.
-      row("seed_32x32", "reference", "seed_transpose_32x32.json", "bankscope::k_transpose_seed<32>", 4,
-          false, 1024, 32, 32, false, A::kRowWarps),
-      row("seed_32x33", "reference", "seed_transpose_32x33.json", "bankscope::k_transpose_seed<33>", 4,
-          false, 1024, 32, 32, false, A::kRowWarps),
-      row("tiled_32x8_32x32", "reference", "tiled_32x8_32x32.json", t + "<float, 32, 0>", 4, false, 256,
-          32, 32, false, A::kRowWarps),
-      row("tiled_32x8_32x33", "reference", "tiled_32x8_32x33.json", t + "<float, 33, 0>", 4, false, 256,
-          32, 32, false, A::kRowWarps),
-      row("tiled_32x8_xor", "reference", "tiled_32x8_xor.json", t + "<float, 32, 31>", 4, false, 256, 32,
-          32, false, A::kRowWarps),
-      row("tiled_32x8_double_32x33", "reference", "tiled_32x8_double_32x33.json", t + "<double, 33, 0>",
-          8, false, 256, 32, 32, false, A::kRowWarps),
-      row("tiled_float4_32x33", "reference", "tiled_float4_32x33.json", t + "<float4, 33, 0>", 16, false,
+      // The kernels `validate` checks (transpose_kernels.cuh), with the scenarios it checks them
+      // on.
+      row("seed_32x32", "reference", "seed_transpose_32x32.json", "bankscope::k_transpose_seed<32>",
+          4, false, 1024, 32, 32, false, A::kRowWarps),
+      row("seed_32x33", "reference", "seed_transpose_32x33.json", "bankscope::k_transpose_seed<33>",
+          4, false, 1024, 32, 32, false, A::kRowWarps),
+      row("tiled_32x8_32x32", "reference", "tiled_32x8_32x32.json", t + "<float, 32, 0>", 4, false,
           256, 32, 32, false, A::kRowWarps),
+      row("tiled_32x8_32x33", "reference", "tiled_32x8_32x33.json", t + "<float, 33, 0>", 4, false,
+          256, 32, 32, false, A::kRowWarps),
+      row("tiled_32x8_xor", "reference", "tiled_32x8_xor.json", t + "<float, 32, 31>", 4, false,
+          256, 32, 32, false, A::kRowWarps),
+      row("tiled_32x8_double_32x33", "reference", "tiled_32x8_double_32x33.json",
+          t + "<double, 33, 0>", 8, false, 256, 32, 32, false, A::kRowWarps),
+      row("tiled_float4_32x33", "reference", "tiled_float4_32x33.json", t + "<float4, 33, 0>", 16,
+          false, 256, 32, 32, false, A::kRowWarps),
       // The fast candidates (fast_transpose.cuh): fast_f4<TR, TC, threads, streaming, group>.
-      row("fast_f4_64x64_t256", "candidate", "fast_f4_64x64_t256.json", f + "<64, 64, 256, false, 1>", 4,
-          false, 256, 64, 64, false, A::kWide16),
-      row("fast_f4_64x64_t128", "candidate", "fast_f4_64x64_t128.json", f + "<64, 64, 128, false, 1>", 4,
-          false, 128, 64, 64, false, A::kWide16),
-      row("fast_f4_64x64_t256_cs", "candidate", "fast_f4_64x64_t256.json", f + "<64, 64, 256, true, 1>",
-          4, false, 256, 64, 64, false, A::kWide16),
-      row("fast_f4_128x64_t256", "candidate", "fast_f4_128x64_t256.json", f + "<128, 64, 256, false, 1>",
-          4, false, 256, 128, 64, false, A::kWide16),
+      row("fast_f4_64x64_t256", "candidate", "fast_f4_64x64_t256.json",
+          f + "<64, 64, 256, false, 1>", 4, false, 256, 64, 64, false, A::kWide16),
+      row("fast_f4_64x64_t128", "candidate", "fast_f4_64x64_t128.json",
+          f + "<64, 64, 128, false, 1>", 4, false, 128, 64, 64, false, A::kWide16),
+      row("fast_f4_64x64_t256_cs", "candidate", "fast_f4_64x64_t256.json",
+          f + "<64, 64, 256, true, 1>", 4, false, 256, 64, 64, false, A::kWide16),
+      row("fast_f4_128x64_t256", "candidate", "fast_f4_128x64_t256.json",
+          f + "<128, 64, 256, false, 1>", 4, false, 256, 128, 64, false, A::kWide16),
       // Block-order variants: the same tile and work (the model does not see block order).
-      row("fast_f4_64x64_t256_g8", "candidate", "fast_f4_64x64_t256.json", f + "<64, 64, 256, false, 8>",
-          4, false, 256, 64, 64, false, A::kWide16),
+      row("fast_f4_64x64_t256_g8", "candidate", "fast_f4_64x64_t256.json",
+          f + "<64, 64, 256, false, 8>", 4, false, 256, 64, 64, false, A::kWide16),
       row("fast_f4_64x64_t256_g32", "candidate", "fast_f4_64x64_t256.json",
           f + "<64, 64, 256, false, 32>", 4, false, 256, 64, 64, false, A::kWide16),
       row("fast_f4_128x64_t256_g16", "candidate", "fast_f4_128x64_t256.json",
           f + "<128, 64, 256, false, 16>", 4, false, 256, 128, 64, false, A::kWide16),
-      row("fast_f4_32x64_t128", "candidate", "fast_f4_32x64_t128.json", f + "<32, 64, 128, false, 1>", 4,
-          false, 128, 32, 64, false, A::kWide16),
+      row("fast_f4_32x64_t128", "candidate", "fast_f4_32x64_t128.json",
+          f + "<32, 64, 128, false, 1>", 4, false, 128, 32, 64, false, A::kWide16),
       row("fast_f4p_64x64_t256", "candidate", "fast_f4_64x64_t256.json",
-          "bankscope::bench::fast_f4_persistent<64, 64, 256>", 4, false, 256, 64, 64, true, A::kWide16),
-      row("fast_reg4x4", "candidate", "", "bankscope::bench::fast_reg4x4", 4, false, 256, 64, 64, false,
+          "bankscope::bench::fast_f4_persistent<64, 64, 256>", 4, false, 256, 64, 64, true,
           A::kWide16),
-      // fast_tma's shared writes come from the copy engine, not the LSU: its scenario counts the LDS
+      row("fast_reg4x4", "candidate", "", "bankscope::bench::fast_reg4x4", 4, false, 256, 64, 64,
+          false, A::kWide16),
+      // fast_tma's shared writes come from the copy engine, not the LSU: its scenario counts the
+      // LDS
       // reads only. Last in the bench: a copy-engine fault would end the process's CUDA context.
       // Its tensor map needs a row pitch that is a multiple of 16 bytes: n % 4 == 0.
-      row("fast_tma", "candidate", "fast_tma.json", "bankscope::bench::fast_tma", 4, false, 128, 64, 32,
-          false, A::kWide16, 4),
+      row("fast_tma", "candidate", "fast_tma.json", "bankscope::bench::fast_tma", 4, false, 128, 64,
+          32, false, A::kWide16, 4),
   };
 }
 

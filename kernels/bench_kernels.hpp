@@ -19,13 +19,13 @@
 
 namespace bankscope {
 
-// How the kernel's global accesses look to the L1 data pipe (what KernelWork's global wavefronts and
-// partial-line stores are made of).
+// How the kernel's global accesses look to the L1 data pipe (what KernelWork's global wavefronts
+// and partial-line stores are made of).
 enum class GlobalAccess : uint8_t {
-  kNone,          // not described (cudaMemcpy, cuBLAS: internals unknown)
-  kRowWarps,      // a warp reads/writes one contiguous row run of 32 elements (copy, tiled kernels)
-  kNaiveStores,   // coalesced reads; every store lands in its own line (a partial-line request each)
-  kWide16,        // 16-byte accesses on whole tiles when n % 4 == 0, else an element-wise path
+  kNone,         // not described (cudaMemcpy, cuBLAS: internals unknown)
+  kRowWarps,     // a warp reads/writes one contiguous row run of 32 elements (copy, tiled kernels)
+  kNaiveStores,  // coalesced reads; every store lands in its own line (a partial-line request each)
+  kWide16,       // 16-byte accesses on whole tiles when n % 4 == 0, else an element-wise path
 };
 
 struct BenchKernel {
@@ -38,9 +38,9 @@ struct BenchKernel {
   int elem_bytes = 4;    // bytes per matrix element
   bool is_copy = false;  // out = in instead of out = in^T
   // The launch (make_candidates uses these numbers; 0 threads = not described):
-  int threads = 0;       // per block
-  int tile_rows = 0;     // input rows per tile (one tile per block unless persistent)
-  int tile_cols = 0;     // input columns per tile
+  int threads = 0;          // per block
+  int tile_rows = 0;        // input rows per tile (one tile per block unless persistent)
+  int tile_cols = 0;        // input columns per tile
   bool persistent = false;  // a few blocks per SM walk the tiles (the model counts tiles)
   GlobalAccess access = GlobalAccess::kNone;
   int n_multiple = 1;  // the kernel refuses n that is not a multiple of this

@@ -34,16 +34,19 @@ Result<BenchRun> load_bench_run(const std::string& path) {
   } catch (const std::exception& e) {
     return Error{path + ": not a bankscope-gpu bench JSON (" + e.what() + ")"};
   }
-  if (run.sms <= 0 || run.sm_clock_mhz <= 0) return Error{path + ": device.sms or device.sm_clock_mhz missing"};
+  if (run.sms <= 0 || run.sm_clock_mhz <= 0)
+    return Error{path + ": device.sms or device.sm_clock_mhz missing"};
   return run;
 }
 
 Result<CopyCeiling> copy_ceiling_of(const BenchRun& run) {
   std::vector<std::pair<uint64_t, double>> copies;
   for (const BenchMeasurement& r : run.rows)  // cudaMemcpy moves n x n fp32 (the bench's words)
-    if (r.kernel == "memcpy_d2d" && r.ms > 0) copies.push_back({transpose_dram_bytes(r.n, 4), r.ms});
+    if (r.kernel == "memcpy_d2d" && r.ms > 0)
+      copies.push_back({transpose_dram_bytes(r.n, 4), r.ms});
   const auto c = fit_copy_ceiling(copies);
-  if (!c) return Error{run.path + ": needs memcpy_d2d rows at two or more sizes to fit the copy ceiling"};
+  if (!c)
+    return Error{run.path + ": needs memcpy_d2d rows at two or more sizes to fit the copy ceiling"};
   return *c;
 }
 
@@ -110,8 +113,9 @@ Result<std::vector<BenchPrediction>> predict_bench_rows(const std::vector<BenchM
       const auto f = offline ? find_compiled(*offline, *k) : std::nullopt;
       if (!f) {
         if (skipped)
-          skipped->push_back(r.kernel + " n=" + std::to_string(r.n) + ": registers unknown (not in the run" +
-                             (offline ? std::string(", not in ") + offline->source : std::string()) + ")");
+          skipped->push_back(
+              r.kernel + " n=" + std::to_string(r.n) + ": registers unknown (not in the run" +
+              (offline ? std::string(", not in ") + offline->source : std::string()) + ")");
         continue;
       }
       facts = *f;
@@ -153,7 +157,8 @@ std::vector<double> axis(double lo, double hi, double step) {
   std::vector<double> v;
   if (step <= 0 || hi < lo) return {lo};
   const int count = int(std::floor((hi - lo) / step + 1e-9)) + 1;
-  for (int i = 0; i < count; ++i) v.push_back(std::round((lo + step * i) * 1e9) / 1e9);  // 3.8, not 3.8000000000000003
+  for (int i = 0; i < count; ++i)
+    v.push_back(std::round((lo + step * i) * 1e9) / 1e9);  // 3.8, not 3.8000000000000003
   return v;
 }
 
@@ -171,12 +176,13 @@ Result<FitResult> fit_constants(const BenchRun& run, int64_t n, ScenarioWavefron
 
   // The descriptions do not depend on the constants: make them once, then only predict_time runs
   // per grid point.
-  auto base = predict_bench_rows(at_n, model_device(run.sms, run.sm_clock_mhz, *copy, {}), wavefronts,
-                                 offline, &fit.skipped);
+  auto base = predict_bench_rows(at_n, model_device(run.sms, run.sm_clock_mhz, *copy, {}),
+                                 wavefronts, offline, &fit.skipped);
   if (!base) return base.error();
   if (base->empty())
     return Error{run.path + ": no described kernel measured at n = " + std::to_string(n) +
-                 (fit.skipped.empty() ? std::string() : " with known registers (" + fit.skipped.front() + ")")};
+                 (fit.skipped.empty() ? std::string()
+                                      : " with known registers (" + fit.skipped.front() + ")")};
 
   const std::vector<double> lat = axis(grid.latency_lo, grid.latency_hi, grid.latency_step);
   const std::vector<double> seg = axis(grid.segment_lo, grid.segment_hi, grid.segment_step);
@@ -188,7 +194,8 @@ Result<FitResult> fit_constants(const BenchRun& run, int64_t n, ScenarioWavefron
         const DeviceThroughput dev = model_device(run.sms, run.sm_clock_mhz, *copy, {l, s, q});
         double sq = 0.0;
         for (const BenchPrediction& p : *base) {
-          const double e = predict_time(p.description.work, dev, p.description.shape).ms / p.measured_ms - 1.0;
+          const double e =
+              predict_time(p.description.work, dev, p.description.shape).ms / p.measured_ms - 1.0;
           sq += e * e;
         }
         ++fit.points;

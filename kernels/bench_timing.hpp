@@ -100,8 +100,8 @@ struct FitResult {
   int64_t n = 0;  // the size whose rows were fitted
   ModelConstants constants;
   CopyCeiling copy;
-  uint64_t points = 0;                 // grid points tried
-  double rms_fit = 0.0;                // RMS relative error on the fitted rows
+  uint64_t points = 0;                  // grid points tried
+  double rms_fit = 0.0;                 // RMS relative error on the fitted rows
   std::vector<BenchPrediction> fitted;  // the rows at n, with the best constants
   std::vector<BenchPrediction> other;   // the same run's other sizes (in-sample run, not fitted)
   double rms_other = 0.0;

@@ -72,7 +72,8 @@ Result<ResourceUsage> parse_resource_usage(const std::string& text, const std::s
     }
   }
   if (u.by_symbol.empty())
-    return Error{source + ": no \"Function\" entries: not the output of cuobjdump --dump-resource-usage"};
+    return Error{source +
+                 ": no \"Function\" entries: not the output of cuobjdump --dump-resource-usage"};
   return u;
 }
 
@@ -89,6 +90,8 @@ std::optional<CompiledFacts> find_compiled(const ResourceUsage& usage, const Ben
   return it->second;
 }
 
-std::string default_resource_usage_path() { return BANKSCOPE_RESOURCE_USAGE_FILE; }
+std::string default_resource_usage_path() {
+  return BANKSCOPE_RESOURCE_USAGE_FILE;
+}
 
 }  // namespace bankscope

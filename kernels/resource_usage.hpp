@@ -30,7 +30,8 @@ struct ResourceUsage {
 Result<ResourceUsage> parse_resource_usage(const std::string& text, const std::string& source);
 Result<ResourceUsage> load_resource_usage(const std::string& path);
 
-// "void bankscope::k_transpose_seed<32>(float*, float const*, int)" -> "bankscope::k_transpose_seed<32>"
+// "void bankscope::k_transpose_seed<32>(float*, float const*, int)" ->
+// "bankscope::k_transpose_seed<32>"
 std::string symbol_without_signature(const std::string& demangled);
 
 // The facts of one bench kernel; nullopt when its symbol is not in the dump.

@@ -31,7 +31,8 @@ using OJson = nlohmann::ordered_json;
 // copy of the repository elsewhere), else as given (the error then names it).
 std::string resolve(const std::string& p) {
   std::error_code ec;
-  if (p.empty() || std::filesystem::exists(p, ec) || std::filesystem::path(p).is_absolute()) return p;
+  if (p.empty() || std::filesystem::exists(p, ec) || std::filesystem::path(p).is_absolute())
+    return p;
   const std::string s = std::string(BANKSCOPE_SOURCE_DIR) + "/" + p;
   return std::filesystem::exists(s, ec) ? s : p;
 }
@@ -49,12 +50,15 @@ int fail(const std::string& cmd, const std::string& msg, int code) {
 Result<ResourceUsage> resources_of(const TimingCommonArgs& a) {
   const std::string path = a.resources.empty() ? default_resource_usage_path() : a.resources;
   if (path.empty())
-    return Error{"no resource-usage file: cuobjdump was not found when this build was configured "
-                 "(install it, e.g. scripts/setup.sh, and re-run cmake), so registers are unknown and "
-                 "no offline prediction is made"};
+    return Error{
+        "no resource-usage file: cuobjdump was not found when this build was configured "
+        "(install it, e.g. scripts/setup.sh, and re-run cmake), so registers are unknown and "
+        "no offline prediction is made"};
   std::error_code ec;
   if (a.resources.empty() && !std::filesystem::exists(path, ec))
-    return Error{path + ": not generated yet (build the target bench_resource_usage) or pass --resources FILE"};
+    return Error{
+        path +
+        ": not generated yet (build the target bench_resource_usage) or pass --resources FILE"};
   return load_resource_usage(path);
 }
 
@@ -66,9 +70,10 @@ std::string pct(double e) {
 
 std::string row_line(const BenchPrediction& p) {
   char b[256];
-  std::snprintf(b, sizeof b, "%-24s %6lld %4d %5d %3d (%-13s) %-7s %10.4f", p.kernel.c_str(), (long long)p.n,
-                p.compiled.regs_per_thread, p.compiled.static_smem_bytes, p.predicted.blocks_per_sm,
-                p.predicted.occupancy_limiter.c_str(), p.predicted.bound.c_str(), p.predicted.ms);
+  std::snprintf(b, sizeof b, "%-24s %6lld %4d %5d %3d (%-13s) %-7s %10.4f", p.kernel.c_str(),
+                (long long)p.n, p.compiled.regs_per_thread, p.compiled.static_smem_bytes,
+                p.predicted.blocks_per_sm, p.predicted.occupancy_limiter.c_str(),
+                p.predicted.bound.c_str(), p.predicted.ms);
   std::string s = b;
   if (p.measured_ms > 0) {
     std::snprintf(b, sizeof b, " %10.4f %8s", p.measured_ms, pct(p.error).c_str());
@@ -78,7 +83,8 @@ std::string row_line(const BenchPrediction& p) {
 }
 
 const char* kRowHeader =
-    "kernel                        n regs  smem B/SM (limit)        bound    predicted   measured    error";
+    "kernel                        n regs  smem B/SM (limit)        bound    predicted   measured  "
+    "  error";
 
 std::string summary_line(const char* label, const std::vector<BenchPrediction>& rows) {
   const ErrorSummary s = summarize_errors(rows);
@@ -86,8 +92,9 @@ std::string summary_line(const char* label, const std::vector<BenchPrediction>& 
   if (s.count == 0) {
     std::snprintf(b, sizeof b, "%s: no rows", label);
   } else {
-    std::snprintf(b, sizeof b, "%s: %zu rows, RMS error %.1f%%, worst %s (%s at n = %lld)", label, s.count,
-                  100.0 * s.rms, pct(s.worst).c_str(), s.worst_kernel.c_str(), (long long)s.worst_n);
+    std::snprintf(b, sizeof b, "%s: %zu rows, RMS error %.1f%%, worst %s (%s at n = %lld)", label,
+                  s.count, 100.0 * s.rms, pct(s.worst).c_str(), s.worst_kernel.c_str(),
+                  (long long)s.worst_n);
   }
   return b;
 }
@@ -146,37 +153,43 @@ int timing_fit_command(const TimingFitArgs& a) {
   std::ostringstream t;
   char b[400];
   t << "bankscope-gpu timing-fit --bench " << a.bench << " --n " << a.n << "\n";
-  std::snprintf(b, sizeof b,
-                "copy ceiling: %.1f GB/s + %.2f us per launch (fit_copy_ceiling: the line through this "
-                "run's memcpy_d2d rows, all its sizes)\n",
-                fit->copy.gbps, fit->copy.overhead_us);
+  std::snprintf(
+      b, sizeof b,
+      "copy ceiling: %.1f GB/s + %.2f us per launch (fit_copy_ceiling: the line through this "
+      "run's memcpy_d2d rows, all its sizes)\n",
+      fit->copy.gbps, fit->copy.overhead_us);
   t << b;
-  t << "registers and static shared bytes: the run's own where recorded, else " << res_source << "\n";
-  std::snprintf(b, sizeof b,
-                "grid: latency %g..%g ns step %g, row-run overhead %g..%g B step %g, partial-line store "
-                "%g..%g clk step %g (%llu points); objective: RMS of predicted/measured - 1 over the "
-                "rows at n = %lld only\n",
-                grid.latency_lo, grid.latency_hi, grid.latency_step, grid.segment_lo, grid.segment_hi,
-                grid.segment_step, grid.partial_lo, grid.partial_hi, grid.partial_step,
-                (unsigned long long)fit->points, (long long)a.n);
+  t << "registers and static shared bytes: the run's own where recorded, else " << res_source
+    << "\n";
+  std::snprintf(
+      b, sizeof b,
+      "grid: latency %g..%g ns step %g, row-run overhead %g..%g B step %g, partial-line store "
+      "%g..%g clk step %g (%llu points); objective: RMS of predicted/measured - 1 over the "
+      "rows at n = %lld only\n",
+      grid.latency_lo, grid.latency_hi, grid.latency_step, grid.segment_lo, grid.segment_hi,
+      grid.segment_step, grid.partial_lo, grid.partial_hi, grid.partial_step,
+      (unsigned long long)fit->points, (long long)a.n);
   t << b;
   const ModelConstants& c = fit->constants;
-  std::snprintf(b, sizeof b, "fitted: latency %.0f ns, row-run overhead %.0f B, partial-line store %.1f clk\n",
+  std::snprintf(b, sizeof b,
+                "fitted: latency %.0f ns, row-run overhead %.0f B, partial-line store %.1f clk\n",
                 c.latency_ns, c.segment_overhead_bytes, c.partial_store_cycles);
   t << b;
   const bool same = std::fabs(c.latency_ns - kLatencyNs) < 1e-6 &&
                     std::fabs(c.segment_overhead_bytes - kSegmentOverheadBytes) < 1e-6 &&
                     std::fabs(c.partial_store_cycles - kPartialStoreCycles) < 1e-6;
-  std::snprintf(b, sizeof b, "sim/timing_model.hpp's constants: %.0f ns / %.0f B / %.1f clk: %s\n", kLatencyNs,
-                kSegmentOverheadBytes, kPartialStoreCycles, same ? "reproduced" : "NOT reproduced");
+  std::snprintf(b, sizeof b, "sim/timing_model.hpp's constants: %.0f ns / %.0f B / %.1f clk: %s\n",
+                kLatencyNs, kSegmentOverheadBytes, kPartialStoreCycles,
+                same ? "reproduced" : "NOT reproduced");
   t << b;
   for (const std::string& s : fit->skipped) t << "left out: " << s << "\n";
   t << "\n" << summary_line("fitted rows", fit->fitted) << "\n" << kRowHeader << "\n";
   for (const BenchPrediction& p : fit->fitted) t << row_line(p) << "\n";
   t << "\n"
-    << summary_line("in-sample run, other sizes (same file, not fitted; not held out: the copy ceiling "
-                    "uses their memcpy rows)",
-                    fit->other)
+    << summary_line(
+           "in-sample run, other sizes (same file, not fitted; not held out: the copy ceiling "
+           "uses their memcpy rows)",
+           fit->other)
     << "\n"
     << kRowHeader << "\n";
   for (const BenchPrediction& p : fit->other) t << row_line(p) << "\n";
@@ -266,17 +279,22 @@ int timing_predict_command(const TimingPredictArgs& a) {
   std::ostringstream t;
   char b[400];
   t << "bankscope-gpu timing-predict: made before any measurement at these sizes\n";
-  std::snprintf(b, sizeof b, "constants: %.0f ns / %.0f B / %.1f clk (%s, fitted at n = %lld)\n", c.latency_ns,
-                c.segment_overhead_bytes, c.partial_store_cycles, a.fit.c_str(), (long long)fit_n);
+  std::snprintf(b, sizeof b, "constants: %.0f ns / %.0f B / %.1f clk (%s, fitted at n = %lld)\n",
+                c.latency_ns, c.segment_overhead_bytes, c.partial_store_cycles, a.fit.c_str(),
+                (long long)fit_n);
   t << b;
-  std::snprintf(b, sizeof b, "copy ceiling: %.1f GB/s + %.2f us (%s memcpy_d2d rows); device: %d SMs at %.0f MHz\n",
-                copy->gbps, copy->overhead_us, a.calibration.c_str(), cal->sms, cal->sm_clock_mhz);
+  std::snprintf(
+      b, sizeof b,
+      "copy ceiling: %.1f GB/s + %.2f us (%s memcpy_d2d rows); device: %d SMs at %.0f MHz\n",
+      copy->gbps, copy->overhead_us, a.calibration.c_str(), cal->sms, cal->sm_clock_mhz);
   t << b;
   t << "registers and static shared bytes: " << res->source << "\n";
   for (const std::string& s : notes) t << "left out: " << s << "\n";
-  t << "\nkernel                        n regs  smem B/SM (limit)        bound    predicted  in fit\n";
+  t << "\nkernel                        n regs  smem B/SM (limit)        bound    predicted  in "
+       "fit\n";
   for (const BenchPrediction& p : preds)
-    t << row_line(p) << "  " << (fitted_kernels.count(p.kernel) ? "yes" : "no (new kernel)") << "\n";
+    t << row_line(p) << "  " << (fitted_kernels.count(p.kernel) ? "yes" : "no (new kernel)")
+      << "\n";
   std::cout << t.str();
 
   OJson j;
@@ -287,7 +305,8 @@ int timing_predict_command(const TimingPredictArgs& a) {
                     {"partial_store_cycles", c.partial_store_cycles},
                     {"from", a.fit},
                     {"fitted_at_n", fit_n}};
-  j["copy_ceiling"] = {{"gbps", copy->gbps}, {"overhead_us", copy->overhead_us}, {"from", a.calibration}};
+  j["copy_ceiling"] = {
+      {"gbps", copy->gbps}, {"overhead_us", copy->overhead_us}, {"from", a.calibration}};
   j["device"] = {{"sms", cal->sms}, {"sm_clock_mhz", cal->sm_clock_mhz}, {"from", a.calibration}};
   j["resources"] = res->source;
   OJson rows = OJson::array();
@@ -311,7 +330,8 @@ int timing_predict_command(const TimingPredictArgs& a) {
 
 int timing_compare_command(const TimingCompareArgs& a) {
   const char* cmd = "timing-compare";
-  if (a.predicted.empty() || a.bench.empty()) return fail(cmd, "--predicted and --bench are required", kBadInput);
+  if (a.predicted.empty() || a.bench.empty())
+    return fail(cmd, "--predicted and --bench are required", kBadInput);
   auto ptext = read_text_file(resolve(a.predicted));
   if (!ptext) return fail(cmd, ptext.error().message, kBadInput);
   auto run = load_bench_run(resolve(a.bench));
@@ -348,7 +368,8 @@ int timing_compare_command(const TimingCompareArgs& a) {
         recompiled.push_back(b.kernel + " n=" + std::to_string(b.n) + ": predicted with " +
                              std::to_string(b.compiled.regs_per_thread) + " regs / " +
                              std::to_string(b.compiled.static_smem_bytes) + " B, the run had " +
-                             std::to_string(ran.regs_per_thread) + " / " + std::to_string(ran.static_smem_bytes));
+                             std::to_string(ran.regs_per_thread) + " / " +
+                             std::to_string(ran.static_smem_bytes));
       }
       b.error = b.predicted.ms / b.measured_ms - 1.0;
       (r.value("in_fit", false) ? in_fit : new_kernels).push_back(b);
@@ -367,7 +388,8 @@ int timing_compare_command(const TimingCompareArgs& a) {
       const auto f = nlohmann::json::parse(*ftext);
       char b[300];
       std::snprintf(b, sizeof b,
-                    "fit error (in sample: the rows the constants were fitted on, %s at n = %lld): RMS %.1f%% "
+                    "fit error (in sample: the rows the constants were fitted on, %s at n = %lld): "
+                    "RMS %.1f%% "
                     "over %zu rows\n",
                     f.at("bench").get<std::string>().c_str(), (long long)f.at("n").get<int64_t>(),
                     100.0 * f.at("rms_fit").get<double>(), f.at("fitted_rows").size());

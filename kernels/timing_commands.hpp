@@ -19,23 +19,24 @@ namespace bankscope {
 
 struct TimingCommonArgs {
   std::string resources;  // cuobjdump resource-usage file; "" = the one the build generated
-  std::string scenarios;  // scenario directory; "" = assets/scenarios (working directory, then source)
+  std::string
+      scenarios;  // scenario directory; "" = assets/scenarios (working directory, then source)
 };
 
 struct TimingFitArgs {
   TimingCommonArgs common;
-  std::string bench;       // the calibration run
-  int64_t n = 8192;        // the size whose rows are fitted
-  std::string out_txt;     // "" = stdout only
-  std::string out_json;    // "" = none
+  std::string bench;     // the calibration run
+  int64_t n = 8192;      // the size whose rows are fitted
+  std::string out_txt;   // "" = stdout only
+  std::string out_json;  // "" = none
 };
 int timing_fit_command(const TimingFitArgs& a);
 
 struct TimingPredictArgs {
   TimingCommonArgs common;
   std::vector<int64_t> sizes;
-  std::string fit = "assets/results/h200/timing_fit.json";       // the constants (timing-fit --json)
-  std::string calibration = "assets/results/h200/bench.json";    // copy ceiling and device
+  std::string fit = "assets/results/h200/timing_fit.json";     // the constants (timing-fit --json)
+  std::string calibration = "assets/results/h200/bench.json";  // copy ceiling and device
   std::string out_json;  // "" = table on stdout only; else also <out without .json>.txt
 };
 int timing_predict_command(const TimingPredictArgs& a);
@@ -43,8 +44,8 @@ int timing_predict_command(const TimingPredictArgs& a);
 struct TimingCompareArgs {
   std::string predicted;  // timing-predict's JSON
   std::string bench;      // the bench run measured afterwards
-  std::string fit;        // timing-fit's JSON, for the fit error beside the held-out one ("" = none)
-  std::string out_txt;    // "" = stdout only
+  std::string fit;      // timing-fit's JSON, for the fit error beside the held-out one ("" = none)
+  std::string out_txt;  // "" = stdout only
 };
 int timing_compare_command(const TimingCompareArgs& a);
 

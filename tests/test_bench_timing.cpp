@@ -1,6 +1,7 @@
 // test_bench_timing.cpp: the timing model on the kernels of `bankscope-gpu bench`, through their
 // descriptions in kernels/bench_kernels.hpp and the compiled kernels' registers from the cuobjdump
-// resource-usage file committed beside the predictions (assets/results/h200/bench_resource_usage.txt):
+// resource-usage file committed beside the predictions
+// (assets/results/h200/bench_resource_usage.txt):
 //   - the committed H200 bench (bench.json) against the issue-6 targets (within 15% at N >= 4096,
 //     padded/unpadded speedups within 10%);
 //   - the fit (timing-fit) reproduces the constants compiled into sim/timing_model.hpp;
@@ -52,8 +53,8 @@ std::vector<BenchPrediction> predict_h200() {
   const ResourceUsage usage = committed_usage();
   ScenarioWavefronts wf(kScenarios);
   std::vector<std::string> skipped;
-  auto all = predict_bench_rows(run.rows, model_device(run.sms, run.sm_clock_mhz, *copy, {}), wf, &usage,
-                                &skipped);
+  auto all = predict_bench_rows(run.rows, model_device(run.sms, run.sm_clock_mhz, *copy, {}), wf,
+                                &usage, &skipped);
   REQUIRE_MESSAGE(all.ok(), (all.ok() ? "" : all.error().message));
   CHECK(skipped.empty());
   return *all;
@@ -85,12 +86,14 @@ TEST_CASE("resource usage: cuobjdump's text -> registers and static shared bytes
   const CompiledFacts reg = u->by_symbol.at("bankscope::bench::fast_reg4x4");
   CHECK(reg.regs_per_thread == 34);
   CHECK(reg.static_smem_bytes == 0);
-  CHECK(symbol_without_signature("void bankscope::bench::fast_f4<64, 64, 256, false, 1>(float*, float const*, int)") ==
+  CHECK(symbol_without_signature(
+            "void bankscope::bench::fast_f4<64, 64, 256, false, 1>(float*, float const*, int)") ==
         "bankscope::bench::fast_f4<64, 64, 256, false, 1>");
   CHECK_FALSE(parse_resource_usage("not a dump\n", "x").ok());
 }
 
-TEST_CASE("the bench times exactly the kernels bench_kernels() describes, in its order (no GPU needed)") {
+TEST_CASE(
+    "the bench times exactly the kernels bench_kernels() describes, in its order (no GPU needed)") {
   // make_candidates (bench.cu) takes each row's name, family, scenario and threads from the table
   // and throws if a candidate has no row or another thread count.
   std::vector<std::string> table;
@@ -118,7 +121,8 @@ TEST_CASE("every bench kernel with a symbol is in the committed resource-usage f
   CHECK(find_compiled(usage, kernel("tiled_float4_32x33"))->static_smem_bytes == 32 * 33 * 16);
 }
 
-TEST_CASE("the build's generated resource usage agrees with the committed one (where cuobjdump ran)") {
+TEST_CASE(
+    "the build's generated resource usage agrees with the committed one (where cuobjdump ran)") {
   const std::string generated = default_resource_usage_path();
   std::error_code ec;
   if (generated.empty() || !std::filesystem::exists(generated, ec)) {
@@ -156,7 +160,7 @@ TEST_CASE("descriptions: DRAM bytes, wavefronts and row runs follow the element 
       // float4: 2 x 8192^2 x 16 B; 512 B = 4 lines a warp; runs of 32 float4.
       {"tiled_float4_32x33", 8192, 2147483648, 16777216, 512, 512},
       // Misaligned rows: float 2 lines instead of 1, double 3 instead of 2, float4 5 instead of 4.
-      {"tiled_32x8_32x33", 100, 80000, 1250, 128, 128},         // 80000/128 = 625 x 2
+      {"tiled_32x8_32x33", 100, 80000, 1250, 128, 128},          // 80000/128 = 625 x 2
       {"tiled_32x8_double_32x33", 100, 160000, 1875, 256, 256},  // 1250 x 3/2
       {"tiled_float4_32x33", 100, 320000, 3125, 512, 512},       // 2500 x 5/4
   };
@@ -175,11 +179,13 @@ TEST_CASE("descriptions: DRAM bytes, wavefronts and row runs follow the element 
   CHECK_FALSE(describe_bench_kernel(kernel("memcpy_d2d"), 4096, 0, none).has_value());
   CHECK_FALSE(describe_bench_kernel(kernel("cublas_sgeam"), 4096, 0, none).has_value());
   // naive: one partial-line store request per element; fast kernels at n % 4 != 0: one per 8.
-  CHECK(describe_bench_kernel(kernel("naive"), 1000, 0, none)->work.partial_store_requests == 1000000);
-  CHECK(describe_bench_kernel(kernel("fast_f4_64x64_t256"), 1002, 0, none)->work.partial_store_requests ==
-        1002 * 1002 / 8);
+  CHECK(describe_bench_kernel(kernel("naive"), 1000, 0, none)->work.partial_store_requests ==
+        1000000);
+  CHECK(describe_bench_kernel(kernel("fast_f4_64x64_t256"), 1002, 0, none)
+            ->work.partial_store_requests == 1002 * 1002 / 8);
   // Registers and shared bytes are the compiled kernel's, passed in.
-  const auto f = describe_bench_kernel(kernel("fast_f4_64x64_t256"), 4096, 256, CompiledFacts{36, 16384, 0});
+  const auto f =
+      describe_bench_kernel(kernel("fast_f4_64x64_t256"), 4096, 256, CompiledFacts{36, 16384, 0});
   CHECK(f->shape.regs_per_thread == 36);
   CHECK(f->shape.smem_bytes_per_block == 16384);
   CHECK(f->work.shared_wavefronts == 256u * 64 * 64);  // 4096/64 squared tiles
@@ -206,7 +212,8 @@ TEST_CASE("bank model wavefronts per tile match the SASS counters (ncu_bench.csv
   CHECK(per("tiled_float4_32x33.json") == 8 * 8 * 4);
 }
 
-TEST_CASE("H200 bench: every described kernel within 15% at N >= 4096 (constants fitted at N=8192)") {
+TEST_CASE(
+    "H200 bench: every described kernel within 15% at N >= 4096 (constants fitted at N=8192)") {
   const std::vector<BenchPrediction> all = predict_h200();
   int checked = 0;
   for (const BenchPrediction& p : all) {
@@ -263,9 +270,10 @@ TEST_CASE("H200 bench: padded / unpadded speedups within 10%") {
     for (const int64_t n : {4096, 8192, 16384, 8191, 4100}) {
       for (const BenchPrediction& p : all) {
         if (p.n != n) continue;
-        std::snprintf(buf, sizeof buf, "| %s | %lld | %d (%s) | %s | %.4f | %.4f | %+.1f%% |\n", p.kernel.c_str(),
-                      (long long)n, p.predicted.blocks_per_sm, p.predicted.occupancy_limiter.c_str(),
-                      p.predicted.bound.c_str(), p.predicted.ms, p.measured_ms, 100.0 * p.error);
+        std::snprintf(buf, sizeof buf, "| %s | %lld | %d (%s) | %s | %.4f | %.4f | %+.1f%% |\n",
+                      p.kernel.c_str(), (long long)n, p.predicted.blocks_per_sm,
+                      p.predicted.occupancy_limiter.c_str(), p.predicted.bound.c_str(),
+                      p.predicted.ms, p.measured_ms, 100.0 * p.error);
         t << buf;
       }
     }
@@ -298,7 +306,8 @@ TEST_CASE("timing-fit on bench.json at N = 8192 reproduces sim/timing_model.hpp'
 
 namespace {
 
-// The text of a source file without its // comments (file-format examples in comments are not code).
+// The text of a source file without its // comments (file-format examples in comments are not
+// code).
 std::string code_of(const std::filesystem::path& p) {
   std::ifstream f(p);
   std::string line, out;
@@ -310,7 +319,9 @@ std::string code_of(const std::filesystem::path& p) {
 }
 
 bool has_word(const std::string& text, const std::string& word) {
-  const auto ident = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
+  const auto ident = [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
+  };
   for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
     const bool left = at == 0 || !ident(text[at - 1]);
     const bool right = at + word.size() >= text.size() || !ident(text[at + word.size()]);
