@@ -5,6 +5,10 @@
 //                          [--runs 30] [--ncu auto|none|PATH] [--ncu-log FILE]
 //                          [--counters cupti|ncu] [--strict] [--dry-run]
 //   bankscope-gpu patterns --jsonl FILE|- [--out FILE] [--clock64]
+//   bankscope-gpu bench [--n ...] [--json F] [--svg F]
+//   bankscope-gpu timing-fit --bench FILE.json --n 8192 [--out F.txt] [--json F.json]   (no GPU)
+//   bankscope-gpu timing-predict --n 6144,12288 [--out F.json]                          (no GPU)
+//   bankscope-gpu timing-compare --predicted P.json --bench B.json [--fit F.json]       (no GPU)
 //
 // Exit codes (harness.hpp): 0 ok, 1 runtime error, 2 bad input, 3 no CUDA device, 4 a kernel wrote
 // wrong output, 5 (--strict) a measured count contradicts the model.
@@ -22,6 +26,7 @@
 #include "cuda_check.hpp"
 #include "harness.hpp"
 #include "ncu_runner.hpp"
+#include "timing_commands.hpp"
 
 namespace {
 
@@ -282,6 +287,33 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--exclude", bench_opt.exclude, "leave out kernels whose name contains this");
   bench_cmd->add_flag("--list", bench_list, "print the kernel names and exit; no GPU needed");
 
+  // The timing model's host-only commands (timing_commands.hpp): they never touch the CUDA runtime.
+  TimingFitArgs fit_args;
+  CLI::App* fit_cmd = app.add_subcommand("timing-fit", "fit the timing model's three constants on one size of a bench run (no GPU)");
+  fit_cmd->add_option("--bench", fit_args.bench, "the calibration run (bankscope-gpu bench --json)")->required();
+  fit_cmd->add_option("--n", fit_args.n, "the size whose rows are fitted")->capture_default_str();
+  fit_cmd->add_option("--out", fit_args.out_txt, "write the fit as text here");
+  fit_cmd->add_option("--json", fit_args.out_json, "write the fit as JSON here (timing-predict --fit reads it)");
+  fit_cmd->add_option("--resources", fit_args.common.resources, "cuobjdump --dump-resource-usage output (default: the build's)");
+  fit_cmd->add_option("--scenarios", fit_args.common.scenarios, "scenario directory (default assets/scenarios)");
+
+  TimingPredictArgs predict_args;
+  std::string predict_sizes;
+  CLI::App* predict_cmd = app.add_subcommand("timing-predict", "predict every bench kernel the model describes at these sizes (no GPU)");
+  predict_cmd->add_option("--n", predict_sizes, "matrix sizes, comma-separated")->required();
+  predict_cmd->add_option("--out", predict_args.out_json, "write the predictions here (JSON, and the table beside it as .txt)");
+  predict_cmd->add_option("--fit", predict_args.fit, "the constants (timing-fit --json)")->capture_default_str();
+  predict_cmd->add_option("--calibration", predict_args.calibration, "bench run whose memcpy rows give the copy ceiling")->capture_default_str();
+  predict_cmd->add_option("--resources", predict_args.common.resources, "cuobjdump --dump-resource-usage output (default: the build's)");
+  predict_cmd->add_option("--scenarios", predict_args.common.scenarios, "scenario directory (default assets/scenarios)");
+
+  TimingCompareArgs compare_args;
+  CLI::App* compare_cmd = app.add_subcommand("timing-compare", "held-out error of committed predictions against a later bench run (no GPU)");
+  compare_cmd->add_option("--predicted", compare_args.predicted, "timing-predict's JSON")->required();
+  compare_cmd->add_option("--bench", compare_args.bench, "the bench run measured afterwards")->required();
+  compare_cmd->add_option("--fit", compare_args.fit, "timing-fit's JSON: prints the fit error beside the held-out one");
+  compare_cmd->add_option("--out", compare_args.out_txt, "write the comparison here");
+
   JobArgs rargs;
   CLI::App* run_jobs_cmd = app.add_subcommand("run-jobs", "");  // hidden: what ncu profiles
   run_jobs_cmd->group("");
@@ -296,6 +328,18 @@ int main(int argc, char** argv) {
   }
 
   try {
+    // First: the host-only commands, before anything could consult the CUDA runtime.
+    if (fit_cmd->parsed()) return timing_fit_command(fit_args);
+    if (predict_cmd->parsed()) {
+      Result<std::vector<int64_t>> sizes = parse_sizes(predict_sizes);
+      if (!sizes) {
+        std::cerr << "bankscope-gpu: " << sizes.error().message << "\n";
+        return kExitUsage;
+      }
+      predict_args.sizes = sizes.value();
+      return timing_predict_command(predict_args);
+    }
+    if (compare_cmd->parsed()) return timing_compare_command(compare_args);
     if (app.got_subcommand("info")) return cmd_info();
     if (validate_cmd->parsed()) return cmd_validate(vargs, json_out, runs, ncu_opt, ncu_log, counters, strict, dry_run);
     if (patterns_cmd->parsed()) return cmd_patterns(jsonl, out_path, clock64);

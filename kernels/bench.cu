@@ -10,8 +10,12 @@
 //   - timing: CUDA events around each launch, `warmup` untimed launches, the median of `runs`;
 //     several input/output pairs are rotated when one pair would fit in 4x the L2 cache, so no run
 //     reads what the previous one left in L2;
-//   - GB/s = 2 * n * n * 4 bytes / time (each element read once and written once), and each row's
-//     percentage of cudaMemcpy device-to-device at the same n, measured in the same process.
+//   - GB/s = 2 * n * n * elem_bytes / time (each element read once and written once), and each row's
+//     percentage of cudaMemcpy device-to-device at the same n, measured in the same process;
+//   - every kernel row records threads, registers and static/dynamic shared bytes per block from
+//     cudaFuncGetAttributes: the timing model's launch facts come from the compiled kernel.
+// The seed and 32x8 rows launch the kernels `validate` checks (transpose_kernels.cuh); what the
+// timing model assumes about each row is in bench_kernels.cpp, whose table these candidates follow.
 //
 // Linked into bankscope-gpu (`bankscope-gpu bench`), which calls run_bench().
 #include "bench.hpp"
@@ -37,10 +41,12 @@
 #include <cuda_runtime.h>
 
 #include "cuda_check.hpp"
+#include "bench_kernels.hpp"
+#include "bench_timing.hpp"
 #include "fast_transpose.cuh"
 #include "fill_pattern.hpp"
 #include "harness.hpp"
-#include "sim/bench_timing.hpp"
+#include "transpose_kernels.cuh"
 
 #ifndef BANKSCOPE_SOURCE_DIR
 #define BANKSCOPE_SOURCE_DIR "."
@@ -49,31 +55,42 @@
 namespace bankscope {
 namespace {
 
-using LaunchFn = std::function<void(float* out, const float* in, int n)>;
+using LaunchFn = std::function<void(void* out, const void* in, int n)>;
 
-// One timed thing: a kernel, cudaMemcpy or cuBLAS.
+// One timed thing: a kernel, cudaMemcpy or cuBLAS, with its row of bench_kernels() (name, family,
+// scenario, element size, threads, tile: what the timing model is told).
 struct Candidate {
-  using RefuseFn = std::function<std::string(int n)>;
-  Candidate(std::string name_, std::string family_, std::string scenario_, bool is_copy_, LaunchFn launch_,
-            RefuseFn refuse_ = nullptr)
-      : name(std::move(name_)), family(std::move(family_)), scenario(std::move(scenario_)), is_copy(is_copy_),
-        launch(std::move(launch_)), refuse(std::move(refuse_)) {}
-  std::string name;
-  std::string family;    // ceiling, library, reference, candidate
-  std::string scenario;  // the scenario file that models its shared memory; "" = none
-  bool is_copy = false;  // out = in instead of out = in^T
+  Candidate(const std::string& name, int launch_threads, const void* func_, LaunchFn launch_,
+            std::string refuse_why_ = "")
+      : k(find_bench_kernel(name)), func(func_), launch(std::move(launch_)), refuse_why(std::move(refuse_why_)) {
+    if (k == nullptr) throw std::logic_error("bench kernel " + name + " has no row in bench_kernels()");
+    if (k->threads != launch_threads)
+      throw std::logic_error("bench kernel " + name + ": launched with " + std::to_string(launch_threads) +
+                             " threads, bench_kernels() says " + std::to_string(k->threads));
+  }
+  const BenchKernel* k;
+  const void* func = nullptr;  // the kernel for cudaFuncGetAttributes; null: cudaMemcpy, cuBLAS
   LaunchFn launch;
-  RefuseFn refuse;       // "" = runs at this n, else why not (an explicit refusal, reported as such)
+  std::string refuse_why;  // why n % k->n_multiple != 0 is refused
+  const std::string& name() const { return k->name; }
+  // "" = runs at this n, else why not (an explicit refusal, reported as such).
+  std::string refuse(int n) const {
+    if (n % k->n_multiple == 0) return "";
+    return "n % " + std::to_string(k->n_multiple) + " != 0: " + refuse_why;
+  }
 };
 
 struct Row {
   std::string name, family, scenario;
   std::string skipped;  // why the kernel refused this n ("" = it ran)
   int64_t n = 0;
+  int elem_bytes = 4;
+  // cudaFuncGetAttributes of the launched kernel (0 for cudaMemcpy and cuBLAS).
+  int threads = 0, regs = 0, static_smem = 0, dynamic_smem = 0;
   double ms_median = 0, ms_min = 0, ms_max = 0, gbps = 0, pct_of_copy = 0, vs_cublas = 0;
   uint64_t gpu_mismatches = 0, cpu_mismatches = 0, cpu_checked = 0;
   bool correct = false;
-  double predicted_ms = 0;  // the timing model (sim/timing_model.hpp); 0 = not described
+  double predicted_ms = 0;  // the timing model (bench_timing.hpp); 0 = not described
 };
 
 // The device as every bankscope-gpu result records it (query_device_info: name, SMs, clocks,
@@ -99,14 +116,16 @@ __global__ void k_fill_words(uint32_t* buf, uint64_t words) {
     buf[w] = fill_word(w);
 }
 
-// Counts output words that differ from the reference: out[r][c] == fill_word(c*n + r) for a
-// transpose, fill_word(r*n + c) for a copy.
-__global__ void k_count_mismatches(const uint32_t* out, int n, bool is_copy, unsigned long long* count) {
-  const uint64_t total = uint64_t(n) * uint64_t(n);
+// Counts output words that differ from the reference. Elements are `wpe` 32-bit words; word q of
+// element (r, c) must be word q of input element (c, r) for a transpose, (r, c) for a copy, and
+// input word w holds fill_word(w).
+__global__ void k_count_mismatches(const uint32_t* out, int n, int wpe, bool is_copy, unsigned long long* count) {
+  const uint64_t total = uint64_t(n) * uint64_t(n) * uint64_t(wpe);
   unsigned long long bad = 0;
   for (uint64_t w = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; w < total; w += uint64_t(gridDim.x) * blockDim.x) {
-    const uint64_t r = w / uint64_t(n), c = w % uint64_t(n);
-    const uint32_t want = fill_word(is_copy ? w : c * uint64_t(n) + r);
+    const uint64_t e = w / uint64_t(wpe), q = w % uint64_t(wpe);
+    const uint64_t r = e / uint64_t(n), c = e % uint64_t(n);
+    const uint32_t want = fill_word((is_copy ? e : c * uint64_t(n) + r) * uint64_t(wpe) + q);
     bad += out[w] != want ? 1 : 0;
   }
   if (bad != 0) atomicAdd(count, bad);
@@ -116,22 +135,51 @@ dim3 grid_2d(int n, int tile_x, int tile_y) {
   return dim3(static_cast<unsigned>((n + tile_x - 1) / tile_x), static_cast<unsigned>((n + tile_y - 1) / tile_y));
 }
 
+float* f32(void* p) { return static_cast<float*>(p); }
+const float* f32(const void* p) { return static_cast<const float*>(p); }
+
+template <class F>
+const void* fn_ptr(F* f) {
+  return reinterpret_cast<const void*>(f);
+}
+
 template <int kTR, int kTC, int kThreads, bool kStreaming, int kGroup = 1>
-Candidate fast_f4_candidate(const std::string& name, const std::string& scenario) {
-  return {name, "candidate", scenario, false, [](float* o, const float* i, int n) {
-            bench::fast_f4<kTR, kTC, kThreads, kStreaming, kGroup><<<grid_2d(n, kTC, kTR), kThreads>>>(o, i, n);
+Candidate fast_f4_candidate(const std::string& name) {
+  return {name, kThreads, fn_ptr(&bench::fast_f4<kTR, kTC, kThreads, kStreaming, kGroup>),
+          [](void* o, const void* i, int n) {
+            bench::fast_f4<kTR, kTC, kThreads, kStreaming, kGroup><<<grid_2d(n, kTC, kTR), kThreads>>>(f32(o), f32(i), n);
           }};
 }
 
 template <int kTR, int kTC, int kThreads>
-Candidate fast_f4_persistent_candidate(const std::string& name, const std::string& scenario, int sms) {
+Candidate fast_f4_persistent_candidate(const std::string& name, int sms) {
   int per_sm = 0;
-  BANKSCOPE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, bench::fast_f4_persistent<kTR, kTC, kThreads>, kThreads, 0));
-  const int blocks = std::max(1, per_sm) * sms;
-  return {name, "candidate", scenario, false, [blocks](float* o, const float* i, int n) {
+  if (sms > 0) {
+    BANKSCOPE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, bench::fast_f4_persistent<kTR, kTC, kThreads>, kThreads, 0));
+  }
+  const int blocks = std::max(1, per_sm) * std::max(1, sms);
+  return {name, kThreads, fn_ptr(&bench::fast_f4_persistent<kTR, kTC, kThreads>),
+          [blocks](void* o, const void* i, int n) {
             const int tiles = ((n + kTC - 1) / kTC) * ((n + kTR - 1) / kTR);
-            bench::fast_f4_persistent<kTR, kTC, kThreads><<<std::min(blocks, tiles), kThreads>>>(o, i, n);
+            bench::fast_f4_persistent<kTR, kTC, kThreads><<<std::min(blocks, tiles), kThreads>>>(f32(o), f32(i), n);
+          }};
+}
+
+// The 32x8 kernel of transpose_kernels.cuh (what `validate` checks) for element type T.
+template <typename T, int kStride, int kXorMask>
+Candidate tiled_32x8_candidate(const std::string& name) {
+  return {name, 32 * 8, fn_ptr(&k_transpose_32x8<T, kStride, kXorMask>), [](void* o, const void* i, int n) {
+            k_transpose_32x8<T, kStride, kXorMask>
+                <<<grid_2d(n, kTileDim, kTileDim), dim3(kTileDim, 8)>>>(static_cast<T*>(o), static_cast<const T*>(i), n);
+          }};
+}
+
+// The seed lesson's kernel of transpose_kernels.cuh: 32x32 threads, one element each.
+template <int kStride>
+Candidate seed_candidate(const std::string& name) {
+  return {name, 32 * 32, fn_ptr(&k_transpose_seed<kStride>), [](void* o, const void* i, int n) {
+            k_transpose_seed<kStride><<<grid_2d(n, kTileDim, kTileDim), dim3(kTileDim, kTileDim)>>>(f32(o), f32(i), n);
           }};
 }
 
@@ -166,69 +214,58 @@ Candidate fast_tma_candidate() {
   // Maps are encoded once per (buffer, n), outside the timed launches' critical path.
   auto maps = std::make_shared<std::map<std::pair<const float*, int>, CUtensorMap>>();
   auto encode = std::make_shared<EncodeTiledFn>(nullptr);
-  Candidate c{"fast_tma", "candidate", "fast_tma.json", false, nullptr, nullptr};
-  c.launch = [maps, encode](float* o, const float* i, int n) {
-    if (*encode == nullptr) *encode = encode_tiled_fn();
-    auto it = maps->find({i, n});
-    if (it == maps->end()) it = maps->emplace(std::make_pair(i, n), encode_tma_map(*encode, i, n)).first;
-    bench::fast_tma<<<grid_2d(n, bench::kTmaCols, bench::kTmaRows), bench::kTmaThreads>>>(o, it->second, n);
-  };
-  c.refuse = [](int n) -> std::string {
-    return n % 4 == 0 ? "" : "n % 4 != 0: a tensor map's row pitch must be a multiple of 16 bytes";
-  };
-  return c;
+  return {"fast_tma", bench::kTmaThreads, fn_ptr(&bench::fast_tma),
+          [maps, encode](void* o_, const void* i_, int n) {
+            float* o = f32(o_);
+            const float* i = f32(i_);
+            if (*encode == nullptr) *encode = encode_tiled_fn();
+            auto it = maps->find({i, n});
+            if (it == maps->end()) it = maps->emplace(std::make_pair(i, n), encode_tma_map(*encode, i, n)).first;
+            bench::fast_tma<<<grid_2d(n, bench::kTmaCols, bench::kTmaRows), bench::kTmaThreads>>>(o, it->second, n);
+          },
+          "a tensor map's row pitch must be a multiple of 16 bytes"};
 }
 
-// The lineup, in table order. `handle` may be null (names only).
+// The lineup, in bench_kernels() order (a test checks the two lists agree). `handle` may be null
+// (names only).
 std::vector<Candidate> make_candidates(cublasHandle_t handle, int sms) {
   using namespace bench;
   std::vector<Candidate> c;
-  c.push_back({"memcpy_d2d", "ceiling", "", true, [](float* o, const float* i, int n) {
+  c.push_back({"memcpy_d2d", 0, nullptr, [](void* o, const void* i, int n) {
                  BANKSCOPE_CUDA_CHECK(cudaMemcpyAsync(o, i, size_t(n) * size_t(n) * sizeof(float),
                                                       cudaMemcpyDeviceToDevice));
                }});
-  c.push_back({"cublas_sgeam", "library", "", false, [handle](float* o, const float* i, int n) {
+  c.push_back({"cublas_sgeam", 0, nullptr, [handle](void* o, const void* i, int n) {
                  // Column-major C = A^T (m = n = lda = ldc = n) is the row-major transpose too;
                  // beta = 0 with B = C is cuBLAS's documented in-place form (transb N, ldb == ldc).
                  const float one = 1.0f, zero = 0.0f;
-                 BANKSCOPE_CUBLAS_CHECK(cublasSgeam(handle, CUBLAS_OP_T, CUBLAS_OP_N, n, n, &one, i, n, &zero, o, n, o, n));
+                 BANKSCOPE_CUBLAS_CHECK(cublasSgeam(handle, CUBLAS_OP_T, CUBLAS_OP_N, n, n, &one, f32(i), n, &zero,
+                                                    f32(o), n, f32(o), n));
                }});
-  c.push_back({"copy_32x8", "ceiling", "", true, [](float* o, const float* i, int n) {
-                 bench_copy_32x8<<<grid_2d(n, 32, 32), dim3(32, 8)>>>(o, i, n);
+  c.push_back({"copy_32x8", 256, fn_ptr(&bench_copy_32x8), [](void* o, const void* i, int n) {
+                 bench_copy_32x8<<<grid_2d(n, 32, 32), dim3(32, 8)>>>(f32(o), f32(i), n);
                }});
-  c.push_back({"naive", "reference", "", false, [](float* o, const float* i, int n) {
-                 bench_naive<<<grid_2d(n, 32, 32), dim3(32, 8)>>>(o, i, n);
+  c.push_back({"naive", 256, fn_ptr(&bench_naive), [](void* o, const void* i, int n) {
+                 bench_naive<<<grid_2d(n, 32, 32), dim3(32, 8)>>>(f32(o), f32(i), n);
                }});
-  c.push_back({"seed_32x32", "reference", "seed_transpose_32x32.json", false, [](float* o, const float* i, int n) {
-                 bench_seed<32><<<grid_2d(n, 32, 32), dim3(32, 32)>>>(o, i, n);
-               }});
-  c.push_back({"seed_32x33", "reference", "seed_transpose_32x33.json", false, [](float* o, const float* i, int n) {
-                 bench_seed<33><<<grid_2d(n, 32, 32), dim3(32, 32)>>>(o, i, n);
-               }});
-  c.push_back({"tiled_32x8_32x32", "reference", "tiled_32x8_32x32.json", false, [](float* o, const float* i, int n) {
-                 bench_32x8<32, 0><<<grid_2d(n, 32, 32), dim3(32, 8)>>>(o, i, n);
-               }});
-  c.push_back({"tiled_32x8_32x33", "reference", "tiled_32x8_32x33.json", false, [](float* o, const float* i, int n) {
-                 bench_32x8<33, 0><<<grid_2d(n, 32, 32), dim3(32, 8)>>>(o, i, n);
-               }});
-  c.push_back({"tiled_32x8_xor", "reference", "tiled_32x8_xor.json", false, [](float* o, const float* i, int n) {
-                 bench_32x8<32, 31><<<grid_2d(n, 32, 32), dim3(32, 8)>>>(o, i, n);
-               }});
-  c.push_back(fast_f4_candidate<64, 64, 256, false>("fast_f4_64x64_t256", "fast_f4_64x64_t256.json"));
-  c.push_back(fast_f4_candidate<64, 64, 128, false>("fast_f4_64x64_t128", "fast_f4_64x64_t128.json"));
-  c.push_back(fast_f4_candidate<64, 64, 256, true>("fast_f4_64x64_t256_cs", "fast_f4_64x64_t256.json"));
-  c.push_back(fast_f4_candidate<128, 64, 256, false>("fast_f4_128x64_t256", "fast_f4_128x64_t256.json"));
-  c.push_back(fast_f4_candidate<64, 64, 256, false, 8>("fast_f4_64x64_t256_g8", "fast_f4_64x64_t256.json"));
-  c.push_back(fast_f4_candidate<64, 64, 256, false, 32>("fast_f4_64x64_t256_g32", "fast_f4_64x64_t256.json"));
-  c.push_back(fast_f4_candidate<128, 64, 256, false, 16>("fast_f4_128x64_t256_g16", "fast_f4_128x64_t256.json"));
-  c.push_back(fast_f4_candidate<32, 64, 128, false>("fast_f4_32x64_t128", "fast_f4_32x64_t128.json"));
-  if (handle != nullptr) {
-    c.push_back(fast_f4_persistent_candidate<64, 64, 256>("fast_f4p_64x64_t256", "fast_f4_64x64_t256.json", sms));
-  } else {
-    c.push_back({"fast_f4p_64x64_t256", "candidate", "fast_f4_64x64_t256.json", false, nullptr});
-  }
-  c.push_back({"fast_reg4x4", "candidate", "", false, [](float* o, const float* i, int n) {
-                 fast_reg4x4<<<grid_2d(n, kReg4x4Tile, kReg4x4Tile), 256>>>(o, i, n);
+  c.push_back(seed_candidate<32>("seed_32x32"));
+  c.push_back(seed_candidate<33>("seed_32x33"));
+  c.push_back(tiled_32x8_candidate<float, 32, 0>("tiled_32x8_32x32"));
+  c.push_back(tiled_32x8_candidate<float, 33, 0>("tiled_32x8_32x33"));
+  c.push_back(tiled_32x8_candidate<float, 32, 31>("tiled_32x8_xor"));
+  c.push_back(tiled_32x8_candidate<double, 33, 0>("tiled_32x8_double_32x33"));
+  c.push_back(tiled_32x8_candidate<float4, 33, 0>("tiled_float4_32x33"));
+  c.push_back(fast_f4_candidate<64, 64, 256, false>("fast_f4_64x64_t256"));
+  c.push_back(fast_f4_candidate<64, 64, 128, false>("fast_f4_64x64_t128"));
+  c.push_back(fast_f4_candidate<64, 64, 256, true>("fast_f4_64x64_t256_cs"));
+  c.push_back(fast_f4_candidate<128, 64, 256, false>("fast_f4_128x64_t256"));
+  c.push_back(fast_f4_candidate<64, 64, 256, false, 8>("fast_f4_64x64_t256_g8"));
+  c.push_back(fast_f4_candidate<64, 64, 256, false, 32>("fast_f4_64x64_t256_g32"));
+  c.push_back(fast_f4_candidate<128, 64, 256, false, 16>("fast_f4_128x64_t256_g16"));
+  c.push_back(fast_f4_candidate<32, 64, 128, false>("fast_f4_32x64_t128"));
+  c.push_back(fast_f4_persistent_candidate<64, 64, 256>("fast_f4p_64x64_t256", handle != nullptr ? sms : 0));
+  c.push_back({"fast_reg4x4", 256, fn_ptr(&fast_reg4x4), [](void* o, const void* i, int n) {
+                 fast_reg4x4<<<grid_2d(n, kReg4x4Tile, kReg4x4Tile), 256>>>(f32(o), f32(i), n);
                }});
   // Last: a copy-engine fault would end the process's CUDA context (h200_bench.sh smoke-tests it
   // in a process of its own first).
@@ -281,15 +318,19 @@ std::string to_json(const DeviceFacts& d, const BenchOptions& o, const std::vect
     << ", \"nvidia_driver\": \"" << json_escape(i.driver) << "\", \"cuda_driver\": \"" << i.cuda_driver
     << "\", \"cuda_runtime\": \"" << i.cuda_runtime << "\", \"cublas\": " << d.cublas << ", \"date\": \"" << i.date
     << "\"},\n";
-  j << "  \"method\": {\"elem\": \"float\", \"runs\": " << o.runs << ", \"warmup\": " << o.warmup
-    << ", \"statistic\": \"median\", \"timer\": \"cudaEvent per launch\", \"gbps\": \"2*n*n*4 bytes / median\", "
-       "\"pct_of_copy\": \"gbps / memcpy_d2d gbps at the same n\"},\n";
+  j << "  \"method\": {\"elem\": \"elem_bytes per row (4: float, 8: double, 16: float4)\", \"runs\": " << o.runs
+    << ", \"warmup\": " << o.warmup
+    << ", \"statistic\": \"median\", \"timer\": \"cudaEvent per launch\", \"gbps\": \"2*n*n*elem_bytes / median\", "
+       "\"pct_of_copy\": \"gbps / memcpy_d2d gbps at the same n\", \"launch_facts\": \"threads from the launch; regs, "
+       "static_smem_bytes from cudaFuncGetAttributes; dynamic_smem_bytes from the launch\"},\n";
   j << "  \"rows\": [";
   for (size_t k = 0; k < rows.size(); ++k) {
     const Row& r = rows[k];
     j.precision(5);
     j << (k ? ",\n" : "\n") << "    {\"kernel\": \"" << json_escape(r.name) << "\", \"family\": \"" << r.family
-      << "\", \"scenario\": \"" << json_escape(r.scenario) << "\", \"n\": " << r.n << ", \"ms_median\": " << r.ms_median
+      << "\", \"scenario\": \"" << json_escape(r.scenario) << "\", \"n\": " << r.n << ", \"elem_bytes\": " << r.elem_bytes
+      << ", \"threads\": " << r.threads << ", \"regs\": " << r.regs << ", \"static_smem_bytes\": " << r.static_smem
+      << ", \"dynamic_smem_bytes\": " << r.dynamic_smem << ", \"ms_median\": " << r.ms_median
       << ", \"ms_min\": " << r.ms_min << ", \"ms_max\": " << r.ms_max;
     j.precision(1);
     j << ", \"gbps\": " << r.gbps << ", \"pct_of_copy\": " << r.pct_of_copy;
@@ -325,14 +366,15 @@ bool save_atomic(const std::string& path, const std::string& text) {
 }
 
 // The checked run: poison, one launch, count every wrong word on the GPU, compare rows on the CPU.
-void check_once(const Candidate& c, float* out, const float* in, int n, unsigned long long* d_count, Row* row) {
-  const size_t words = size_t(n) * size_t(n);
-  BANKSCOPE_CUDA_CHECK(cudaMemset(out, 0xff, words * sizeof(float)));  // kPoisonWord everywhere
+void check_once(const Candidate& c, void* out, const void* in, int n, unsigned long long* d_count, Row* row) {
+  const int wpe = c.k->elem_bytes / 4;  // 32-bit words per element
+  const size_t words = size_t(n) * size_t(n) * size_t(wpe);
+  BANKSCOPE_CUDA_CHECK(cudaMemset(out, 0xff, words * 4));  // kPoisonWord everywhere
   BANKSCOPE_CUDA_CHECK(cudaMemset(d_count, 0, sizeof(unsigned long long)));
   c.launch(out, in, n);
   BANKSCOPE_CUDA_CHECK(cudaGetLastError());
   BANKSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
-  k_count_mismatches<<<1024, 256>>>(reinterpret_cast<const uint32_t*>(out), n, c.is_copy, d_count);
+  k_count_mismatches<<<1024, 256>>>(static_cast<const uint32_t*>(out), n, wpe, c.k->is_copy, d_count);
   BANKSCOPE_CUDA_CHECK(cudaGetLastError());
   unsigned long long bad = 0;
   BANKSCOPE_CUDA_CHECK(cudaMemcpy(&bad, d_count, sizeof bad, cudaMemcpyDeviceToHost));
@@ -346,25 +388,28 @@ void check_once(const Candidate& c, float* out, const float* in, int n, unsigned
     rows_to_check = {0, n - 1};
     while (rows_to_check.size() < 128) rows_to_check.push_back(int64_t(rng() % uint64_t(n)));
   }
-  std::vector<uint32_t> host(static_cast<size_t>(n));
+  const size_t row_words = size_t(n) * size_t(wpe);
+  std::vector<uint32_t> host(row_words);
   uint64_t cpu_bad = 0;
   for (const int64_t r : rows_to_check) {
-    BANKSCOPE_CUDA_CHECK(cudaMemcpy(host.data(), out + r * n, size_t(n) * sizeof(float), cudaMemcpyDeviceToHost));
+    BANKSCOPE_CUDA_CHECK(cudaMemcpy(host.data(), static_cast<const uint32_t*>(out) + size_t(r) * row_words, row_words * 4,
+                                    cudaMemcpyDeviceToHost));
     for (int64_t col = 0; col < n; ++col) {
-      const uint64_t src = c.is_copy ? uint64_t(r) * uint64_t(n) + uint64_t(col) : uint64_t(col) * uint64_t(n) + uint64_t(r);
-      cpu_bad += host[size_t(col)] != fill_word(src) ? 1 : 0;
+      const uint64_t src = c.k->is_copy ? uint64_t(r) * uint64_t(n) + uint64_t(col) : uint64_t(col) * uint64_t(n) + uint64_t(r);
+      for (int q = 0; q < wpe; ++q)
+        cpu_bad += host[size_t(col) * size_t(wpe) + size_t(q)] != fill_word(src * uint64_t(wpe) + uint64_t(q)) ? 1 : 0;
     }
   }
   row->cpu_mismatches = cpu_bad;
-  row->cpu_checked = uint64_t(rows_to_check.size()) * uint64_t(n);
+  row->cpu_checked = uint64_t(rows_to_check.size()) * uint64_t(n);  // elements
   row->correct = bad == 0 && cpu_bad == 0;
 }
 
 struct Buffers {
-  std::vector<float*> in, out;
+  std::vector<void*> in, out;
   ~Buffers() {
-    for (float* p : in) cudaFree(p);
-    for (float* p : out) cudaFree(p);
+    for (void* p : in) cudaFree(p);
+    for (void* p : out) cudaFree(p);
   }
 };
 
@@ -389,7 +434,7 @@ void time_runs(const Candidate& c, const Buffers& b, int n, int warmup, int runs
   row->ms_median = runs % 2 ? ms[size_t(runs / 2)] : 0.5 * (ms[size_t(runs / 2 - 1)] + ms[size_t(runs / 2)]);
   row->ms_min = ms.front();
   row->ms_max = ms.back();
-  row->gbps = 2.0 * double(n) * double(n) * sizeof(float) / (row->ms_median * 1e-3) / 1e9;
+  row->gbps = 2.0 * double(n) * double(n) * double(c.k->elem_bytes) / (row->ms_median * 1e-3) / 1e9;
 }
 
 std::string find_plot_script(const BenchOptions& o) {
@@ -431,27 +476,47 @@ void print_summary(const std::vector<Row>& rows, const std::vector<int64_t>& siz
   }
 }
 
-// The timing model beside every row it describes: predicted ms and error (sim/bench_timing.hpp).
+// The timing model beside every row it describes: predicted ms and error (bench_timing.hpp), with
+// each kernel's registers and shared bytes as this run read them (cudaFuncGetAttributes) and the
+// copy ceiling fitted to this run's cudaMemcpy rows: an in-run check, not a held-out prediction
+// (those are made beforehand by `bankscope-gpu timing-predict`).
 void predict_rows(std::vector<Row>& rows, const DeviceFacts& dev) {
-  std::vector<BenchMeasurement> measured;
+  BenchRun run;
+  run.path = "this run";
+  run.sms = dev.info.sms;
+  run.sm_clock_mhz = double(dev.info.sm_clock_mhz);
   for (const Row& r : rows) {
-    measured.push_back({r.name, r.scenario, r.n, r.skipped.empty() && r.correct ? r.ms_median : 0.0});
+    BenchMeasurement m;
+    m.kernel = r.name;
+    m.n = r.n;
+    m.ms = r.skipped.empty() && r.correct ? r.ms_median : 0.0;
+    m.compiled = {r.regs, r.static_smem, r.dynamic_smem};
+    run.rows.push_back(m);
   }
-  auto predicted = predict_bench_rows(measured, std::string(BANKSCOPE_SOURCE_DIR) + "/assets/scenarios", dev.info.sms,
-                                      double(dev.info.sm_clock_mhz));
+  auto copy = copy_ceiling_of(run);
+  if (!copy) {
+    std::printf("\ntiming model: %s\n", copy.error().message.c_str());
+    return;
+  }
+  ScenarioWavefronts wf(std::string(BANKSCOPE_SOURCE_DIR) + "/assets/scenarios");
+  const DeviceThroughput model = model_device(run.sms, run.sm_clock_mhz, *copy, ModelConstants{});
+  std::vector<std::string> skipped;
+  auto predicted = predict_bench_rows(run.rows, model, wf, nullptr, &skipped);
   if (!predicted) {
     std::printf("\ntiming model: %s\n", predicted.error().message.c_str());
     return;
   }
-  std::printf("\ntiming model (sim/timing_model.hpp): predicted vs measured\n");
-  std::printf("%-24s %6s %10s %10s %8s  %s\n", "kernel", "n", "predicted", "measured", "error", "bound");
+  std::printf("\ntiming model (sim/timing_model.hpp; copy ceiling of this run %.1f GB/s + %.2f us): predicted vs measured\n",
+              copy->gbps, copy->overhead_us);
+  std::printf("%-24s %6s %4s %10s %10s %8s  %s\n", "kernel", "n", "regs", "predicted", "measured", "error", "bound");
   for (const BenchPrediction& p : *predicted) {
     for (Row& r : rows) {
-      if (r.name == p.row.kernel && r.n == p.row.n) r.predicted_ms = p.predicted.ms;
+      if (r.name == p.kernel && r.n == p.n) r.predicted_ms = p.predicted.ms;
     }
-    std::printf("%-24s %6lld %10.4f %10.4f %+7.1f%%  %s\n", p.row.kernel.c_str(), static_cast<long long>(p.row.n),
-                p.predicted.ms, p.row.ms, 100.0 * p.error, p.predicted.bound.c_str());
+    std::printf("%-24s %6lld %4d %10.4f %10.4f %+7.1f%%  %s\n", p.kernel.c_str(), static_cast<long long>(p.n),
+                p.compiled.regs_per_thread, p.predicted.ms, p.measured_ms, 100.0 * p.error, p.predicted.bound.c_str());
   }
+  for (const std::string& s : skipped) std::printf("timing model: left out %s\n", s.c_str());
 }
 
 int run_bench_impl(const BenchOptions& o) {
@@ -491,9 +556,9 @@ int run_bench_impl(const BenchOptions& o) {
   std::vector<Candidate> all = make_candidates(handle, dev.info.sms);
   std::vector<Candidate> lineup;
   for (Candidate& c : all) {
-    const bool always = c.name == "memcpy_d2d" || c.name == "cublas_sgeam";  // the two yardsticks
-    const bool picked = o.only.empty() || c.name.find(o.only) != std::string::npos;
-    const bool dropped = !o.exclude.empty() && c.name.find(o.exclude) != std::string::npos;
+    const bool always = c.name() == "memcpy_d2d" || c.name() == "cublas_sgeam";  // the two yardsticks
+    const bool picked = o.only.empty() || c.name().find(o.only) != std::string::npos;
+    const bool dropped = !o.exclude.empty() && c.name().find(o.exclude) != std::string::npos;
     if (always || (picked && !dropped)) lineup.push_back(std::move(c));
   }
 
@@ -501,6 +566,9 @@ int run_bench_impl(const BenchOptions& o) {
   for (cudaEvent_t& x : ev) BANKSCOPE_CUDA_CHECK(cudaEventCreate(&x));
   unsigned long long* d_count = nullptr;
   BANKSCOPE_CUDA_CHECK(cudaMalloc(&d_count, sizeof(unsigned long long)));
+
+  int max_elem_bytes = 4;
+  for (const Candidate& c : lineup) max_elem_bytes = std::max(max_elem_bytes, c.k->elem_bytes);
 
   std::vector<Row> rows;
   int wrong = 0;
@@ -516,37 +584,48 @@ int run_bench_impl(const BenchOptions& o) {
     for (const int64_t n64 : o.sizes) {
       const int n = static_cast<int>(n64);
       const size_t bytes = size_t(n) * size_t(n) * sizeof(float);
-      // Enough pairs that the rotation spans 4x the L2: each run starts from DRAM.
+      // Enough pairs that the rotation spans 4x the L2 for fp32: each run starts from DRAM (wider
+      // elements span more). Each buffer holds the widest element the lineup uses.
       const size_t pairs = std::max<size_t>(1, std::min<size_t>(8, (size_t(4) * size_t(dev.l2_bytes) + 2 * bytes - 1) / (2 * bytes)));
+      const size_t alloc = size_t(n) * size_t(n) * size_t(max_elem_bytes);
       Buffers buf;
       for (size_t k = 0; k < pairs; ++k) {
-        float* pi = nullptr;
-        float* po = nullptr;
-        BANKSCOPE_CUDA_CHECK(cudaMalloc(&pi, bytes));
+        void* pi = nullptr;
+        void* po = nullptr;
+        BANKSCOPE_CUDA_CHECK(cudaMalloc(&pi, alloc));
         buf.in.push_back(pi);
-        BANKSCOPE_CUDA_CHECK(cudaMalloc(&po, bytes));
+        BANKSCOPE_CUDA_CHECK(cudaMalloc(&po, alloc));
         buf.out.push_back(po);
-        k_fill_words<<<2048, 256>>>(reinterpret_cast<uint32_t*>(pi), uint64_t(n) * uint64_t(n));
+        k_fill_words<<<2048, 256>>>(static_cast<uint32_t*>(pi), alloc / 4);
         BANKSCOPE_CUDA_CHECK(cudaGetLastError());
       }
       BANKSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
       double copy_gbps = 0, cublas_gbps = 0;
       for (const Candidate& c : lineup) {
         Row row;
-        row.name = c.name;
-        row.family = c.family;
-        row.scenario = c.scenario;
+        row.name = c.name();
+        row.family = c.k->family;
+        row.scenario = c.k->scenario;
         row.n = n;
-        if (c.refuse) row.skipped = c.refuse(n);
+        row.elem_bytes = c.k->elem_bytes;
+        if (c.func != nullptr) {  // what the compiled kernel says about itself
+          cudaFuncAttributes attr{};
+          BANKSCOPE_CUDA_CHECK(cudaFuncGetAttributes(&attr, c.func));
+          row.threads = c.k->threads;
+          row.regs = attr.numRegs;
+          row.static_smem = int(attr.sharedSizeBytes);
+          row.dynamic_smem = 0;  // no bench kernel asks for dynamic shared memory
+        }
+        row.skipped = c.refuse(n);
         if (!row.skipped.empty()) {
-          std::printf("%-24s %6d %10s %9s %8s %9s  refused: %s\n", c.name.c_str(), n, "-", "-", "-", "-", row.skipped.c_str());
+          std::printf("%-24s %6d %10s %9s %8s %9s  refused: %s\n", c.name().c_str(), n, "-", "-", "-", "-", row.skipped.c_str());
           rows.push_back(row);
           continue;
         }
         check_once(c, buf.out[0], buf.in[0], n, d_count, &row);
         time_runs(c, buf, n, o.warmup, o.runs, ev, &row);
-        if (c.name == "memcpy_d2d") copy_gbps = row.gbps;
-        if (c.name == "cublas_sgeam") cublas_gbps = row.gbps;
+        if (c.name() == "memcpy_d2d") copy_gbps = row.gbps;
+        if (c.name() == "cublas_sgeam") cublas_gbps = row.gbps;
         row.pct_of_copy = copy_gbps > 0 ? 100.0 * row.gbps / copy_gbps : 0;
         row.vs_cublas = cublas_gbps > 0 ? row.gbps / cublas_gbps : 0;
         if (!row.correct) ++wrong;
@@ -558,7 +637,7 @@ int run_bench_impl(const BenchOptions& o) {
                         (unsigned long long)row.gpu_mismatches, (unsigned long long)row.cpu_mismatches,
                         (unsigned long long)row.cpu_checked);
         }
-        std::printf("%-24s %6d %10.4f %9.1f %7.1f%% %9.3f  %s\n", c.name.c_str(), n, row.ms_median, row.gbps,
+        std::printf("%-24s %6d %10.4f %9.1f %7.1f%% %9.3f  %s\n", c.name().c_str(), n, row.ms_median, row.gbps,
                     row.pct_of_copy, row.vs_cublas, check);
         std::fflush(stdout);
         rows.push_back(row);
@@ -602,7 +681,7 @@ int run_bench_impl(const BenchOptions& o) {
 
 std::vector<std::string> bench_kernel_names() {
   std::vector<std::string> names;
-  for (const Candidate& c : make_candidates(nullptr, 0)) names.push_back(c.name);
+  for (const Candidate& c : make_candidates(nullptr, 0)) names.push_back(c.name());
   return names;
 }
 

@@ -1,7 +1,9 @@
 // bench.hpp: `bankscope-gpu bench`, every transpose side by side in one process (issue 6).
 //
 //   BenchOptions -> for each n: memcpy D2D, copy kernel, cublasSgeam, naive, seed pair, 32x8 pair,
-//                   XOR 32x8, the fast_transpose.cuh candidates
+//                   XOR 32x8, the 32x8 [32][33] double and float4 tiles (transpose_kernels.cuh,
+//                   the kernels `validate` checks), the fast_transpose.cuh candidates
+//                   (bench_kernels.hpp lists them with what the timing model is told)
 //                -> per (kernel, n): poisoned output, one checked run (every element on the GPU,
 //                   rows on the CPU), warm-up, median of `runs` event-timed launches
 //                -> table on stdout, JSON (rewritten after every n, so a crash keeps what ran),

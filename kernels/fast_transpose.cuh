@@ -1,13 +1,11 @@
 // fast_transpose.cuh: the candidates for the fastest fp32 transpose on the H200 (issue 6), and the
-// reference kernels `bankscope-gpu bench` times beside them.
+// two kernels without shared memory that `bankscope-gpu bench` times beside them.
 //
-// A progression, as in NVIDIA's cuda-samples `transpose` (the reference copies carry a bench_
-// prefix so this header stands alone next to kernels/transpose_kernels.cuh; their shared-memory
-// behaviour is exactly that of the scenarios named beside them):
+// A progression, as in NVIDIA's cuda-samples `transpose`. The tiled reference kernels (seed and
+// 32x8, the lesson's layouts) are NOT here: the bench times those of kernels/transpose_kernels.cuh,
+// the ones `validate` checks. Here:
 //   bench_copy_32x8            plain copy, 32x8 threads, 4 elements each: the kernel-side ceiling
 //   bench_naive                out[x][y] = in[y][x], no shared memory: the write is uncoalesced
-//   bench_seed<S>              seed_transpose_32x{32,33}.json: 32x32 threads, one element each
-//   bench_32x8<S, X>           tiled_32x8_32x{32,33}.json, tiled_32x8_xor.json: 4 elements each
 // The candidates (each is bounds-checked: any n works, see "Edges" below):
 //   fast_f4<TR, TC, T>         a TR x TC tile (TR input rows, TC input columns), T threads; every
 //                              global access is 16 bytes (LDG.E.128 / STG.E.128); the tile goes
@@ -59,7 +57,7 @@ inline constexpr int kTile32 = 32;
 // ---------------------------------------------------------------------------------------------
 // Reference kernels.
 
-// Copy, 32x8 threads, 4 elements per thread: same access shape as bench_32x8, no transpose.
+// Copy, 32x8 threads, 4 elements per thread: the access shape of k_transpose_32x8, no transpose.
 __global__ void bench_copy_32x8(float* __restrict__ out, const float* __restrict__ in, int n) {
   const int x = blockIdx.x * kTile32 + threadIdx.x;
   const int y = blockIdx.y * kTile32 + threadIdx.y;
@@ -76,40 +74,6 @@ __global__ void bench_naive(float* __restrict__ out, const float* __restrict__ i
 #pragma unroll
   for (int j = 0; j < kTile32; j += 8) {
     if (x < n && y + j < n) out[int64_t(x) * n + y + j] = in[int64_t(y + j) * n + x];
-  }
-}
-
-// The seed lesson's kernel: 32x32 threads, one element each (seed_transpose_32x{32,33}.json).
-template <int kStride>
-__global__ void bench_seed(float* __restrict__ out, const float* __restrict__ in, int n) {
-  constexpr PhysicalLayout kLayout{kStride};
-  __shared__ float tile[kTile32 * kStride];
-  const int x = blockIdx.x * kTile32 + threadIdx.x;
-  const int y = blockIdx.y * kTile32 + threadIdx.y;
-  if (x < n && y < n) tile[kLayout.offset(threadIdx.y, threadIdx.x)] = in[int64_t(y) * n + x];
-  __syncthreads();
-  const int out_x = blockIdx.y * kTile32 + threadIdx.x;
-  const int out_y = blockIdx.x * kTile32 + threadIdx.y;
-  if (out_x < n && out_y < n) out[int64_t(out_y) * n + out_x] = tile[kLayout.offset(threadIdx.x, threadIdx.y)];
-}
-
-// 32x8 threads, 4 elements each (tiled_32x8_32x{32,33}.json; kXorMask 31: tiled_32x8_xor.json).
-template <int kStride, int kXorMask>
-__global__ void bench_32x8(float* __restrict__ out, const float* __restrict__ in, int n) {
-  constexpr PhysicalLayout kLayout{kStride, kXorMask};
-  __shared__ float tile[kTile32 * kStride];
-  int x = blockIdx.x * kTile32 + threadIdx.x;
-  int y = blockIdx.y * kTile32 + threadIdx.y;
-#pragma unroll
-  for (int j = 0; j < kTile32; j += 8) {
-    if (x < n && y + j < n) tile[kLayout.offset(threadIdx.y + j, threadIdx.x)] = in[int64_t(y + j) * n + x];
-  }
-  __syncthreads();
-  x = blockIdx.y * kTile32 + threadIdx.x;
-  y = blockIdx.x * kTile32 + threadIdx.y;
-#pragma unroll
-  for (int j = 0; j < kTile32; j += 8) {
-    if (x < n && y + j < n) out[int64_t(y + j) * n + x] = tile[kLayout.offset(threadIdx.x, threadIdx.y + j)];
   }
 }
 

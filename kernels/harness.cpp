@@ -26,7 +26,9 @@
 #include "counters.hpp"
 #include "cuda_check.hpp"
 #include "fill_pattern.hpp"
+#include "bench_kernels.hpp"
 #include "ncu_runner.hpp"
+#include "resource_usage.hpp"
 #include "sim/timing_model.hpp"
 
 namespace bankscope {
@@ -362,12 +364,19 @@ void run_jobs_once(const std::vector<TransposeJob>& jobs) {
 }
 
 // The timing model's prediction for every validated kernel, once all copies are timed: the
-// queueing model (sim/timing_model.hpp) where it describes the kernel (the seed and 32x8 float
-// kernels are the bench's kernels), with the copy ceiling fitted to this run's copies; else the
-// roofline with the copy bandwidth of the kernel's own size.
+// queueing model (sim/timing_model.hpp) where bench_kernels.hpp describes the kernel (the seed and
+// 32x8 kernels with the lesson's layouts are the bench's kernels), with the copy ceiling fitted to
+// this run's copies and registers from the build's cuobjdump resource-usage file (without it,
+// registers are left out: the threads limit these kernels' occupancy either way); else the roofline
+// with the copy bandwidth of the kernel's own size.
 void predict_times(GpuResults& res, const std::vector<const TransposeJob*>& jobs,
                    const std::vector<std::pair<uint64_t, double>>& copy_runs) {
   const auto fit = fit_copy_ceiling(copy_runs);
+  std::optional<ResourceUsage> resources;
+  if (!default_resource_usage_path().empty()) {
+    auto r = load_resource_usage(default_resource_usage_path());
+    if (r) resources = *r;
+  }
   for (size_t i = 0; i < res.kernels.size() && i < jobs.size(); ++i) {
     KernelResult& k = res.kernels[i];
     const TransposeJob& job = *jobs[i];
@@ -379,20 +388,28 @@ void predict_times(GpuResults& res, const std::vector<const TransposeJob*>& jobs
     const uint64_t dram_bytes = transpose_dram_bytes(job.n, elem_bytes(job.plan.elem));
     std::string bench_name;
     const PhysicalLayout& l = job.plan.layout;
-    if (job.plan.elem == Elem::kFloat && l.swizzle.is_identity()) {
-      if (job.plan.gpu_kernel == "seed" && l.xor_mask == 0 && (l.row_stride == 32 || l.row_stride == 33)) {
+    if (job.plan.is_static && l.swizzle.is_identity()) {
+      if (job.plan.elem == Elem::kFloat && job.plan.gpu_kernel == "seed" && l.xor_mask == 0) {
         bench_name = "seed_32x" + std::to_string(l.row_stride);
-      } else if (job.plan.gpu_kernel == "tiled_32x8" && l.xor_mask == 0 &&
-                 (l.row_stride == 32 || l.row_stride == 33)) {
+      } else if (job.plan.elem == Elem::kFloat && job.plan.gpu_kernel == "tiled_32x8" && l.xor_mask == 0) {
         bench_name = "tiled_32x8_32x" + std::to_string(l.row_stride);
-      } else if (job.plan.gpu_kernel == "tiled_32x8_xor" && l.xor_mask == 31 && l.row_stride == 32) {
+      } else if (job.plan.elem == Elem::kFloat && job.plan.gpu_kernel == "tiled_32x8_xor" && l.xor_mask == 31) {
         bench_name = "tiled_32x8_xor";
+      } else if (job.plan.elem == Elem::kDouble && l.row_stride == 33 && l.xor_mask == 0) {
+        bench_name = "tiled_32x8_double_32x33";
+      } else if (job.plan.elem == Elem::kFloat4 && l.row_stride == 33 && l.xor_mask == 0) {
+        bench_name = "tiled_float4_32x33";
       }
     }
+    const BenchKernel* bk = bench_name.empty() ? nullptr : find_bench_kernel(bench_name);
+    CompiledFacts facts;
+    if (bk != nullptr && resources) {
+      if (const auto f = find_compiled(*resources, *bk)) facts = *f;
+    }
     const uint64_t blocks = uint64_t((job.n + 31) / 32) * uint64_t((job.n + 31) / 32);
-    const auto described = (bench_name.empty() || !fit)
+    const auto described = (bk == nullptr || !fit)
                                ? std::nullopt
-                               : describe_bench_kernel(bench_name, job.n, blocks ? shared_wf / blocks : 0);
+                               : describe_bench_kernel(*bk, job.n, blocks ? shared_wf / blocks : 0, facts);
     TimingPrediction tp;
     if (described) {
       dev.dram_gbps = fit->gbps;

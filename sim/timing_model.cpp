@@ -1,10 +1,10 @@
 // timing_model.cpp: the per-SM queueing model of a tiled kernel's time (see timing_model.hpp for
-// the model and the facts it rests on), and the descriptions of the bench kernels it is checked on.
+// the model and the facts it rests on). Which kernels it describes, and how, is kernels/'s business
+// (kernels/bench_kernels.hpp).
 #include "timing_model.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 namespace bankscope {
 
@@ -143,82 +143,6 @@ std::optional<CopyCeiling> fit_copy_ceiling(
 
 double effective_gbps(uint64_t bytes, double ms) {
   return ms > 0.0 ? double(bytes) / (ms * 1e6) : 0.0;
-}
-
-std::optional<BenchKernelDescription> describe_bench_kernel(const std::string& name, int64_t n,
-                                                            uint64_t shared_wavefronts_per_tile) {
-  // name -> threads, shared bytes, registers (ptxas, sm_90, CUDA 13.0), tile rows x cols (input),
-  // persistent. Launch configurations: kernels/bench.cu make_candidates().
-  struct Row {
-    int threads, smem, regs, tile_rows, tile_cols;
-    bool persistent;  // informational: its blocks walk the tiles (the model counts tiles)
-    bool wide;        // wide: 16-byte global accesses when n % 4 == 0 and the tile is whole
-  };
-  static const std::map<std::string, Row> kRows = {
-      {"copy_32x8", {256, 0, 28, 32, 32, false, false}},
-      {"naive", {256, 0, 26, 32, 32, false, false}},
-      {"seed_32x32", {1024, 4096, 16, 32, 32, false, false}},
-      {"seed_32x33", {1024, 4224, 16, 32, 32, false, false}},
-      {"tiled_32x8_32x32", {256, 4096, 28, 32, 32, false, false}},
-      {"tiled_32x8_32x33", {256, 4224, 28, 32, 32, false, false}},
-      {"tiled_32x8_xor", {256, 4096, 28, 32, 32, false, false}},
-      {"fast_f4_64x64_t256", {256, 16384, 36, 64, 64, false, true}},
-      {"fast_f4_64x64_t128", {128, 16384, 55, 64, 64, false, true}},
-      {"fast_f4_64x64_t256_cs", {256, 16384, 32, 64, 64, false, true}},
-      {"fast_f4_128x64_t256", {256, 32768, 56, 128, 64, false, true}},
-      {"fast_f4_32x64_t128", {128, 8192, 36, 32, 64, false, true}},
-      {"fast_f4p_64x64_t256", {256, 32768, 74, 64, 64, true, true}},
-      {"fast_reg4x4", {256, 0, 34, 64, 64, false, true}},
-      {"fast_tma", {128, 9224, 34, 64, 32, false, true}},
-  };
-  // "<kernel>_g<K>" is the same kernel with its blocks launched in groups of K tile-rows: the same
-  // shape and work (the model does not see block order).
-  std::string base = name;
-  const size_t g = name.rfind("_g");
-  if (g != std::string::npos && g + 2 < name.size() &&
-      name.find_first_not_of("0123456789", g + 2) == std::string::npos) {
-    base = name.substr(0, g);
-  }
-  const auto it = kRows.find(base);
-  if (it == kRows.end() || n <= 0) return std::nullopt;
-  const Row& k = it->second;
-  constexpr int kElem = 4;  // fp32
-  BenchKernelDescription d;
-  const uint64_t tiles =
-      ceil_div(uint64_t(n), uint64_t(k.tile_cols)) * ceil_div(uint64_t(n), uint64_t(k.tile_rows));
-  const uint64_t elems = uint64_t(n) * uint64_t(n);
-  d.shape.threads_per_block = k.threads;
-  d.shape.smem_bytes_per_block = k.smem;
-  d.shape.regs_per_thread = k.regs;
-  // A persistent kernel launches min(occupancy x SMs, tiles) blocks that walk the tiles; the model
-  // counts tiles as its work units either way.
-  d.shape.blocks = tiles;
-  d.shape.work_units = tiles;
-  d.work.shared_wavefronts = shared_wavefronts_per_tile * tiles;
-  d.work.dram_bytes = transpose_dram_bytes(n, kElem);
-  d.work.read_segment_bytes = k.tile_cols * kElem;
-  d.work.write_segment_bytes = k.tile_rows * kElem;
-  const uint64_t full_line_wf = d.work.dram_bytes / 128;  // every warp access covers whole lines
-  if (name == "naive") {
-    // Coalesced reads; every 4-byte store lands in its own line: one partial-line request each.
-    d.work.global_wavefronts = elems * kElem / 128;
-    d.work.partial_store_requests = elems;
-    d.note = "stores uncoalesced: one partial-line request per element";
-  } else if (k.wide && n % 4 != 0) {
-    // The element-wise path: 4-byte accesses at a 16-byte lane stride, so each warp instruction
-    // spans 4 lines (4x the load wavefronts) and its stores are partial-line requests (8 elements
-    // per line per instruction).
-    d.work.global_wavefronts = 4 * elems * kElem / 128;
-    d.work.partial_store_requests = elems / 8;
-    d.note = "n % 4 != 0: element-wise path (4-byte accesses, 16-byte lane stride)";
-  } else if (!k.wide && n % 32 != 0) {
-    // Rows not 128-byte aligned: every 128-byte warp access spans two lines.
-    d.work.global_wavefronts = 2 * full_line_wf;
-    d.note = "n % 32 != 0: row pitch not 128-byte aligned, two lines per warp access";
-  } else {
-    d.work.global_wavefronts = full_line_wf;
-  }
-  return d;
 }
 
 }  // namespace bankscope

@@ -36,8 +36,9 @@
 //     device-to-device times of the same run (H200: 4287 GB/s + 5.9 us); the copy's bandwidth at
 //     one size (overhead 0) works too, a little less well for short shared-bound kernels.
 //   [calibrated] three constants (kLatencyNs, kSegmentOverheadBytes, kPartialStoreCycles), fitted
-//     on the H200 bench at N=8192 only (assets/results/h200/timing_model.md has the errors on
-//     N=4096/16384, which were not used).
+//     by grid search on the N = 8192 rows of one H200 bench run (`bankscope-gpu timing-fit`,
+//     scripts/timing_fit.sh -> assets/results/h200/timing_fit.txt); their error on sizes and
+//     kernels the fit never saw is in assets/results/h200/timing_model.md.
 //   [assumed] every SM gets the same number of blocks +-1 and the same DRAM share.
 // Without a launch shape (threads_per_block == 0) the prediction is the two-ceiling roofline
 // max(shared_ms, dram_ms) of the first version of this file.
@@ -51,7 +52,7 @@
 
 namespace bankscope {
 
-// Calibrated on the H200 bench at N = 8192 (see assets/results/h200/timing_model.md).
+// Fitted on the H200 bench at N = 8192 (assets/results/h200/timing_fit.txt).
 inline constexpr double kLatencyNs = 780.0;            // a block's load round trip, incl. launch
 inline constexpr double kSegmentOverheadBytes = 17.0;  // DRAM time lost per contiguous row run
 inline constexpr double kPartialStoreCycles = 3.8;     // LSU cycles per partial-line store request
@@ -77,7 +78,8 @@ struct DeviceThroughput {
   double partial_store_cycles = kPartialStoreCycles;
 };
 
-// What the launch looks like: from the launch configuration and `nvcc -Xptxas -v`.
+// What the launch looks like: threads and grid from the launch configuration; registers and shared
+// bytes from the compiled kernel (cudaFuncGetAttributes, or cuobjdump --dump-resource-usage).
 struct KernelShape {
   int threads_per_block = 0;     // 0: unknown -> the two-ceiling roofline only
   int smem_bytes_per_block = 0;  // static + dynamic shared memory
@@ -92,7 +94,7 @@ struct KernelWork {
   uint64_t dram_bytes = 0;  // bytes that must cross DRAM: each input read, each output written
   uint64_t global_wavefronts =
       0;  // L1 data-pipe wavefronts of global accesses; 0 = dram_bytes / 128
-  uint64_t partial_store_requests = 0;  // uncoalesced stores: partial-line requests (naive: n*n)
+  uint64_t partial_store_requests = 0;  // uncoalesced stores: partial-line requests (one per element when every store lands in its own line)
   int read_segment_bytes = 0;   // contiguous bytes of an input row a tile reads (0 = long runs)
   int write_segment_bytes = 0;  // contiguous bytes of an output row a tile writes (0 = long runs)
 };
@@ -126,7 +128,7 @@ TimingPrediction predict_time(const KernelWork& work, const DeviceThroughput& de
 
 // The copy ceiling as a line, ms = overhead + bytes / bandwidth, least squares over the
 // cudaMemcpy device-to-device runs of one process (>= 2 distinct sizes; else nullopt).
-// H200 bench (all five memcpy_d2d rows): 4287 GB/s and 5.9 us.
+// H200 bench.json (its five cudaMemcpy rows): 4287 GB/s and 5.9 us.
 struct CopyCeiling {
   double gbps = 0.0;
   double overhead_us = 0.0;
@@ -142,20 +144,5 @@ inline uint64_t transpose_dram_bytes(int64_t n, int elem_bytes) {
   return 2u * static_cast<uint64_t>(n) * static_cast<uint64_t>(n) *
          static_cast<uint64_t>(elem_bytes);
 }
-
-// The kernels of `bankscope-gpu bench` (kernels/bench.cu, fp32) described for the model at size n:
-// launch shape (registers from `nvcc -arch=sm_90 -Xptxas -v`, CUDA 13.0), DRAM bytes, global
-// wavefronts, row runs, the element-wise edge paths. Shared wavefronts are NOT filled in: they come
-// from the bank model (launch_totals on the kernel's scenario, per block x blocks) or from ncu.
-// `shared_wavefronts_per_tile` is what the scenario gives per full tile (0 for kernels without
-// shared memory). nullopt for names without a description (memcpy_d2d, cublas_sgeam: their
-// internals are not known).
-struct BenchKernelDescription {
-  KernelShape shape;
-  KernelWork work;
-  std::string note;  // what the description assumes
-};
-std::optional<BenchKernelDescription> describe_bench_kernel(const std::string& name, int64_t n,
-                                                            uint64_t shared_wavefronts_per_tile);
 
 }  // namespace bankscope
