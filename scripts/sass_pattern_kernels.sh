@@ -27,7 +27,17 @@ for line in open(sys.argv[1]):
         continue  # never executed
     rows[f].append(ins)
 atom = {0: "ADD", 1: "MIN", 2: "MAX", 3: "EXCH", 4: "CAS"}
+def unmangle(f):
+    # Without c++filt: _ZN9bankscope6k_ldsmILi4ELb1EEEv... -> k_ldsm<4, true>
+    m = re.search(r"(k_ldsm|k_stsm|k_atoms|k_ldgsts)I(L[ib]\d+E)(L[ib]\d+E)", f)
+    if not m:
+        return f
+    def arg(a):
+        kind, v = a[1], a[2:-1]
+        return ("true" if v == "1" else "false") if kind == "b" else v
+    return "%s<%s, %s>" % (m.group(1), arg(m.group(2)), arg(m.group(3)))
 def want(f):
+    f = unmangle(f)
     m = re.search(r"k_(ldsm|stsm)<(\d), (true|false)>", f)
     if m:
         op = "LDSM" if m.group(1) == "ldsm" else "STSM"
