@@ -711,8 +711,9 @@ std::vector<CounterPair> counter_choice(Op op) {
   return {};
 }
 
-// A session for as many of `wanted` as CUPTI accepts: all at once, else each group alone, else
-// metric by metric; *rejected lists the ones left out. Null when none can be opened (then *why).
+// A session for as many of `wanted` as CUPTI accepts: all at once, else the metrics it accepts one
+// by one (and, if those do not open together, without the smsp__sass_ ones); *rejected lists the
+// ones left out. Null when none can be opened (then *why).
 std::unique_ptr<CounterSession> open_pattern_session(const std::vector<std::string>& wanted,
                                                      std::vector<std::string>* rejected, std::string* why,
                                                      bool* not_permitted) {
@@ -736,7 +737,16 @@ std::unique_ptr<CounterSession> open_pattern_session(const std::vector<std::stri
     return nullptr;
   }
   s = CounterSession::create(ok, why, not_permitted);
-  return s;
+  if (s) return s;
+  // Each accepted alone but not together: drop the instruction-level (SASS-patched) ones.
+  std::cerr << "bankscope-gpu: the accepted metrics do not open together (" << *why
+            << "); trying without smsp__sass_\n";
+  std::vector<std::string> hw;
+  for (const std::string& m : ok) {
+    if (m.rfind("smsp__sass_", 0) == 0) rejected->push_back(m);
+    else hw.push_back(m);
+  }
+  return hw.empty() ? nullptr : CounterSession::create(hw, why, not_permitted);
 }
 
 }  // namespace
@@ -825,7 +835,14 @@ std::vector<nlohmann::ordered_json> run_patterns(const std::vector<Pattern>& pat
       }
       session.reset();
       session = CounterSession::create(hw, &why, &not_permitted);
-      if (session) rows = session->measure(launches);
+      if (session) {
+        try {
+          rows = session->measure(launches);
+        } catch (const std::exception& e2) {
+          why = std::string("measuring failed twice: ") + e2.what();
+          session.reset();
+        }
+      }
     }
   }
   if (session) {
@@ -848,6 +865,8 @@ std::vector<nlohmann::ordered_json> run_patterns(const std::vector<Pattern>& pat
     if (!kernel[i].empty()) j["kernel"] = kernel[i];
     if (!errors[i].empty()) {
       j["measured_error"] = errors[i];
+    } else if (!session && !is_plain(acc.op)) {
+      j["measured_error"] = "no counters (" + why + "); the clock64 fallback covers ld/st only";
     } else if (session) {
       const std::vector<double>& v = rows.at(i);
       std::map<std::string, double> m;
