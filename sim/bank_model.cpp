@@ -74,8 +74,8 @@ Result<WarpAccess> validate(const WarpAccess& a, const BankConfig& cfg) {
       const uint32_t rows = a.matrices == 4 ? 0xffffffffu : (uint32_t{1} << (8 * a.matrices)) - 1u;
       if ((a.mask & rows) != rows) {
         std::ostringstream os;
-        os << "mask: " << op_name(a.op) << ".x" << a.matrices << " is .sync.aligned (the whole warp executes "
-           << "it), so every row lane 0.." << 8 * a.matrices - 1 << " must be in the mask";
+        os << "row lanes 0.." << 8 * a.matrices - 1 << " must all be in the mask: " << op_name(a.op) << ".x"
+           << a.matrices << " is .sync.aligned (the whole warp executes it)";
         return Error{os.str()};
       }
       break;

@@ -118,7 +118,7 @@ TEST_CASE("issue-11 kinds: errors name the field and the reason") {
        "lane 3: byte offset 56 is not 16-byte aligned (the GPU faults with \"misaligned address\")"},
       // ... but an unused lane's address is not checked: lane 9 of an .x1 may be anything.
       {R"({"op": "stmatrix", "num": 2, "mask": "0xffff7fff", "offsets": )" + contig16 + "}",
-       "mask: stmatrix.x2 is .sync.aligned (the whole warp executes it), so every row lane 0..15 must be in the mask"},
+       "row lanes 0..15 must all be in the mask: stmatrix.x2 is .sync.aligned (the whole warp executes it)"},
       {R"({"op": "atom", "width": 4, "offsets": )" + contig16 + "}", "missing 'atom' (\"add\", \"min\", \"max\", \"exch\" or \"cas\")"},
       {R"({"op": "atom", "width": 4, "atom": "and", "offsets": )" + contig16 + "}", "atom: 'and' must be \"add\", \"min\", \"max\", \"exch\" or \"cas\""},
       {R"({"op": "atom", "width": 2, "atom": "add", "offsets": )" + contig16 + "}", "width: atom is 4 or 8 bytes, not 2"},
