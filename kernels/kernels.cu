@@ -136,7 +136,85 @@ std::string dispatch_pattern(int width, bool store, const PatternArgs* args, int
 #undef BANKSCOPE_PATTERN_CASE
 }
 
+// Sets the dynamic shared memory limit above 48 KB, launches one warp, checks the launch.
+template <typename Kernel, typename... Args>
+std::string launch_one_warp(Kernel* fn, size_t smem, Args... args) {
+  if (smem > kMaxSharedBytesPerBlockSm90) {
+    return "pattern needs " + std::to_string(smem) + " bytes of shared memory; a block may use " +
+           std::to_string(kMaxSharedBytesPerBlockSm90);
+  }
+  if (smem > kDefaultDynSmemLimit) {
+    BANKSCOPE_CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  }
+  fn<<<1, 32, smem>>>(args...);
+  BANKSCOPE_CUDA_CHECK(cudaGetLastError());
+  return "";
+}
+
 }  // namespace
+
+std::string launch_instr_pattern(const InstrLaunch& d, const PatternArgs* args, int index, size_t smem,
+                                 uint32_t* sink, const void* src) {
+  const auto* g = static_cast<const unsigned char*>(src);
+  switch (d.kind) {
+    case InstrKind::kLdmatrix:
+    case InstrKind::kStmatrix: {
+      const bool ld = d.kind == InstrKind::kLdmatrix;
+#define BANKSCOPE_MATRIX_CASE(N)                                                                     \
+  case N:                                                                                           \
+    if (ld) return d.trans ? launch_one_warp(&k_ldsm<N, true>, smem, args, index, sink)              \
+                           : launch_one_warp(&k_ldsm<N, false>, smem, args, index, sink);            \
+    return d.trans ? launch_one_warp(&k_stsm<N, true>, smem, args, index, sink)                      \
+                   : launch_one_warp(&k_stsm<N, false>, smem, args, index, sink);
+      switch (d.num) {
+        BANKSCOPE_MATRIX_CASE(1)
+        BANKSCOPE_MATRIX_CASE(2)
+        BANKSCOPE_MATRIX_CASE(4)
+        default: return "num " + std::to_string(d.num) + " is not 1, 2 or 4";
+      }
+#undef BANKSCOPE_MATRIX_CASE
+    }
+    case InstrKind::kAtomic:
+      if (d.width == 4) {
+        switch (d.atom) {
+          case 0: return launch_one_warp(&k_atoms<4, 0>, smem, args, index, sink);
+          case 1: return launch_one_warp(&k_atoms<4, 1>, smem, args, index, sink);
+          case 2: return launch_one_warp(&k_atoms<4, 2>, smem, args, index, sink);
+          case 3: return launch_one_warp(&k_atoms<4, 3>, smem, args, index, sink);
+          case 4: return launch_one_warp(&k_atoms<4, 4>, smem, args, index, sink);
+          default: break;
+        }
+      } else if (d.width == 8) {
+        if (d.atom == 3) return launch_one_warp(&k_atoms<8, 3>, smem, args, index, sink);
+        if (d.atom == 4) return launch_one_warp(&k_atoms<8, 4>, smem, args, index, sink);
+        return "64-bit shared atom add/min/max is a compare-and-swap loop on sm_90, not one instruction";
+      }
+      return "no atom kernel for width " + std::to_string(d.width) + ", operation " + std::to_string(d.atom);
+    case InstrKind::kLdgsts:
+      if (d.cg) {
+        if (d.width != 16) return "cp.async.cg copies 16 bytes only";
+        return launch_one_warp(&k_ldgsts<16, true>, smem, args, index, sink, g);
+      }
+      switch (d.width) {
+        case 4: return launch_one_warp(&k_ldgsts<4, false>, smem, args, index, sink, g);
+        case 8: return launch_one_warp(&k_ldgsts<8, false>, smem, args, index, sink, g);
+        case 16: return launch_one_warp(&k_ldgsts<16, false>, smem, args, index, sink, g);
+        default: return "cp.async copies 4, 8 or 16 bytes, not " + std::to_string(d.width);
+      }
+  }
+  return "unknown instruction kind";
+}
+
+std::string instr_kernel_name(const InstrLaunch& d) {
+  const std::string t = d.trans ? "true" : "false";
+  switch (d.kind) {
+    case InstrKind::kLdmatrix: return "k_ldsm<" + std::to_string(d.num) + ", " + t + ">";
+    case InstrKind::kStmatrix: return "k_stsm<" + std::to_string(d.num) + ", " + t + ">";
+    case InstrKind::kAtomic: return "k_atoms<" + std::to_string(d.width) + ", " + std::to_string(d.atom) + ">";
+    case InstrKind::kLdgsts: return "k_ldgsts<" + std::to_string(d.width) + ", " + (d.cg ? "true" : "false") + ">";
+  }
+  return "?";
+}
 
 std::string plan_transpose(const std::string& gpu_kernel, Elem elem, const PhysicalLayout& layout,
                            TransposePlan* plan) {

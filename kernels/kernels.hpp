@@ -49,6 +49,23 @@ void launch_fill_words(uint32_t* buf, uint64_t words);
 // smem_bytes: dynamic shared memory (>= largest offset + width). Returns "" or an error line.
 std::string launch_pattern(int width, bool store, const PatternArgs* args, int index,
                            size_t smem_bytes, uint32_t* sink);
+// Issue 11: one single-warp launch of ONE ldmatrix / stmatrix / shared atomic / cp.async
+// (pattern_kernels.cuh). `src` is a global buffer of at least 32 x 16 bytes (cp.async's source).
+enum class InstrKind : uint8_t { kLdmatrix, kStmatrix, kAtomic, kLdgsts };
+struct InstrLaunch {
+  InstrKind kind = InstrKind::kLdmatrix;
+  int width = 16;      // atom: 4 or 8; ldgsts: 4, 8, 16; ldmatrix/stmatrix: 16
+  int num = 1;         // ldmatrix/stmatrix: 1, 2, 4
+  bool trans = false;  // ldmatrix/stmatrix
+  int atom = 0;        // 0 add, 1 min, 2 max, 3 exch, 4 cas
+  bool cg = false;     // ldgsts: .cg (16 bytes) instead of .ca
+};
+// "" or one line naming what has no kernel (e.g. a 64-bit atom add, which is no single instruction).
+std::string launch_instr_pattern(const InstrLaunch& d, const PatternArgs* args, int index, size_t smem_bytes,
+                                 uint32_t* sink, const void* src);
+// The kernel's symbol as in the SASS listing, e.g. "k_ldsm<4, true>".
+std::string instr_kernel_name(const InstrLaunch& d);
+
 // The clock64 fallback: 32 warps in one block repeat the instruction `reps` times (reps % 4 == 0);
 // *cycles receives the block's cycle count between two barriers.
 std::string launch_pattern_clock(int width, bool store, const PatternArgs* args, int index,

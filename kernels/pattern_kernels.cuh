@@ -103,3 +103,145 @@ __global__ void k_pattern_clock(const PatternArgs* args, int index, int reps, lo
 }
 
 }  // namespace bankscope
+
+// ---------------------------------------------------------------------------------------------
+// Issue 11: ldmatrix, stmatrix, shared atomics and cp.async, one instruction per launch.
+// Each kernel below holds exactly one LDSM / STSM / ATOMS / LDGSTS of the named form in its SASS
+// (checked with cuobjdump -sass: tests/conformance/sass_v2.txt). One warp of 32 threads.
+// ---------------------------------------------------------------------------------------------
+
+namespace bankscope {
+
+// ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16: .sync.aligned, so every lane executes it
+// (the mask only says which lanes the pattern describes; the harness refuses a mask without all row
+// lanes 0..8*num-1). Lanes 8*num..31 pass their offset too; PTX ISA: those addresses are unused.
+template <int kNum, bool kTrans>
+__global__ void k_ldsm(const PatternArgs* args, int index, uint32_t* sink) {
+  extern __shared__ __align__(16) unsigned char pattern_smem[];
+  const uint32_t lane = threadIdx.x & 31u;
+  const PatternArgs& a = args[index];
+  const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(pattern_smem)) + a.offsets[lane];
+  uint32_t r0 = 0, r1 = 0, r2 = 0, r3 = 0;
+  if constexpr (kNum == 1) {
+    if constexpr (kTrans) {
+      asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];" : "=r"(r0) : "r"(addr) : "memory");
+    } else {
+      asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];" : "=r"(r0) : "r"(addr) : "memory");
+    }
+  } else if constexpr (kNum == 2) {
+    if constexpr (kTrans) {
+      asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];" : "=r"(r0), "=r"(r1) : "r"(addr) : "memory");
+    } else {
+      asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];" : "=r"(r0), "=r"(r1) : "r"(addr) : "memory");
+    }
+  } else {
+    static_assert(kNum == 4, "ldmatrix loads 1, 2 or 4 matrices");
+    if constexpr (kTrans) {
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(addr) : "memory");
+    } else {
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(addr) : "memory");
+    }
+  }
+  sink[lane] = r0 ^ r1 ^ r2 ^ r3;  // global store: keeps the load alive
+}
+
+// stmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16 (sm_90): the same rows, written.
+template <int kNum, bool kTrans>
+__global__ void k_stsm(const PatternArgs* args, int index, uint32_t* sink) {
+  extern __shared__ __align__(16) unsigned char pattern_smem[];
+  const uint32_t lane = threadIdx.x & 31u;
+  const PatternArgs& a = args[index];
+  const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(pattern_smem)) + a.offsets[lane];
+  const uint32_t v = lane * 0x00010001u + 0x00010000u;
+  if constexpr (kNum == 1) {
+    if constexpr (kTrans) {
+      asm volatile("stmatrix.sync.aligned.m8n8.x1.trans.shared.b16 [%0], {%1};" ::"r"(addr), "r"(v) : "memory");
+    } else {
+      asm volatile("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%0], {%1};" ::"r"(addr), "r"(v) : "memory");
+    }
+  } else if constexpr (kNum == 2) {
+    if constexpr (kTrans) {
+      asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};" ::"r"(addr), "r"(v), "r"(v + 1u) : "memory");
+    } else {
+      asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};" ::"r"(addr), "r"(v), "r"(v + 1u) : "memory");
+    }
+  } else {
+    static_assert(kNum == 4, "stmatrix stores 1, 2 or 4 matrices");
+    if constexpr (kTrans) {
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(v),
+                   "r"(v + 1u), "r"(v + 2u), "r"(v + 3u) : "memory");
+    } else {
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(v),
+                   "r"(v + 1u), "r"(v + 2u), "r"(v + 3u) : "memory");
+    }
+  }
+  (void)sink;  // same signature as the other pattern kernels
+}
+
+// atom.shared.{add,min,max,exch,cas}: 0 add, 1 min, 2 max, 3 exch, 4 cas (kernels.hpp AtomKind).
+// The operand depends on the lane so that nvcc cannot aggregate the warp's atomics into one lane's
+// (measured here: with a warp-uniform address and operand, nvcc 13.0 emitted a single predicated
+// ATOMS.ADD after a popc of the active mask).
+template <int kWidth, int kAtom>
+__global__ void k_atoms(const PatternArgs* args, int index, uint32_t* sink) {
+  extern __shared__ __align__(16) unsigned char pattern_smem[];
+  const uint32_t lane = threadIdx.x & 31u;
+  const PatternArgs& a = args[index];
+  const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(pattern_smem)) + a.offsets[lane];
+  if (!((a.mask >> lane) & 1u)) return;
+  const uint32_t v = lane + 1u;
+  uint32_t r = 0;
+  if constexpr (kWidth == 4) {
+    if constexpr (kAtom == 0) {
+      asm volatile("atom.shared.add.u32 %0, [%1], %2;" : "=r"(r) : "r"(addr), "r"(v) : "memory");
+    } else if constexpr (kAtom == 1) {
+      asm volatile("atom.shared.min.u32 %0, [%1], %2;" : "=r"(r) : "r"(addr), "r"(v) : "memory");
+    } else if constexpr (kAtom == 2) {
+      asm volatile("atom.shared.max.u32 %0, [%1], %2;" : "=r"(r) : "r"(addr), "r"(v) : "memory");
+    } else if constexpr (kAtom == 3) {
+      asm volatile("atom.shared.exch.b32 %0, [%1], %2;" : "=r"(r) : "r"(addr), "r"(v) : "memory");
+    } else {
+      static_assert(kAtom == 4, "atom kinds: add, min, max, exch, cas");
+      asm volatile("atom.shared.cas.b32 %0, [%1], %2, %3;" : "=r"(r) : "r"(addr), "r"(lane), "r"(v) : "memory");
+    }
+  } else {
+    // 64-bit add/min/max are a CAS loop on sm_90 (not one instruction): only exch and cas here.
+    static_assert(kWidth == 8 && (kAtom == 3 || kAtom == 4), "64-bit shared atomics: exch and cas");
+    unsigned long long r64 = 0;
+    const unsigned long long v64 = (static_cast<unsigned long long>(v) << 32) | v;
+    if constexpr (kAtom == 3) {
+      asm volatile("atom.shared.exch.b64 %0, [%1], %2;" : "=l"(r64) : "r"(addr), "l"(v64) : "memory");
+    } else {
+      asm volatile("atom.shared.cas.b64 %0, [%1], %2, %3;"
+                   : "=l"(r64) : "r"(addr), "l"(static_cast<unsigned long long>(lane)), "l"(v64) : "memory");
+    }
+    r = static_cast<uint32_t>(r64) ^ static_cast<uint32_t>(r64 >> 32);
+  }
+  sink[lane] = r;  // keeps the returned value alive
+}
+
+// cp.async.{ca,cg}.shared.global of kWidth bytes: lane l copies src[l * kWidth ..] (contiguous,
+// aligned, so the global side is the same for every pattern) to its shared offset; then
+// cp.async.wait_all. .cg exists for 16 bytes only (PTX ISA).
+template <int kWidth, bool kCg>
+__global__ void k_ldgsts(const PatternArgs* args, int index, uint32_t* sink, const unsigned char* src) {
+  extern __shared__ __align__(16) unsigned char pattern_smem[];
+  const uint32_t lane = threadIdx.x & 31u;
+  const PatternArgs& a = args[index];
+  const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(pattern_smem)) + a.offsets[lane];
+  const unsigned char* g = src + lane * kWidth;
+  if ((a.mask >> lane) & 1u) {
+    if constexpr (kCg) {
+      static_assert(kWidth == 16, "cp.async.cg copies 16 bytes");
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(addr), "l"(g) : "memory");
+    } else {
+      asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(addr), "l"(g), "n"(kWidth) : "memory");
+    }
+  }
+  asm volatile("cp.async.wait_all;" ::: "memory");
+  (void)sink;
+}
+
+}  // namespace bankscope

@@ -43,13 +43,61 @@ Result<BankConfig> make_bank_config(int banks, int bank_bytes) {
   return BankConfig{banks, bank_bytes};
 }
 
-Result<WarpAccess> validate(const WarpAccess& a, const BankConfig& cfg) {
-  if (a.width != 1 && a.width != 2 && a.width != 4 && a.width != 8 && a.width != 16) {
-    return Error{"width: " + std::to_string(a.width) + " bytes is not an access width (1, 2, 4, 8 or 16)"};
+std::string not_one_instruction(const WarpAccess& a) {
+  if (a.op == Op::kAtomic && a.width == 8 &&
+      (a.atom == AtomOp::kAdd || a.atom == AtomOp::kMin || a.atom == AtomOp::kMax)) {
+    return std::string("atom ") + atom_name(a.atom) +
+           " of 8 bytes is not one instruction on sm_90 (nvcc 13.0 emits LDS.64 plus an "
+           "ATOMS.CAST.SPIN.64 compare-and-swap loop); not modelled";
   }
+  return "";
+}
+
+Result<WarpAccess> validate(const WarpAccess& a, const BankConfig& cfg) {
   (void)cfg;
+  switch (a.op) {
+    case Op::kLoad:
+    case Op::kStore:
+      if (a.width != 1 && a.width != 2 && a.width != 4 && a.width != 8 && a.width != 16) {
+        return Error{"width: " + std::to_string(a.width) + " bytes is not an access width (1, 2, 4, 8 or 16)"};
+      }
+      break;
+    case Op::kLdmatrix:
+    case Op::kStmatrix: {
+      if (a.matrices != 1 && a.matrices != 2 && a.matrices != 4) {
+        return Error{"num: " + std::to_string(a.matrices) + " must be 1, 2 or 4 (.x1, .x2, .x4)"};
+      }
+      if (a.width != 16) {
+        return Error{std::string(op_name(a.op)) + ": width is 16 bytes (one row of 8 b16 elements), not " +
+                     std::to_string(a.width)};
+      }
+      const uint32_t rows = a.matrices == 4 ? 0xffffffffu : (uint32_t{1} << (8 * a.matrices)) - 1u;
+      if ((a.mask & rows) != rows) {
+        std::ostringstream os;
+        os << "row lanes 0.." << 8 * a.matrices - 1 << " must all be in the mask: " << op_name(a.op) << ".x"
+           << a.matrices << " is .sync.aligned (the whole warp executes it)";
+        return Error{os.str()};
+      }
+      break;
+    }
+    case Op::kAtomic:
+      if (a.width != 4 && a.width != 8) {
+        return Error{"width: atom is 4 or 8 bytes, not " + std::to_string(a.width)};
+      }
+      if (const std::string why = not_one_instruction(a); !why.empty()) return Error{why};
+      break;
+    case Op::kLdgsts:
+      if (a.width != 4 && a.width != 8 && a.width != 16) {
+        return Error{"width: ldgsts (cp.async) copies 4, 8 or 16 bytes, not " + std::to_string(a.width)};
+      }
+      if (a.bypass_l1 && a.width != 16) {
+        return Error{"cache: cp.async.cg copies 16 bytes only (PTX ISA), not " + std::to_string(a.width)};
+      }
+      break;
+  }
+  const uint32_t used = used_lanes(a);
   for (int lane = 0; lane < kWarpSize; ++lane) {
-    if (!((a.mask >> lane) & 1u)) continue;
+    if (!((used >> lane) & 1u)) continue;
     if (a.addr[lane] % static_cast<uint32_t>(a.width) != 0) {
       std::ostringstream os;
       os << "lane " << lane << ": byte offset " << a.addr[lane] << " is not " << a.width
@@ -94,7 +142,7 @@ AccessCost run(const WarpAccess& a, const BankConfig& cfg, AccessReport* rep) {
     for (int lane = 0; lane < kWarpSize; ++lane) {
       LaneDetail& d = rep->lanes[lane];
       d = LaneDetail{};
-      d.active = (a.mask >> lane) & 1u;
+      d.active = (rules::active_lanes(a) >> lane) & 1u;
       d.addr = a.addr[lane];
       if (!d.active) continue;
       d.words = words_per_lane;
@@ -413,6 +461,8 @@ const char* cost_implementation() { return use_avx512() ? "avx512" : "portable";
 
 AccessCost cost(const WarpAccess& a, const BankConfig& cfg) {
   AccessCost c;
+  // The fast paths below know LDS/STS only; every other kind takes the reference route.
+  if (!is_plain(a.op)) return run<false>(a, cfg, nullptr);
 #ifdef BANKSCOPE_AVX512
   if (cfg.is_default() && use_avx512()) return cost_default_avx512(a);
 #endif

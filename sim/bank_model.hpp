@@ -22,9 +22,44 @@
 
 namespace bankscope {
 
-enum class Op : uint8_t { kLoad, kStore };
+// kLoad/kStore: LDS/STS of `width` bytes per lane. The other kinds (issue 11) are one warp
+// instruction each on sm_90:
+//   kLdmatrix  ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16 (LDSM): lanes 0..8*num-1 each
+//              give the address of one 16-byte row; the other lanes' addresses are not used.
+//   kStmatrix  stmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16 (STSM, sm_90): the same rows.
+//   kAtomic    atom.shared.{add,min,max,exch,cas} of 4 or 8 bytes per lane (ATOMS).
+//   kLdgsts    cp.async.{ca,cg}.shared.global of 4, 8 or 16 bytes per lane (LDGSTS): the shared
+//              destination side only.
+enum class Op : uint8_t { kLoad, kStore, kLdmatrix, kStmatrix, kAtomic, kLdgsts };
 
-inline const char* op_name(Op op) { return op == Op::kLoad ? "ld" : "st"; }
+inline const char* op_name(Op op) {
+  switch (op) {
+    case Op::kLoad: return "ld";
+    case Op::kStore: return "st";
+    case Op::kLdmatrix: return "ldmatrix";
+    case Op::kStmatrix: return "stmatrix";
+    case Op::kAtomic: return "atom";
+    case Op::kLdgsts: return "ldgsts";
+  }
+  return "?";
+}
+
+// True for the plain LDS/STS kinds, whose rules were measured on the H200 (sim/RULES.md R1-R6).
+inline bool is_plain(Op op) { return op == Op::kLoad || op == Op::kStore; }
+inline bool is_matrix(Op op) { return op == Op::kLdmatrix || op == Op::kStmatrix; }
+
+enum class AtomOp : uint8_t { kAdd, kMin, kMax, kExch, kCas };
+
+inline const char* atom_name(AtomOp a) {
+  switch (a) {
+    case AtomOp::kAdd: return "add";
+    case AtomOp::kMin: return "min";
+    case AtomOp::kMax: return "max";
+    case AtomOp::kExch: return "exch";
+    case AtomOp::kCas: return "cas";
+  }
+  return "?";
+}
 
 // Bank geometry. Default: 32 banks x 4 bytes (sm_70 .. sm_90). Other values are for teaching
 // (e.g. 16 banks to show an older or hypothetical part); the measured rules in rules.hpp only
@@ -41,13 +76,33 @@ Result<BankConfig> make_bank_config(int banks, int bank_bytes);
 // One warp instruction: lane -> byte address, for the lanes in `mask`.
 struct WarpAccess {
   Op op = Op::kLoad;
-  int width = 4;  // bytes per lane: 1, 2, 4, 8 or 16
+  int width = 4;  // bytes per lane: 1, 2, 4, 8 or 16 (ldmatrix/stmatrix: 16, one row per lane)
   uint32_t mask = 0xffffffffu;
   std::array<uint32_t, kWarpSize> addr{};  // byte offset into shared memory, lane 0 first
+  int matrices = 0;          // ldmatrix/stmatrix: .x1, .x2 or .x4 (1, 2, 4); 0 for other kinds
+  bool trans = false;        // ldmatrix/stmatrix: .trans
+  AtomOp atom = AtomOp::kAdd;  // atom: the operation
+  bool bypass_l1 = false;    // ldgsts: .cg (16 bytes only) instead of .ca
 };
 
+// The lanes whose addresses the instruction uses: `mask`, and for ldmatrix/stmatrix only lanes
+// 0..8*num-1 (documented by NVIDIA, PTX ISA "ldmatrix": the other lanes' addresses are unused).
+inline uint32_t used_lanes(const WarpAccess& a) {
+  if (!is_matrix(a.op)) return a.mask;
+  const uint32_t rows = a.matrices >= 4 ? 0xffffffffu : ((uint32_t{1} << (8 * a.matrices)) - 1u);
+  return a.mask & rows;
+}
+
+// One line saying why an instruction kind is not one instruction on sm_90, or "" when it is.
+// Checked in the SASS of nvcc 13.0 -arch=sm_90 (tests/conformance/sass_v2.txt): 64-bit shared
+// atom add/min/max compile to LDS.64 plus an ATOMS.CAST.SPIN.64 compare-and-swap loop.
+std::string not_one_instruction(const WarpAccess& a);
+
 // Checks width and alignment. A misaligned address is a user error (on the GPU it faults with
-// "misaligned address"), reported with the lane and the address.
+// "misaligned address"), reported with the lane and the address. ldmatrix/stmatrix: num 1, 2 or 4,
+// 16-byte aligned row addresses, and every row lane 0..8*num-1 in the mask (the instruction is
+// .sync.aligned: the whole warp executes it). atom: width 4 or 8 and one instruction on sm_90.
+// ldgsts: width 4, 8 or 16; .cg only with 16.
 Result<WarpAccess> validate(const WarpAccess& access, const BankConfig& cfg);
 
 // What ncu counts for one instruction. Cheap to compute: used for per-launch totals.

@@ -467,19 +467,68 @@ Result<Pattern> parse_pattern_object(const ojson& j) {
   Pattern p;
   p.object = j;
   WarpAccess& a = p.access;
-  if (!j.contains("width")) return Error{"missing 'width' (1, 2, 4, 8 or 16)"};
-  auto w = get_int(j["width"], "width", 1, 16);
-  if (!w) return w.error();
-  a.width = static_cast<int>(*w);
-  if (!j.contains("op")) return Error{"missing 'op' (\"ld\" or \"st\")"};
+  if (!j.contains("op")) {
+    return Error{"missing 'op' (\"ld\", \"st\", \"ldmatrix\", \"stmatrix\", \"atom\" or \"ldgsts\")"};
+  }
   auto op = get_string(j["op"], "op");
   if (!op) return op.error();
   if (*op == "ld") {
     a.op = Op::kLoad;
   } else if (*op == "st") {
     a.op = Op::kStore;
+  } else if (*op == "ldmatrix") {
+    a.op = Op::kLdmatrix;
+  } else if (*op == "stmatrix") {
+    a.op = Op::kStmatrix;
+  } else if (*op == "atom") {
+    a.op = Op::kAtomic;
+  } else if (*op == "ldgsts") {
+    a.op = Op::kLdgsts;
   } else {
-    return Error{"op: '" + *op + "' must be \"ld\" or \"st\""};
+    return Error{"op: '" + *op + "' must be \"ld\", \"st\", \"ldmatrix\", \"stmatrix\", \"atom\" or \"ldgsts\""};
+  }
+  if (is_matrix(a.op)) {
+    // One 16-byte row per lane; "width" may be given but must say so.
+    a.width = 16;
+    if (j.contains("width")) {
+      auto w = get_int(j["width"], "width", 16, 16);
+      if (!w) return Error{w.error().message + " (" + *op + " rows are 16 bytes)"};
+    }
+    if (!j.contains("num")) return Error{"missing 'num' (1, 2 or 4 matrices: .x1, .x2, .x4)"};
+    auto n = get_int(j["num"], "num", 1, 4);
+    if (!n) return n.error();
+    if (*n == 3) return Error{"num: 3 must be 1, 2 or 4 (.x1, .x2, .x4)"};
+    a.matrices = static_cast<int>(*n);
+    if (j.contains("trans")) {
+      if (!j["trans"].is_boolean()) return Error{std::string("trans: expected true or false, got ") + type_name(j["trans"])};
+      a.trans = j["trans"].get<bool>();
+    }
+  } else {
+    if (!j.contains("width")) {
+      return Error{a.op == Op::kAtomic   ? "missing 'width' (4 or 8)"
+                   : a.op == Op::kLdgsts ? "missing 'width' (4, 8 or 16)"
+                                         : "missing 'width' (1, 2, 4, 8 or 16)"};
+    }
+    auto w = get_int(j["width"], "width", 1, 16);
+    if (!w) return w.error();
+    a.width = static_cast<int>(*w);
+  }
+  if (a.op == Op::kAtomic) {
+    if (!j.contains("atom")) return Error{"missing 'atom' (\"add\", \"min\", \"max\", \"exch\" or \"cas\")"};
+    auto at = get_string(j["atom"], "atom");
+    if (!at) return at.error();
+    if (*at == "add") a.atom = AtomOp::kAdd;
+    else if (*at == "min") a.atom = AtomOp::kMin;
+    else if (*at == "max") a.atom = AtomOp::kMax;
+    else if (*at == "exch") a.atom = AtomOp::kExch;
+    else if (*at == "cas") a.atom = AtomOp::kCas;
+    else return Error{"atom: '" + *at + "' must be \"add\", \"min\", \"max\", \"exch\" or \"cas\""};
+  }
+  if (a.op == Op::kLdgsts && j.contains("cache")) {
+    auto c = get_string(j["cache"], "cache");
+    if (!c) return c.error();
+    if (*c == "cg") a.bypass_l1 = true;
+    else if (*c != "ca") return Error{"cache: '" + *c + "' must be \"ca\" or \"cg\""};
   }
   a.mask = 0xffffffffu;
   if (j.contains("mask")) {
@@ -554,8 +603,16 @@ ojson predict_pattern(const Pattern& p, const BankConfig& cfg) {
 
 ojson pattern_to_json(const WarpAccess& a) {
   ojson j;
-  j["width"] = a.width;
-  j["op"] = op_name(a.op);
+  if (is_matrix(a.op)) {
+    j["op"] = op_name(a.op);
+    j["num"] = a.matrices;
+    j["trans"] = a.trans;
+  } else {
+    j["width"] = a.width;
+    j["op"] = op_name(a.op);
+  }
+  if (a.op == Op::kAtomic) j["atom"] = atom_name(a.atom);
+  if (a.op == Op::kLdgsts) j["cache"] = a.bypass_l1 ? "cg" : "ca";
   char mask[16];
   std::snprintf(mask, sizeof mask, "0x%08x", a.mask);
   j["mask"] = mask;

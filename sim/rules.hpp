@@ -21,6 +21,16 @@
 //         half-warp for 16. Stores never merge. Found on the H200 (sm_90) with the conformance
 //         suite: it explains all 144 patterns where R3 alone was wrong and none of the 1,416
 //         others changes (sim/RULES.md has the evidence).
+//   [assumed]  R7  ldmatrix/stmatrix (issue 11): each 8x8 matrix is one phase of its 8 row lanes
+//         (8 rows x 16 bytes = 128 bytes); within it each bank serves one distinct word per
+//         wavefront, a repeated row address is served once; .trans changes nothing on the shared
+//         side; lanes 8*num..31 are not used. The same as a 16-byte access of lanes 0..8*num-1
+//         without R6.
+//   [assumed]  R8  shared atomics (ATOMS, 4 and 8 bytes): phases as a store of that width (R3,
+//         no R6); lanes on one word are served together (as R2); the operation does not matter.
+//   [assumed]  R9  cp.async (LDGSTS) shared side: phases as a store of that width (R3, no R6);
+//         .ca and .cg alike.
+//   Not measured yet: tests/conformance/patterns_v2.jsonl is the suite that decides R7-R9.
 #pragma once
 
 #include <cstdint>
@@ -38,20 +48,25 @@ inline int lanes_per_phase(int width, const BankConfig& cfg) {
   return lanes;
 }
 
+// R5 + R7: the lanes whose data the instruction moves.
+inline uint32_t active_lanes(const WarpAccess& a) { return used_lanes(a); }
+
 // R6: do the active lanes read the same address as their partner lane ^ `partner` (1 or 2)?
 // A lane whose partner is inactive has nothing to disagree with.
 inline bool pairs_share_address(const WarpAccess& a, int partner) {
   for (int lane = 0; lane < kWarpSize; ++lane) {
     const int other = lane ^ partner;
     if (other < lane) continue;
-    if (((a.mask >> lane) & 1u) && ((a.mask >> other) & 1u) && a.addr[lane] != a.addr[other]) {
+    const uint32_t m = active_lanes(a);
+    if (((m >> lane) & 1u) && ((m >> other) & 1u) && a.addr[lane] != a.addr[other]) {
       return false;
     }
   }
   return true;
 }
 
-// R3 + R6: the lanes one phase of this access serves.
+// R3 + R6 (+ R7, R8, R9: the new kinds never merge; R7's 16-byte rows give 8-lane phases, one
+// per matrix): the lanes one phase of this access serves.
 inline int phase_lanes(const WarpAccess& a, const BankConfig& cfg) {
   int per = lanes_per_phase(a.width, cfg);
   if (a.op == Op::kLoad && a.width > cfg.bank_bytes && cfg.is_default() && per < kWarpSize &&
@@ -69,7 +84,7 @@ inline int phases(const WarpAccess& a, const BankConfig& cfg, uint32_t* out) {
   for (int first = 0; first < kWarpSize; first += per) {
     const uint32_t group =
         per >= kWarpSize ? 0xffffffffu : (((uint32_t{1} << per) - 1u) << first);
-    const uint32_t m = a.mask & group;
+    const uint32_t m = active_lanes(a) & group;
     if (m != 0) out[n++] = m;
   }
   return n;

@@ -44,7 +44,7 @@ void check_model(const WarpAccess& a, const BankConfig& cfg) {
     FUZZ_CHECK((served & w.lanes) == 0, "a lane completes in two wavefronts for " + where);
     served |= w.lanes;
   }
-  FUZZ_CHECK(served == a.mask, "lanes served != mask for " + where);
+  FUZZ_CHECK(served == used_lanes(a), "lanes served != used lanes of the mask for " + where);
   for (int lane = 0; lane < kWarpSize; ++lane) {
     const LaneDetail& d = r.lanes[static_cast<size_t>(lane)];
     if (!d.active) continue;
@@ -113,7 +113,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto back = parse_pattern_line(pattern_to_json(a).dump());
   FUZZ_CHECK(back.ok(), "pattern_to_json output does not parse back: " + show(a));
   FUZZ_CHECK(back->access.op == a.op && back->access.width == a.width && back->access.mask == a.mask &&
-                 back->access.addr == a.addr,
+                 back->access.addr == a.addr && back->access.matrices == a.matrices &&
+                 back->access.trans == a.trans && back->access.atom == a.atom &&
+                 back->access.bypass_l1 == a.bypass_l1,
              "pattern_to_json round trip changed the access: " + show(a));
   return 0;
 }
