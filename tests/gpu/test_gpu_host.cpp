@@ -133,7 +133,16 @@ TEST_CASE("gpu results JSON: round trip and errors") {
   k.n = 2048;
   k.row_stride = 32;
   k.predicted_ld = CounterSet{131072, 4194304, 4063232, std::nullopt};
-  k.measured_ld = CounterSet{131072, 4216000, 4085000, 4194304};
+  k.measured_ld = CounterSet{131072, 4216000, 4085000, 4194304, 131072, 4063232};
+  k.type = "float";
+  k.xor_mask = 0;
+  k.swizzle_bits = 5;
+  k.swizzle_base = 0;
+  k.swizzle_shift = 5;
+  k.block_x = 32;
+  k.block_y = 8;
+  k.block_z = 1;
+  k.has_layout_key = true;
   k.measured_ms = 0.05;
   k.correct = true;
   k.verdict = "match";
@@ -158,6 +167,24 @@ TEST_CASE("gpu results JSON: round trip and errors") {
   CHECK(b.sass_source == "ncu");
   CHECK(back->find("tiled_32x8_32x32.json", 2048) != nullptr);
   CHECK(back->find("tiled_32x8_32x32.json", 4096) == nullptr);
+  // Version 2: the instruction-level counters and the layout identity come back.
+  CHECK(b.measured_ld.instructions_sass.value_or(0) == 131072u);
+  CHECK(b.measured_ld.bank_conflicts_sass.value_or(0) == 4063232u);
+  CHECK_FALSE(b.measured_st.instructions_sass.has_value());
+  CHECK(b.has_layout_key);
+  CHECK(key_of(b) == key_of(k));
+  CHECK(back->find(key_of(k)) == &b);
+  ResultsKey other = key_of(k);
+  other.swizzle_bits = 0;  // the same stride without the swizzle: another layout
+  CHECK(back->find(other) == nullptr);
+  // Version 1 rows are read, but have no layout identity: they match no prediction.
+  Result<GpuResults> v1 = parse_gpu_results(
+      R"({"bankscope_results": 1, "kernels": [{"kernel": "k", "scenario": "s.json", "n": 32, "row_stride": 32}]})",
+      "v1.json");
+  REQUIRE(v1.ok());
+  REQUIRE(v1->kernels.size() == 1);
+  CHECK_FALSE(v1->kernels[0].has_layout_key);
+  CHECK(v1->find(key_of(v1->kernels[0])) == nullptr);
 
   struct Bad {
     const char* text;
@@ -166,7 +193,12 @@ TEST_CASE("gpu results JSON: round trip and errors") {
   const Bad bad[] = {
       {"{", "bad.json: [json.exception.parse_error"},
       {"{}", "bad.json: not a bankscope results file"},
-      {R"({"bankscope_results": 2})", "unsupported format version"},
+      {R"({"bankscope_results": 3})", "unsupported format version (this build reads 1 and 2)"},
+      // Version 2 rows name their whole layout: a row without it would match any layout.
+      {R"({"bankscope_results": 2, "kernels": [{"kernel": "k", "n": 1, "xor": 0, "block": [32, 8, 1]}]})",
+       "bad.json: kernels[0].swizzle: missing"},
+      {R"({"bankscope_results": 2, "kernels": [{"kernel": "k", "xor": 0, "swizzle": [5, 0], "block": [32, 8, 1]}]})",
+       "bad.json: kernels[0].swizzle: expected [B, M, S]"},
       {R"({"bankscope_results": 1, "kernels": [{"kernel": "k", "n": "2048"}]})",
        "bad.json: kernels[0].n: expected an integer"},
       {R"({"bankscope_results": 1, "kernels": [{"kernel": "k", "measured": {"ld": {"wavefronts": -1}}}]})",
