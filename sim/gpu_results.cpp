@@ -123,28 +123,34 @@ std::optional<Error> read_kernel(const json& k, const std::string& where, int ve
   BANKSCOPE_TRY(r.f64("copy_gbps", out.copy_gbps));
   BANKSCOPE_TRY(r.str("note", out.note));
   if (version >= 2) {
-    // The layout identity: every field must be there, or key_of() would match a wrong layout.
+    // The layout identity: all three fields or none (a row without one, e.g. carried over from
+    // a version-1 file, matches no prediction); a partial one would match a wrong layout.
+    const int present = int(r.has("xor")) + int(r.has("swizzle")) + int(r.has("block"));
     for (const char* key : {"xor", "swizzle", "block"}) {
-      if (!r.has(key)) return Error{where + "." + key + ": missing (results format 2 names the whole layout)"};
+      if (present > 0 && !r.has(key)) {
+        return Error{where + "." + key + ": missing (results format 2 names the whole layout)"};
+      }
     }
-    BANKSCOPE_TRY(r.integer("xor", out.xor_mask));
-    const json& sw = k.at("swizzle");
-    const json& bl = k.at("block");
-    auto ints3 = [](const json& a) {
-      if (!a.is_array() || a.size() != 3) return false;
-      for (const json& v : a)
-        if (!v.is_number_integer()) return false;
-      return true;
-    };
-    if (!ints3(sw)) return Error{where + ".swizzle: expected [B, M, S]"};
-    if (!ints3(bl)) return Error{where + ".block: expected [x, y, z]"};
-    out.swizzle_bits = sw[0].get<int>();
-    out.swizzle_base = sw[1].get<int>();
-    out.swizzle_shift = sw[2].get<int>();
-    out.block_x = bl[0].get<int64_t>();
-    out.block_y = bl[1].get<int64_t>();
-    out.block_z = bl[2].get<int64_t>();
-    out.has_layout_key = true;
+    if (present > 0) {
+      BANKSCOPE_TRY(r.integer("xor", out.xor_mask));
+      const json& sw = k.at("swizzle");
+      const json& bl = k.at("block");
+      auto ints3 = [](const json& a) {
+        if (!a.is_array() || a.size() != 3) return false;
+        for (const json& v : a)
+          if (!v.is_number_integer()) return false;
+        return true;
+      };
+      if (!ints3(sw)) return Error{where + ".swizzle: expected [B, M, S]"};
+      if (!ints3(bl)) return Error{where + ".block: expected [x, y, z]"};
+      out.swizzle_bits = sw[0].get<int>();
+      out.swizzle_base = sw[1].get<int>();
+      out.swizzle_shift = sw[2].get<int>();
+      out.block_x = bl[0].get<int64_t>();
+      out.block_y = bl[1].get<int64_t>();
+      out.block_z = bl[2].get<int64_t>();
+      out.has_layout_key = true;
+    }
   }
   if (k.contains("predicted") && !k.at("predicted").is_null()) {
     const json& p = k.at("predicted");
@@ -294,9 +300,6 @@ std::string gpu_results_to_json(const GpuResults& r) {
                        {"type", k.type},
                        {"n", k.n},
                        {"row_stride", k.row_stride},
-                       {"xor", k.xor_mask},
-                       {"swizzle", {k.swizzle_bits, k.swizzle_base, k.swizzle_shift}},
-                       {"block", {k.block_x, k.block_y, k.block_z}},
                        {"bound", k.bound},
                        {"predicted", predicted},
                        {"measured", measured},
@@ -304,6 +307,12 @@ std::string gpu_results_to_json(const GpuResults& r) {
                        {"correct", k.correct},
                        {"verdict", k.verdict},
                        {"note", k.note}});
+    if (k.has_layout_key) {  // else the row matches no prediction, written or read
+      json& row = kernels.back();
+      row["xor"] = k.xor_mask;
+      row["swizzle"] = {k.swizzle_bits, k.swizzle_base, k.swizzle_shift};
+      row["block"] = {k.block_x, k.block_y, k.block_z};
+    }
   }
   json root = {{"bankscope_results", kFormatVersion}, {"device", dev}, {"kernels", kernels}};
   return root.dump(2) + "\n";

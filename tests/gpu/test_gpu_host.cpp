@@ -185,6 +185,10 @@ TEST_CASE("gpu results JSON: round trip and errors") {
   REQUIRE(v1->kernels.size() == 1);
   CHECK_FALSE(v1->kernels[0].has_layout_key);
   CHECK(v1->find(key_of(v1->kernels[0])) == nullptr);
+  // Saved again as version 2, such a row still has no identity (not zeros that name a layout).
+  Result<GpuResults> resaved = parse_gpu_results(gpu_results_to_json(v1.value()), "resaved.json");
+  REQUIRE(resaved.ok());
+  CHECK_FALSE(resaved->kernels.at(0).has_layout_key);
 
   struct Bad {
     const char* text;
