@@ -12,9 +12,12 @@ namespace bankscope {
 
 const char* sass_issue_name(SassIssue i) {
   switch (i) {
-    case SassIssue::kUnconditional: return "unconditional";
-    case SassIssue::kPredicated: return "predicated";
-    case SassIssue::kBranch: return "branch";
+    case SassIssue::kUnconditional:
+      return "unconditional";
+    case SassIssue::kPredicated:
+      return "predicated";
+    case SassIssue::kBranch:
+      return "branch";
   }
   return "?";
 }
@@ -36,8 +39,8 @@ struct Inst {
 struct RawFunction {
   std::string name;
   std::vector<Inst> insts;
-  std::map<std::string, uint64_t> labels;           // nvdisasm ".L_x_3:" -> next address
-  std::vector<std::string> pending_labels;          // labels waiting for their instruction
+  std::map<std::string, uint64_t> labels;   // nvdisasm ".L_x_3:" -> next address
+  std::vector<std::string> pending_labels;  // labels waiting for their instruction
 };
 
 std::string trim(const std::string& s) {
@@ -68,7 +71,8 @@ bool parse_instruction(const std::string& line, Inst* inst) {
   const std::string t = trim(line);
   if (t.size() < 5 || t.compare(0, 2, "/*") != 0) return false;
   const size_t close = t.find("*/");
-  if (close == std::string::npos || !parse_hex(t.substr(2, close - 2), &inst->address)) return false;
+  if (close == std::string::npos || !parse_hex(t.substr(2, close - 2), &inst->address))
+    return false;
   std::string rest = trim(t.substr(close + 2));
   const size_t semi = rest.find(';');
   if (semi == std::string::npos) return false;
@@ -95,10 +99,14 @@ int width_of(const std::string& base, const std::string& opcode) {
   std::string part;
   std::getline(ss, part, '.');  // the base
   while (std::getline(ss, part, '.')) {
-    if (part == "128") w = 16;
-    else if (part == "64") w = 8;
-    else if (part == "U8" || part == "S8") w = 1;
-    else if (part == "U16" || part == "S16") w = 2;
+    if (part == "128")
+      w = 16;
+    else if (part == "64")
+      w = 8;
+    else if (part == "U8" || part == "S8")
+      w = 1;
+    else if (part == "U16" || part == "S16")
+      w = 2;
   }
   return w;
 }
@@ -108,7 +116,8 @@ bool branch_target(const Inst& b, const std::map<std::string, uint64_t>& labels,
   const size_t lab = b.operands.find("`(");
   if (lab != std::string::npos) {
     const size_t end = b.operands.find(')', lab);
-    auto it = labels.find(b.operands.substr(lab + 2, end == std::string::npos ? std::string::npos : end - lab - 2));
+    auto it = labels.find(
+        b.operands.substr(lab + 2, end == std::string::npos ? std::string::npos : end - lab - 2));
     if (it == labels.end()) return false;
     *target = it->second;
     return true;
@@ -116,7 +125,8 @@ bool branch_target(const Inst& b, const std::map<std::string, uint64_t>& labels,
   const size_t hex = b.operands.rfind("0x");
   if (hex == std::string::npos) return false;
   size_t end = hex + 2;
-  while (end < b.operands.size() && std::isxdigit(static_cast<unsigned char>(b.operands[end]))) ++end;
+  while (end < b.operands.size() && std::isxdigit(static_cast<unsigned char>(b.operands[end])))
+    ++end;
   return parse_hex(b.operands.substr(hex + 2, end - hex - 2), target);
 }
 
@@ -147,8 +157,9 @@ SassFunction classify(const RawFunction& f) {
     s.guard = i.guard;
     s.width = width_of(i.base, i.opcode);
     s.line = i.line;
-    for (const auto& r : regions) s.in_branch_region |= i.address >= r.first && i.address < r.second;
-    s.issue = !i.guard.empty() ? SassIssue::kPredicated
+    for (const auto& r : regions)
+      s.in_branch_region |= i.address >= r.first && i.address < r.second;
+    s.issue = !i.guard.empty()     ? SassIssue::kPredicated
               : s.in_branch_region ? SassIssue::kBranch
                                    : SassIssue::kUnconditional;
     out.shared.push_back(std::move(s));
@@ -175,21 +186,24 @@ Result<std::vector<SassFunction>> parse_sass(const std::string& text) {
       raw.push_back(RawFunction{t.substr(6, t.size() - 7), {}, {}, {}});
       continue;
     }
-    if (!raw.empty() && t.size() > 1 && t[0] == '.' && t.back() == ':' && t.find(' ') == std::string::npos) {
+    if (!raw.empty() && t.size() > 1 && t[0] == '.' && t.back() == ':' &&
+        t.find(' ') == std::string::npos) {
       raw.back().pending_labels.push_back(t.substr(0, t.size() - 1));  // nvdisasm ".L_x_3:"
       continue;
     }
     Inst inst;
     if (!parse_instruction(line, &inst)) continue;
     if (raw.empty()) {
-      return Error{"SASS line " + std::to_string(line_no) + ": instruction before any \"Function :\" header"};
+      return Error{"SASS line " + std::to_string(line_no) +
+                   ": instruction before any \"Function :\" header"};
     }
     inst.line = line_no;
     for (const std::string& l : raw.back().pending_labels) raw.back().labels[l] = inst.address;
     raw.back().pending_labels.clear();
     raw.back().insts.push_back(std::move(inst));
   }
-  if (raw.empty()) return Error{"SASS text: no \"Function :\" header (is this cuobjdump -sass output?)"};
+  if (raw.empty())
+    return Error{"SASS text: no \"Function :\" header (is this cuobjdump -sass output?)"};
   std::vector<SassFunction> out;
   for (const RawFunction& f : raw) out.push_back(classify(f));
   return out;
@@ -202,7 +216,8 @@ std::string format_sass_shared(const std::vector<SassFunction>& functions) {
     for (const SassSharedInst& s : f.shared) {
       char buf[64];
       std::snprintf(buf, sizeof buf, "  0x%04llx ", static_cast<unsigned long long>(s.address));
-      o += buf + s.opcode + " " + sass_issue_name(s.issue) + (s.guard.empty() ? "" : " " + s.guard) + "\n";
+      o += buf + s.opcode + " " + sass_issue_name(s.issue) +
+           (s.guard.empty() ? "" : " " + s.guard) + "\n";
     }
   }
   return o;

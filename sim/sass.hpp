@@ -34,8 +34,8 @@ struct SassSharedInst {
   std::string guard;     // "@!P3", or "" when none (or @PT)
   SassIssue issue = SassIssue::kUnconditional;
   bool in_branch_region = false;  // also true for a predicated one that a branch may skip
-  int width = 0;         // bytes per lane for LDS/STS/ATOMS (4 unless a .64/.128/.U8/... suffix); 0 else
-  int line = 0;          // 1-based line in the text
+  int width = 0;  // bytes per lane for LDS/STS/ATOMS (4 unless a .64/.128/.U8/... suffix); 0 else
+  int line = 0;   // 1-based line in the text
 };
 
 struct SassFunction {

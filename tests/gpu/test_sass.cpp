@@ -3,9 +3,9 @@
 // regenerated from this very binary when cuobjdump is found). No GPU needed.
 #include <doctest/doctest.h>
 
+#include <cxxabi.h>
 #include <cstdio>
 #include <cstdlib>
-#include <cxxabi.h>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -41,8 +41,8 @@ const SassFunction* find_fn(const std::vector<SassFunction>& fns, const std::str
 
 std::string demangle(const std::string& mangled) {
   int status = 0;
-  std::unique_ptr<char, void (*)(void*)> d(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status),
-                                           std::free);
+  std::unique_ptr<char, void (*)(void*)> d(
+      abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
   return status == 0 && d ? std::string(d.get()) : mangled;
 }
 
@@ -55,7 +55,8 @@ const SassFunction* find_symbol(const std::vector<SassFunction>& fns, const std:
 
 // The scenario's accesses of `op`, one entry per warp instruction of one pass through the loops
 // (what the unrolled SASS has one instruction for), as the SASS reader names issue modes.
-std::vector<std::string> scenario_issue_sequence(const nlohmann::json& scenario, const std::string& op) {
+std::vector<std::string> scenario_issue_sequence(const nlohmann::json& scenario,
+                                                 const std::string& op) {
   std::vector<std::string> seq;
   for (const nlohmann::json& a : scenario.at("accesses")) {
     if (a.value("op", "ld") != op) continue;
@@ -93,12 +94,14 @@ std::string check_issue(const nlohmann::json& scenario, const SassFunction& fn) 
     const std::vector<std::string> want = scenario_issue_sequence(scenario, op);
     const std::vector<std::string>& got = sass[op];
     if (want.empty() || got.size() % want.size() != 0) {
-      return op + ": the scenario has " + std::to_string(want.size()) + " instructions per pass, the SASS " +
-             std::to_string(got.size()) + " (" + join(got) + ")";
+      return op + ": the scenario has " + std::to_string(want.size()) +
+             " instructions per pass, the SASS " + std::to_string(got.size()) + " (" + join(got) +
+             ")";
     }
     std::vector<size_t> ok;
     for (size_t k = 0; k < got.size() / want.size(); ++k) {
-      if (std::equal(want.begin(), want.end(), got.begin() + long(k * want.size()))) ok.push_back(k);
+      if (std::equal(want.begin(), want.end(), got.begin() + long(k * want.size())))
+        ok.push_back(k);
     }
     if (first) {
       paths = ok;
@@ -110,7 +113,8 @@ std::string check_issue(const nlohmann::json& scenario, const SassFunction& fn) 
       paths = both;
     }
     if (paths.empty()) {
-      return op + ": the scenario says " + join(want) + ", no code path of the SASS issues that (" + join(got) + ")";
+      return op + ": the scenario says " + join(want) + ", no code path of the SASS issues that (" +
+             join(got) + ")";
     }
   }
   return "";
@@ -132,13 +136,16 @@ std::string symbol_for(const nlohmann::json& j) {
   if (!elem) return "";
   PhysicalLayout layout{a.value("row_stride", a.at("dims").at(1).get<int64_t>())};
   layout.xor_mask = a.value("xor", int64_t{0});
-  if (a.contains("swizzle")) layout.swizzle = Swizzle{a["swizzle"][0], a["swizzle"][1], a["swizzle"][2]};
+  if (a.contains("swizzle"))
+    layout.swizzle = Swizzle{a["swizzle"][0], a["swizzle"][1], a["swizzle"][2]};
   TransposePlan plan;
   if (!plan_transpose(j["gpu_kernel"], *elem, layout, &plan).empty()) return "";
   return plan.symbol;
 }
 
-std::string committed_sass_path() { return std::string(BANKSCOPE_SOURCE_DIR) + "/assets/results/h200/sass_lds_sts.txt"; }
+std::string committed_sass_path() {
+  return std::string(BANKSCOPE_SOURCE_DIR) + "/assets/results/h200/sass_lds_sts.txt";
+}
 
 }  // namespace
 
@@ -176,8 +183,9 @@ TEST_CASE("parse_sass: shared instructions, widths and how each is issued") {
       {0x20, "STS.128", SassIssue::kPredicated, "@P0", 16},  // its own guard
       {0x40, "LDS.U.64", SassIssue::kBranch, "", 8},         // inside (0x30, 0x60) of @!P1 BRA
       {0x50, "LDSM.16.M88.4", SassIssue::kBranch, "", 0},    // @PT is no guard
-      {0x60, "ATOMS.ADD", SassIssue::kUnconditional, "", 4}, // the branch target itself; BRA 0x10 is backward
-      {0x90, "STS.U8", SassIssue::kBranch, "", 1},           // after @P2 EXIT
+      {0x60, "ATOMS.ADD", SassIssue::kUnconditional, "",
+       4},  // the branch target itself; BRA 0x10 is backward
+      {0x90, "STS.U8", SassIssue::kBranch, "", 1},  // after @P2 EXIT
   };
   const SassFunction& f = r.value()[0];
   CHECK(f.name == "_Z3foov");
@@ -194,7 +202,9 @@ TEST_CASE("parse_sass: shared instructions, widths and how each is issued") {
   CHECK(format_sass_shared({r.value()[1]}) == "function _Z3barv\n  0x0000 LDS unconditional\n");
 
   // nvdisasm's labels name branch targets.
-  const std::string nv = ".text._Z3bazv:\n /*0000*/ @P0 BRA `(.L_x_1) ;\n /*0010*/ LDS R0, [R1] ;\n.L_x_1:\n /*0020*/ STS [R1], R0 ;\n";
+  const std::string nv =
+      ".text._Z3bazv:\n /*0000*/ @P0 BRA `(.L_x_1) ;\n /*0010*/ LDS R0, [R1] ;\n.L_x_1:\n /*0020*/ "
+      "STS [R1], R0 ;\n";
   Result<std::vector<SassFunction>> n = parse_sass(nv);
   REQUIRE(n.ok());
   REQUIRE(n.value().at(0).shared.size() == 2);
@@ -269,7 +279,8 @@ TEST_CASE("every shipped scenario's issue modes are what the SASS of its kernel 
   Result<std::vector<SassFunction>> sass = parse_sass(read_file(committed_sass_path()));
   REQUIRE(sass.ok());
   int checked = 0;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(BANKSCOPE_SOURCE_DIR) + "/assets/scenarios")) {
+  for (const auto& e : std::filesystem::directory_iterator(std::string(BANKSCOPE_SOURCE_DIR) +
+                                                           "/assets/scenarios")) {
     if (e.path().extension() != ".json") continue;
     const std::string name = e.path().filename().string();
     CAPTURE(name);
@@ -296,17 +307,22 @@ TEST_CASE("check_issue fails when a scenario's issue field is wrong") {
   };
   const Row rows[] = {
       // The STS is predicated: "branch" (the old default, 66 st instructions at N = 33) is wrong.
-      {"tiled_32x8_32x33.json", 0, "branch", "st: the scenario says branch,branch,branch,branch, no code path"},
-      {"seed_transpose_32x32.json", 1, "predicated", "ld: the scenario says predicated, no code path"},
+      {"tiled_32x8_32x33.json", 0, "branch",
+       "st: the scenario says branch,branch,branch,branch, no code path"},
+      {"seed_transpose_32x32.json", 1, "predicated",
+       "ld: the scenario says predicated, no code path"},
       // The run-time-layout kernel's unswizzled path predicates only the first column read.
-      {"dynamic_stride.json", 2, "predicated", "ld: the scenario says predicated,predicated,predicated,predicated"},
+      {"dynamic_stride.json", 2, "predicated",
+       "ld: the scenario says predicated,predicated,predicated,predicated"},
       // All four stores predicated is the unswizzled path; its loads are not all behind branches.
-      {"tiled_32x8_swizzle.json", 1, "predicated", "ld: the scenario says branch,branch,branch,branch"},
+      {"tiled_32x8_swizzle.json", 1, "predicated",
+       "ld: the scenario says branch,branch,branch,branch"},
   };
   for (const Row& r : rows) {
     const std::string file = r.file;
     CAPTURE(file);
-    nlohmann::json j = nlohmann::json::parse(read_file(std::string(BANKSCOPE_SOURCE_DIR) + "/assets/scenarios/" + r.file));
+    nlohmann::json j = nlohmann::json::parse(
+        read_file(std::string(BANKSCOPE_SOURCE_DIR) + "/assets/scenarios/" + r.file));
     const SassFunction* fn = find_symbol(sass.value(), symbol_for(j));
     REQUIRE(fn != nullptr);
     REQUIRE(check_issue(j, *fn) == "");
