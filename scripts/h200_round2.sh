@@ -34,6 +34,8 @@ timeout 300 "$BIN" validate "${scenarios[@]}" --n "$sizes" --stride 32,34,36,40,
   --ncu-log "$EXTRA/validate_ncu_log.txt" --json "$OUT/validate.json" | tee "$OUT/validate.txt"
 rc=${PIPESTATUS[0]}
 note_status "validate (exit $rc)" "$(tail -1 "$OUT/validate.txt")"
+note_status "validate MISMATCH rows" "$(grep -c 'MISMATCH' "$OUT/validate.txt")"
+note_status "validate counters" "$(grep -m1 '^counters:' "$OUT/validate.txt" | grep -o 'not collected: .*' | cut -c1-160)"
 
 step "ncu: shared-memory metrics on this chip"
 timeout 90 "$NCU" --query-metrics --query-metrics-mode all > "$EXTRA/ncu_query_metrics_all.txt" 2>&1
