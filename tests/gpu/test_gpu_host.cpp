@@ -268,6 +268,19 @@ TEST_CASE("verdict: every predicted counter against its exact measured counterpa
   k.measured_st = CounterSet{128, 66, 0, 66, 128, std::nullopt};
   // Before this change the verdict compared wavefronts only and said "match (exact)".
   CHECK(verdict_of(k) == "MISMATCH: st instructions 128 measured vs 66 predicted");
+  {
+    // The table shows the compared pairs (predicted/measured, ! on a difference) under the metric
+    // names, and the hardware counters apart, as context.
+    GpuResults r;
+    r.kernels.push_back(k);
+    r.kernels[0].verdict = verdict_of(k);
+    const std::string t = format_table(r);
+    CAPTURE(t);
+    CHECK(t.find("inst = smsp__sass_inst_executed_op_shared_ld.sum") != std::string::npos);
+    CHECK(t.find(" 66/128! ") != std::string::npos);  // st instructions
+    CHECK(t.find(" 66/66 ") != std::string::npos);
+    CHECK(t.find("Context, not compared") != std::string::npos);
+  }
   std::vector<ComparedCounter> cmp = compared_counters(k);
   // ld inst, ld wf (sass), ld cf (l1tex: one block... N = 33 is 4 blocks, so no cf), st inst, st wf.
   REQUIRE(cmp.size() == 4);
