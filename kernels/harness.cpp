@@ -19,6 +19,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include <cuda_runtime_api.h>
@@ -501,6 +502,7 @@ ValidateOutcome run_validate(const std::vector<TransposeJob>& jobs, const Valida
     return std::find(v.begin(), v.end(), m) != v.end();
   };
   const std::vector<std::string> cupti_metrics = session ? session->metrics() : std::vector<std::string>{};
+  std::set<std::string> collected(cupti_metrics.begin(), cupti_metrics.end());
   const bool cupti_hw = session != nullptr;
   if (!cupti_hw && !opt.ncu_only) std::cerr << "bankscope-gpu: counters: " << why << "\n";
   // Everything the table compares or shows that CUPTI does not give: ncu's job.
@@ -632,30 +634,17 @@ ValidateOutcome run_validate(const std::vector<TransposeJob>& jobs, const Valida
       for (size_t i = 0; i < res.kernels.size(); ++i) {
         KernelResult& k = res.kernels[i];
         apply_metrics(k, prof.value()[i].metrics);
+        for (const auto& kv : prof.value()[i].metrics) collected.insert(kv.first);
         if (prof.value()[i].metrics.count(kSassMetrics[0])) k.sass_source = "ncu";
         if (!cupti_hw) k.counters_source = "ncu";
       }
       break;
     }
   }
-  // Which of the compared metrics were collected at all (the rest are absent from every row).
+  // Which metrics were collected at all (the rest are absent from every row).
   std::string missing;
-  for (const std::string& m : tiers[0]) {
-    bool any = false;
-    for (const KernelResult& k : res.kernels) {
-      const Op op = m.find("_ld.sum") != std::string::npos ? Op::kLoad : Op::kStore;
-      const CounterSet& c = op == Op::kLoad ? k.measured_ld : k.measured_st;
-      const std::optional<uint64_t>* field =
-          m == counters::inst_executed(op)         ? &c.instructions_sass
-          : m == counters::wavefronts(op)          ? &c.wavefronts_sass
-          : m == counters::bank_conflicts(op)      ? &c.bank_conflicts_sass
-          : m == counters::l1tex_wavefronts(op)    ? &c.wavefronts
-          : m == counters::l1tex_bank_conflicts(op) ? &c.bank_conflicts
-                                                   : &c.instructions;
-      any |= field->has_value();
-    }
-    if (!any) missing += (missing.empty() ? "" : ", ") + m;
-  }
+  for (const std::string& m : tiers[0])
+    if (!collected.count(m)) missing += (missing.empty() ? "" : ", ") + m;
   if (!res.kernels.empty()) note << "; not collected: " << (missing.empty() ? "none" : missing);
   res.device.counters_note = note.str();
 
