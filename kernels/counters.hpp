@@ -34,6 +34,13 @@ inline const std::vector<std::string> kSassMetrics = {
 inline const std::vector<std::string> kSassConflictMetrics = {
     counters::bank_conflicts(Op::kLoad), counters::bank_conflicts(Op::kStore),
 };
+// The same per-SM rather than per-SM-subpartition (equal whole-launch sums): ncu lists
+// sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm on sm_90 (GPU_FACTS.md), so the
+// sm__ form is tried when the smsp__ one is refused.
+inline const std::vector<std::string> kSassConflictMetricsSm = {
+    "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+};
 
 class CounterSession {
  public:

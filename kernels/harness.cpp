@@ -354,6 +354,7 @@ void apply_metrics(KernelResult& k, const std::map<std::string, double>& m) {
     set(c.instructions, get(op == Op::kLoad ? kHardwareMetrics[4] : kHardwareMetrics[5]));
     set(c.instructions_sass, get(counters::inst_executed(op)));
     set(c.wavefronts_sass, get(counters::wavefronts(op)));
+    set(c.bank_conflicts_sass, get(kSassConflictMetricsSm[op == Op::kLoad ? 0 : 1]));
     set(c.bank_conflicts_sass, get(counters::bank_conflicts(op)));
   }
 }
@@ -484,6 +485,7 @@ ValidateOutcome run_validate(const std::vector<TransposeJob>& jobs, const Valida
   };
   const std::vector<std::vector<std::string>> tiers = {
       concat({&kHardwareMetrics, &kSassMetrics, &kSassConflictMetrics}),
+      concat({&kHardwareMetrics, &kSassMetrics, &kSassConflictMetricsSm}),
       concat({&kHardwareMetrics, &kSassMetrics}),
       kHardwareMetrics,
   };
@@ -507,8 +509,9 @@ ValidateOutcome run_validate(const std::vector<TransposeJob>& jobs, const Valida
   if (!cupti_hw && !opt.ncu_only) std::cerr << "bankscope-gpu: counters: " << why << "\n";
   // Everything the table compares or shows that CUPTI does not give: ncu's job.
   std::vector<std::string> ncu_wanted;
+  const bool cupti_conflicts = has(cupti_metrics, kSassConflictMetricsSm[0]);  // the sm__ form
   for (const std::string& m : tiers[0])
-    if (!has(cupti_metrics, m)) ncu_wanted.push_back(m);
+    if (!has(cupti_metrics, m) && !(cupti_conflicts && has(kSassConflictMetrics, m))) ncu_wanted.push_back(m);
   std::ostringstream note;
   note << "CUPTI range profiler: ";
   if (cupti_hw) {
@@ -605,11 +608,17 @@ ValidateOutcome run_validate(const std::vector<TransposeJob>& jobs, const Valida
   if (!jobs.empty() && !opt.ncu.empty() && !ncu_wanted.empty()) {
     std::vector<std::string> args = {"run-jobs"};
     args.insert(args.end(), opt.child_args.begin(), opt.child_args.end());
+    // ncu_wanted, then with the sm__ conflict metrics instead, then without conflict metrics.
     std::vector<std::vector<std::string>> ncu_tiers = {ncu_wanted};
-    std::vector<std::string> smaller;
+    std::vector<std::string> smaller, with_sm;
     for (const std::string& m : ncu_wanted)
       if (!has(kSassConflictMetrics, m)) smaller.push_back(m);
-    if (!smaller.empty() && smaller.size() < ncu_wanted.size()) ncu_tiers.push_back(smaller);
+    if (smaller.size() < ncu_wanted.size()) {
+      with_sm = smaller;
+      with_sm.insert(with_sm.end(), kSassConflictMetricsSm.begin(), kSassConflictMetricsSm.end());
+      ncu_tiers.push_back(with_sm);
+      if (!smaller.empty()) ncu_tiers.push_back(smaller);
+    }
     for (size_t t = 0; t < ncu_tiers.size(); ++t) {
       if (opt.verbose) {
         std::cerr << "bankscope-gpu: running ncu for " << jobs.size() << " launches, " << ncu_tiers[t].size()
@@ -643,8 +652,13 @@ ValidateOutcome run_validate(const std::vector<TransposeJob>& jobs, const Valida
   }
   // Which metrics were collected at all (the rest are absent from every row).
   std::string missing;
-  for (const std::string& m : tiers[0])
-    if (!collected.count(m)) missing += (missing.empty() ? "" : ", ") + m;
+  for (size_t i = 0; i < tiers[0].size(); ++i) {
+    const std::string& m = tiers[0][i];
+    const auto conflict = std::find(kSassConflictMetrics.begin(), kSassConflictMetrics.end(), m);
+    const bool via_sm = conflict != kSassConflictMetrics.end() &&
+                        collected.count(kSassConflictMetricsSm[size_t(conflict - kSassConflictMetrics.begin())]);
+    if (!collected.count(m) && !via_sm) missing += (missing.empty() ? "" : ", ") + m;
+  }
   if (!res.kernels.empty()) note << "; not collected: " << (missing.empty() ? "none" : missing);
   res.device.counters_note = note.str();
 

@@ -15,7 +15,7 @@ source "$(dirname "$0")/h200_common.sh"
 EXTRA=$OUT/extra.d
 mkdir -p "$EXTRA"
 declare -a summary=()
-note_status() { summary+=("$(printf '%-34s %s' "$1" "$2")"); }
+note_status() { summary+=("$(printf '%-64s %s' "$1" "$2")"); }
 
 h200_build ON bankscope-gpu gpu_host_tests gpu_device_tests
 BIN="$BUILD/bin/bankscope-gpu"
@@ -43,10 +43,12 @@ grep -Ei 'shared|lsu|ldsm|stsm|ldgsts|atom' "$EXTRA/ncu_query_metrics_all.txt" >
 for m in smsp__sass_inst_executed_op_shared_ld smsp__sass_inst_executed_op_shared_st \
          smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld \
          smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ld \
-         smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_st; do
+         smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_st \
+         sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ld \
+         sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_st; do
   if grep -qE "(^|[[:space:]])$m([.[:space:]]|\$)" "$EXTRA/ncu_query_metrics_all.txt"; then have=yes; else have=NO; fi
   echo "metric $m: $have" | tee -a "$EXTRA/ncu_shared_metrics.txt"
-  note_status "metric ${m#smsp__sass_}" "$have"
+  note_status "metric $m" "$have"
 done
 
 step "ncu directly: instruction counters at edge sizes"
@@ -55,11 +57,13 @@ edge=(--scenario assets/scenarios/tiled_32x8_32x33.json --scenario assets/scenar
 inst=smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum,smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_shared_st.sum
 wf=smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum
 cf=smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
+cf_sm=sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
 ncu_edge() {
   timeout 90 "$NCU" --csv --clock-control none --kernel-name-base demangled --kernel-name regex:bankscope::k_ \
     --metrics "$1" "$BIN" run-jobs "${edge[@]}" > "$EXTRA/ncu_edges.csv" 2> "$EXTRA/ncu_edges.err"
 }
-if ncu_edge "$inst,$wf,$cf"; then note_status "ncu edge cross-check" "ok, with sass bank conflicts"
+if ncu_edge "$inst,$wf,$cf"; then note_status "ncu edge cross-check" "ok, with smsp__sass bank conflicts"
+elif ncu_edge "$inst,$wf,$cf_sm"; then note_status "ncu edge cross-check" "ok, with sm__sass bank conflicts"
 elif ncu_edge "$inst,$wf"; then note_status "ncu edge cross-check" "ok, without sass bank conflicts"
 else note_status "ncu edge cross-check" "FAILED (see extra.d/ncu_edges.err)"; fi
 "$BIN" validate "${edge[@]}" --dry-run | tee "$EXTRA/edges_predicted.txt"
