@@ -1,7 +1,7 @@
 // bankscope_gpu.cpp: `bankscope-gpu`, the command that checks bankscope's predictions on a GPU.
 //
 //   bankscope-gpu info
-//   bankscope-gpu validate [--scenario FILE ...] [--n 2048,8192,16384] [--json out.json]
+//   bankscope-gpu validate [--scenario FILE ...] [--n 32,33,100,...] [--stride 34,36,...] [--json out.json]
 //                          [--runs 30] [--ncu auto|none|PATH] [--ncu-log FILE]
 //                          [--counters cupti|ncu] [--strict] [--dry-run]
 //   bankscope-gpu patterns --jsonl FILE|- [--out FILE] [--clock64]
@@ -100,9 +100,12 @@ int cmd_info() {
   return kExitOk;
 }
 
+// The default sizes: multiples of 32 (every guard true) and the edges where some warps' lanes all
+// fail a guard, which is where predicated and branched accesses count differently (issue 16).
 struct JobArgs {
   std::vector<std::string> scenarios;
-  std::string sizes = "2048,8192,16384";
+  std::string sizes = "32,33,100,2047,2048,8191,8192,16384";
+  std::string strides;  // row strides for dynamic_stride scenarios, comma-separated; "" = the file's
 };
 
 Result<std::vector<TransposeJob>> jobs_from(JobArgs& a, std::vector<int64_t>* ns, bool quiet) {
@@ -111,8 +114,21 @@ Result<std::vector<TransposeJob>> jobs_from(JobArgs& a, std::vector<int64_t>* ns
   *ns = sizes.value();
   if (a.scenarios.empty()) a.scenarios = default_scenarios();
   if (a.scenarios.empty()) return Error{"no scenarios: pass --scenario FILE or run from the repository root"};
+  std::vector<int64_t> strides;
+  if (!a.strides.empty()) {
+    std::stringstream ss(a.strides);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      char* end = nullptr;
+      const long long v = std::strtoll(item.c_str(), &end, 10);
+      if (item.empty() || end == nullptr || *end != '\0' || v < 1 || v > 4096) {
+        return Error{"--stride: \"" + item + "\" is not a row stride between 1 and 4096"};
+      }
+      strides.push_back(v);
+    }
+  }
   std::vector<std::string> notes;
-  Result<std::vector<TransposeJob>> jobs = plan_jobs(a.scenarios, *ns, &notes);
+  Result<std::vector<TransposeJob>> jobs = plan_jobs(a.scenarios, *ns, &notes, strides);
   if (!quiet)
     for (const std::string& n : notes) std::cerr << "bankscope-gpu: " << n << "\n";
   return jobs;
@@ -153,6 +169,10 @@ int cmd_validate(JobArgs& a, const std::string& json_out, int runs, const std::s
   }
   opt.child_args.push_back("--n");
   opt.child_args.push_back(join_sizes(ns));
+  if (!a.strides.empty()) {
+    opt.child_args.push_back("--stride");
+    opt.child_args.push_back(a.strides);
+  }
   std::cerr << "bankscope-gpu: " << jobs.value().size() << " kernels x sizes to validate\n";
   ValidateOutcome out = run_validate(jobs.value(), opt);
   std::cout << format_table(out.results);
@@ -258,6 +278,8 @@ int main(int argc, char** argv) {
   CLI::App* validate_cmd = app.add_subcommand("validate", "check, time and count every scenario's kernel");
   validate_cmd->add_option("--scenario", vargs.scenarios, "scenario file(s); default assets/scenarios/*.json");
   validate_cmd->add_option("--n", vargs.sizes, "matrix sizes, comma-separated")->capture_default_str();
+  validate_cmd->add_option("--stride", vargs.strides,
+                           "row strides to run dynamic_stride scenarios at, comma-separated (default: the file's)");
   validate_cmd->add_option("--json", json_out, "write the results JSON here");
   validate_cmd->add_option("--runs", runs, "timed runs per kernel (median)")->check(CLI::Range(1, 10000))->capture_default_str();
   validate_cmd->add_option("--ncu", ncu_opt, "ncu for the SASS-exact metric: auto, none or a path")->capture_default_str();
@@ -319,6 +341,7 @@ int main(int argc, char** argv) {
   run_jobs_cmd->group("");
   run_jobs_cmd->add_option("--scenario", rargs.scenarios);
   run_jobs_cmd->add_option("--n", rargs.sizes);
+  run_jobs_cmd->add_option("--stride", rargs.strides);
 
   try {
     app.parse(argc, argv);

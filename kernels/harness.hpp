@@ -40,10 +40,14 @@ struct TransposeJob {
 };
 
 // Loads each scenario (files whose gpu_kernel is empty are skipped with a note in *notes) and
-// plans one job per (scenario, n), scenarios outermost. Errors name the file.
+// plans one job per (scenario, n), scenarios outermost. `strides` (may be empty): for scenarios
+// whose gpu_kernel is dynamic_stride, one job per (stride, n) with arrays[0].row_stride set to
+// it, instead of the file's stride; the rows keep the scenario's file name (the stride is part of
+// the results key). Errors name the file.
 Result<std::vector<TransposeJob>> plan_jobs(const std::vector<std::string>& scenario_paths,
                                             const std::vector<int64_t>& ns,
-                                            std::vector<std::string>* notes);
+                                            std::vector<std::string>* notes,
+                                            const std::vector<int64_t>& strides = {});
 
 // Poisons the output, runs once, checks against the CPU reference (every element up to
 // kFullCheckMaxN, sampled rows above). *detail names the first wrong element.
@@ -71,6 +75,22 @@ struct ValidateOutcome {
 ValidateOutcome run_validate(const std::vector<TransposeJob>& jobs, const ValidateOptions& opt);
 // The child ncu profiles: one launch per job, nothing printed on stdout.
 void run_jobs_once(const std::vector<TransposeJob>& jobs);
+
+// One counter the verdict compares: the model's per-launch prediction beside its exact measured
+// counterpart. `fallback`: measured by a stand-in (the hardware smsp__inst_executed_op_shared_*
+// when the instruction-level count is missing; the l1tex__ counters for a single-block launch).
+struct ComparedCounter {
+  std::string what;    // "ld instructions", "st wavefronts", "ld bank_conflicts", ...
+  std::string metric;  // the Nsight Compute metric measured
+  uint64_t predicted = 0, measured = 0;
+  bool fallback = false;
+};
+// Every predicted counter with a measured counterpart on this row, ld then st, each as
+// instructions, wavefronts, bank_conflicts.
+std::vector<ComparedCounter> compared_counters(const KernelResult& k);
+// "WRONG OUTPUT", "timing only" (nothing to compare), "MISMATCH: <counter> <m> measured vs <p>
+// predicted; ..." or "match (<k> of 6 counters[, <f> from hardware counters])".
+std::string verdict_of(const KernelResult& k);
 
 // The table validate prints.
 std::string format_table(const GpuResults& r);

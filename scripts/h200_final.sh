@@ -15,8 +15,8 @@ ctest --test-dir "$BUILD" -R '^gpu_' --output-on-failure 2>&1 | tee "$OUT/ctest.
 
 step "validate"
 scenarios=()
-for f in assets/scenarios/*.json tests/gpu/scenarios/*.json; do scenarios+=(--scenario "$f"); done
-timeout 420 "$BIN" validate "${scenarios[@]}" --n 32,2048,8192,16384 --runs 30 --ncu auto \
+for f in assets/scenarios/*.json; do scenarios+=(--scenario "$f"); done
+timeout 420 "$BIN" validate "${scenarios[@]}" --stride 32,34,36,40,48 --n 32,2048,8192,16384 --runs 30 --ncu auto \
   --json "$OUT/validate.json" | tee "$OUT/validate.txt"
 echo "validate exit: $?"
 

@@ -25,8 +25,8 @@ step "device"
 
 step "validate"
 scenarios=()
-for f in assets/scenarios/*.json tests/gpu/scenarios/*.json; do scenarios+=(--scenario "$f"); done
-timeout 420 "$BIN" validate "${scenarios[@]}" --n 32,2048,8192,16384 --runs 30 --ncu auto \
+for f in assets/scenarios/*.json; do scenarios+=(--scenario "$f"); done
+timeout 420 "$BIN" validate "${scenarios[@]}" --stride 32,34,36,40,48 --n 32,2048,8192,16384 --runs 30 --ncu auto \
   --json "$OUT/validate.json" | tee "$OUT/validate.txt"
 echo "validate exit: $?"
 

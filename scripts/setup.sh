@@ -36,6 +36,18 @@ if ! "$bankscope_root/.venv/bin/python3" -c "import glad" 2>/dev/null; then
   "$bankscope_root/.venv/bin/pip" install -q --disable-pip-version-check glad2
 fi
 
+# cuobjdump and nvdisasm read the SASS the scenarios' "issue" fields come from (scripts/sass_dump.sh,
+# tests/gpu/test_sass.cpp). Some CUDA installs lack them (nvcc without the binary utilities): then
+# NVIDIA's PyPI wheels put them into .venv (site-packages/nvidia/cu13/bin), where CMake looks.
+bankscope_has_tool() {
+  command -v "$1" >/dev/null 2>&1 || [[ -x /usr/local/cuda/bin/$1 ]] ||
+    compgen -G "$bankscope_root/.venv/lib/python3*/site-packages/nvidia/cu*/bin/$1" >/dev/null
+}
+if ! bankscope_has_tool cuobjdump || ! bankscope_has_tool nvdisasm; then
+  echo "setup: installing cuobjdump and nvdisasm into .venv"
+  "$bankscope_root/.venv/bin/pip" install -q --disable-pip-version-check nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm
+fi
+
 # The CUDA toolkit is optional; when it is installed but not on PATH, put it there.
 if ! command -v nvcc >/dev/null 2>&1 && [[ -x /usr/local/cuda/bin/nvcc ]]; then
   export PATH=/usr/local/cuda/bin:$PATH

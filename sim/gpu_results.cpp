@@ -18,7 +18,9 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kFormatVersion = 1;
+// 2 adds the layout identity (xor, swizzle, block; ResultsKey) and the instruction-level
+// instruction and bank-conflict counters; 1 is still read (its rows match no prediction).
+constexpr int kFormatVersion = 2;
 
 json opt_num(const std::optional<uint64_t>& v) { return v ? json(*v) : json(nullptr); }
 json opt_num(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
@@ -27,7 +29,11 @@ json counters_to_json(const CounterSet& c, bool with_sass) {
   json j = {{"instructions", opt_num(c.instructions)},
             {"wavefronts", opt_num(c.wavefronts)},
             {"bank_conflicts", opt_num(c.bank_conflicts)}};
-  if (with_sass) j["wavefronts_sass"] = opt_num(c.wavefronts_sass);
+  if (with_sass) {
+    j["instructions_sass"] = opt_num(c.instructions_sass);
+    j["wavefronts_sass"] = opt_num(c.wavefronts_sass);
+    j["bank_conflicts_sass"] = opt_num(c.bank_conflicts_sass);
+  }
   return j;
 }
 
@@ -96,10 +102,12 @@ std::optional<Error> read_counters(const json& parent, const char* key, const st
   BANKSCOPE_TRY(r.u64("wavefronts", out.wavefronts));
   BANKSCOPE_TRY(r.u64("bank_conflicts", out.bank_conflicts));
   BANKSCOPE_TRY(r.u64("wavefronts_sass", out.wavefronts_sass));
+  BANKSCOPE_TRY(r.u64("instructions_sass", out.instructions_sass));
+  BANKSCOPE_TRY(r.u64("bank_conflicts_sass", out.bank_conflicts_sass));
   return std::nullopt;
 }
 
-std::optional<Error> read_kernel(const json& k, const std::string& where, KernelResult& out) {
+std::optional<Error> read_kernel(const json& k, const std::string& where, int version, KernelResult& out) {
   if (!k.is_object()) return Error{where + ": expected an object"};
   const Reader r{k, where};
   BANKSCOPE_TRY(r.str("kernel", out.kernel));
@@ -114,6 +122,36 @@ std::optional<Error> read_kernel(const json& k, const std::string& where, Kernel
   BANKSCOPE_TRY(r.str("type", out.type));
   BANKSCOPE_TRY(r.f64("copy_gbps", out.copy_gbps));
   BANKSCOPE_TRY(r.str("note", out.note));
+  if (version >= 2) {
+    // The layout identity: all three fields or none (a row without one, e.g. carried over from
+    // a version-1 file, matches no prediction); a partial one would match a wrong layout.
+    const int present = int(r.has("xor")) + int(r.has("swizzle")) + int(r.has("block"));
+    for (const char* key : {"xor", "swizzle", "block"}) {
+      if (present > 0 && !r.has(key)) {
+        return Error{where + "." + key + ": missing (results format 2 names the whole layout)"};
+      }
+    }
+    if (present > 0) {
+      BANKSCOPE_TRY(r.integer("xor", out.xor_mask));
+      const json& sw = k.at("swizzle");
+      const json& bl = k.at("block");
+      auto ints3 = [](const json& a) {
+        if (!a.is_array() || a.size() != 3) return false;
+        for (const json& v : a)
+          if (!v.is_number_integer()) return false;
+        return true;
+      };
+      if (!ints3(sw)) return Error{where + ".swizzle: expected [B, M, S]"};
+      if (!ints3(bl)) return Error{where + ".block: expected [x, y, z]"};
+      out.swizzle_bits = sw[0].get<int>();
+      out.swizzle_base = sw[1].get<int>();
+      out.swizzle_shift = sw[2].get<int>();
+      out.block_x = bl[0].get<int64_t>();
+      out.block_y = bl[1].get<int64_t>();
+      out.block_z = bl[2].get<int64_t>();
+      out.has_layout_key = true;
+    }
+  }
   if (k.contains("predicted") && !k.at("predicted").is_null()) {
     const json& p = k.at("predicted");
     const std::string pw = where + ".predicted";
@@ -181,9 +219,10 @@ Result<GpuResults> parse_gpu_results_unchecked(const std::string& json_text, con
   if (!root.is_object() || !root.contains("bankscope_results")) {
     return Error{source + ": not a bankscope results file (no \"bankscope_results\" key)"};
   }
-  if (!root.at("bankscope_results").is_number_integer() ||
-      root.at("bankscope_results").get<int64_t>() != kFormatVersion) {
-    return Error{source + ": bankscope_results: unsupported format version (this build reads 1)"};
+  const int64_t version =
+      root.at("bankscope_results").is_number_integer() ? root.at("bankscope_results").get<int64_t>() : 0;
+  if (version != 1 && version != kFormatVersion) {
+    return Error{source + ": bankscope_results: unsupported format version (this build reads 1 and 2)"};
   }
   GpuResults out;
   if (root.contains("device") && !root.at("device").is_null()) {
@@ -209,7 +248,7 @@ Result<GpuResults> parse_gpu_results_unchecked(const std::string& json_text, con
     if (!ks.is_array()) return Error{source + ": kernels: expected an array"};
     for (size_t i = 0; i < ks.size(); ++i) {
       KernelResult k;
-      BANKSCOPE_TRY(read_kernel(ks[i], source + ": kernels[" + std::to_string(i) + "]", k));
+      BANKSCOPE_TRY(read_kernel(ks[i], source + ": kernels[" + std::to_string(i) + "]", int(version), k));
       out.kernels.push_back(std::move(k));
     }
   }
@@ -268,6 +307,12 @@ std::string gpu_results_to_json(const GpuResults& r) {
                        {"correct", k.correct},
                        {"verdict", k.verdict},
                        {"note", k.note}});
+    if (k.has_layout_key) {  // else the row matches no prediction, written or read
+      json& row = kernels.back();
+      row["xor"] = k.xor_mask;
+      row["swizzle"] = {k.swizzle_bits, k.swizzle_base, k.swizzle_shift};
+      row["block"] = {k.block_x, k.block_y, k.block_z};
+    }
   }
   json root = {{"bankscope_results", kFormatVersion}, {"device", dev}, {"kernels", kernels}};
   return root.dump(2) + "\n";

@@ -5,16 +5,17 @@
 // the app) can read it without CUDA.
 //
 // {
-//   "bankscope_results": 1,
+//   "bankscope_results": 2,        (1 is still read: its rows have no layout identity)
 //   "device": {"name": "NVIDIA H200", "sm": "9.0", "sms": 132, "sm_clock_mhz": 1980,
 //              "mem_clock_mhz": 3201, "driver": "580.159.04", "cuda_runtime": "13.0", ...},
 //   "kernels": [ {
 //       "kernel": "seed_32x32", "scenario": "seed_transpose_32x32.json", "n": 2048,
-//       "row_stride": 32,
+//       "row_stride": 32, "xor": 0, "swizzle": [0, 0, 0], "block": [32, 8, 1],   (version 2)
 //       "predicted": {"ld": {"instructions":..,"wavefronts":..,"bank_conflicts":..}, "st": {...},
 //                     "time_ms": .., "bound": "shared"},
 //       "measured":  {"ld": {"instructions":..,"wavefronts":..,"bank_conflicts":..,
-//                            "wavefronts_sass":..}, "st": {...},
+//                            "instructions_sass":.., "wavefronts_sass":..,
+//                            "bank_conflicts_sass":..}, "st": {...},
 //                     "time_ms": .., "gbps": .., "counters_source": "cupti|ncu|none"},
 //       "correct": true, "verdict": "match" } ... ]
 // }
