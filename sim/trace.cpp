@@ -85,6 +85,18 @@ struct Cursor {
     return v;
   }
   uint64_t varint(const char* what) {
+    if (p != end && *p < 0x80) return *p++;  // the common one-byte case, inline
+    if (end - p >= 2 && p[1] < 0x80) {      // two bytes: offsets and deltas below 16 KiB
+      const uint64_t v = (p[0] & 0x7fu) | uint64_t{p[1]} << 7;
+      p += 2;
+      return v;
+    }
+    return varint_slow(what);
+  }
+#if defined(__GNUC__)
+  __attribute__((noinline))
+#endif
+  uint64_t varint_slow(const char* what) {
     uint64_t v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
       if (p == end) {
@@ -343,18 +355,34 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
             }
             int64_t a = static_cast<int64_t>(base > 0xffffffffu ? 0x100000000u : base);
             const int64_t stride = mode == 0 ? r.zvarint("stride") : 0;
+            // width is a power of two (checked with its 'P' record): alignment is a mask test.
+            const int64_t align = pc.width - 1;
+            const int64_t top = int64_t{0xffffffffu} - pc.width;
+            // A stride is bounded to +-2^33 so 32 steps of it cannot overflow int64.
+            if (mode == 0 && (stride > (int64_t{1} << 33) || stride < -(int64_t{1} << 33))) {
+              r.fail("stride " + std::to_string(stride) + " out of range");
+              break;
+            }
             bool first = true;
-            for (int lane = 0; lane < kWarpSize && r.ok(); ++lane) {
+            for (int lane = 0; lane < kWarpSize; ++lane) {
               if (!(w.mask >> lane & 1u)) continue;
-              if (!first) a += mode == 0 ? stride : r.zvarint("address delta");
-              first = false;
-              if (a < 0 || a > int64_t{0xffffffffu} - pc.width) {
-                r.fail("lane " + std::to_string(lane) + " address " + std::to_string(a) + " outside 0..2^32-1");
-                break;
+              if (!first) {
+                if (mode == 0) {
+                  a += stride;
+                } else {
+                  const int64_t d = r.zvarint("address delta");
+                  if (!r.ok()) break;
+                  a = d > top || d < -top ? -1 : a + d;
+                }
               }
-              if (a % pc.width != 0) {
-                r.fail("lane " + std::to_string(lane) + " address " + std::to_string(a) + " not aligned to its width " +
-                       std::to_string(pc.width) + " (pc " + std::to_string(pc.pc) + ")");
+              first = false;
+              if (a < 0 || a > top || (a & align) != 0) {
+                if (a < 0 || a > top) {
+                  r.fail("lane " + std::to_string(lane) + " address " + std::to_string(a) + " outside 0..2^32-1");
+                } else {
+                  r.fail("lane " + std::to_string(lane) + " address " + std::to_string(a) +
+                         " not aligned to its width " + std::to_string(pc.width) + " (pc " + std::to_string(pc.pc) + ")");
+                }
                 break;
               }
               w.addr[lane] = static_cast<uint32_t>(a);
