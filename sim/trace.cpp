@@ -3,6 +3,7 @@
 // declared, and the first problem ends the read with one line naming the byte offset.
 #include "trace.hpp"
 
+#include <cstdio>
 #include <cstring>
 #include <limits>
 
@@ -132,12 +133,21 @@ struct Cursor {
   }
 };
 
+// A record tag as printed in an error: the letter when it is one, else its hex value.
+std::string tag_name(uint8_t tag) {
+  if ((tag >= 'A' && tag <= 'Z') || (tag >= 'a' && tag <= 'z')) return std::string("'") + char(tag) + "'";
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "0x%02x", tag);
+  return buf;
+}
+
 bool valid_width(int w) { return w == 1 || w == 2 || w == 4 || w == 8 || w == 16; }
 
 }  // namespace
 
 // --- writer -----------------------------------------------------------------------------------
-TraceWriter::TraceWriter() {
+TraceWriter::TraceWriter(bool header) {
+  if (!header) return;
   out_.insert(out_.end(), kTraceMagic, kTraceMagic + 8);
   put_u32(out_, kTraceVersion);
 }
@@ -263,7 +273,7 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
     const uint64_t len = c.varint("record length");
     if (!c.ok()) break;
     if (len > c.left()) {
-      c.fail("record '" + std::string(1, static_cast<char>(tag)) + "' at byte " + std::to_string(rec_at) +
+      c.fail("record " + tag_name(tag) + " at byte " + std::to_string(rec_at) +
              " needs " + std::to_string(len) + " bytes, " + std::to_string(c.left()) + " left (truncated file)");
       break;
     }

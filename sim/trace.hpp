@@ -130,7 +130,8 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
 // Builds the bytes of a trace (used by the tracer, the tests and the fuzz seeds).
 class TraceWriter {
  public:
-  TraceWriter();  // starts with the file header
+  // Starts with the file header unless `header` is false (records appended to an existing file).
+  explicit TraceWriter(bool header = true);
   void launch(const TraceLaunch& l);
   void pc(const TracePc& p);
   // Buffers executions; flush() (or launch_end) writes them as one 'W' record.
