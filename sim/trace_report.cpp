@@ -2,6 +2,7 @@
 #include "trace_report.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <tuple>
 
