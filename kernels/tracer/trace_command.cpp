@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -272,13 +273,15 @@ int run_trace(const TraceArgs& a) {
       {"BANKSCOPE_TRACE_BLOCKS", a.blocks},
       {"BANKSCOPE_TRACE_RECORDS", std::to_string(a.records)},
   };
+  const auto t0 = std::chrono::steady_clock::now();
   const int code = run_program(a.command, env);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::string note;
   const bool closed = close_trace(a.out, code, &note);
   const std::vector<uint8_t> bytes = read_all(a.out);
   auto rep = report_trace(bytes.data(), bytes.size());
-  std::printf("bankscope-gpu: trace: %s exited with %d; trace %s (%zu bytes)\n", a.command[0].c_str(), code,
-              a.out.c_str(), bytes.size());
+  std::printf("bankscope-gpu: trace: %s exited with %d; ran %.3f s under the tracer; trace %s (%zu bytes)\n",
+              a.command[0].c_str(), code, secs, a.out.c_str(), bytes.size());
   if (!note.empty()) std::printf("  %s\n", note.c_str());
   if (!closed || !rep) {
     std::cerr << "bankscope-gpu: trace: " << a.out << ": " << (rep ? note : rep.error().message) << "\n";
