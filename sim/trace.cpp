@@ -87,10 +87,17 @@ struct Cursor {
   }
   uint64_t varint(const char* what) {
     if (p != end && *p < 0x80) return *p++;  // the common one-byte case, inline
-    if (end - p >= 2 && p[1] < 0x80) {      // two bytes: offsets and deltas below 16 KiB
-      const uint64_t v = (p[0] & 0x7fu) | uint64_t{p[1]} << 7;
-      p += 2;
-      return v;
+    // Up to 4 bytes (values below 2^28: every offset, delta and block index in practice) without a
+    // bounds check per byte when enough bytes are left.
+    if (end - p >= 4) {
+      uint64_t v = p[0] & 0x7fu;
+      for (int i = 1; i < 4; ++i) {
+        v |= uint64_t{p[i] & 0x7fu} << (7 * i);
+        if (p[i] < 0x80) {
+          p += i + 1;
+          return v;
+        }
+      }
     }
     return varint_slow(what);
   }
@@ -372,6 +379,15 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
             if (mode == 0 && (stride > (int64_t{1} << 33) || stride < -(int64_t{1} << 33))) {
               r.fail("stride " + std::to_string(stride) + " out of range");
               break;
+            }
+            // The common case, a full warp evenly spaced: the first and last lane bound all others.
+            const int64_t last = a + 31 * stride;
+            if (r.ok() && mode == 0 && w.mask == 0xffffffffu && a >= 0 && a <= top && last >= 0 && last <= top &&
+                (a & align) == 0 && (stride & align) == 0) {
+              for (int lane = 0; lane < kWarpSize; ++lane) w.addr[lane] = static_cast<uint32_t>(a + lane * stride);
+              ++sum.executions;
+              sink.on_warp(w, pc);
+              continue;
             }
             bool first = true;
             for (int lane = 0; lane < kWarpSize; ++lane) {

@@ -189,8 +189,8 @@ class TeeSink : public TraceSink {
 Result<TraceReports> report_trace(const uint8_t* data, size_t size, const std::vector<ArrayRemap>& remaps) {
   TraceAggregator traced;
   TraceAggregator what_if(remaps);
-  TeeSink tee(traced, remaps.empty() ? nullptr : &what_if);
-  auto s = read_trace(data, size, tee);
+  TeeSink tee(traced, &what_if);
+  auto s = remaps.empty() ? read_trace(data, size, traced) : read_trace(data, size, tee);
   if (!s) return s.error();
   TraceReports r;
   r.traced = traced.take(*s);
