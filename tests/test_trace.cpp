@@ -191,3 +191,38 @@ TEST_CASE("trace what-if: bad specs are one line") {
   CHECK(apply_layout_spec(*tile, "other:stride=33").error().message.find("no --array named 'other'") !=
         std::string::npos);
 }
+
+TEST_CASE("trace report: LDSM and ATOMS are counted, marked not modelled, and left out of the totals") {
+  TraceWriter t;
+  t.launch(TraceLaunch{});
+  t.pc(TracePc{0, 0x10, TraceOpKind::kLoad, 16, "LDS.128", "", 0});
+  t.pc(TracePc{1, 0x20, TraceOpKind::kLdsm, 16, "LDSM.x4", "", 0});
+  t.pc(TracePc{2, 0x30, TraceOpKind::kAtomic, 4, "ATOMS", "", 0});
+  TraceWarp w;
+  w.mask = 0xffffffffu;
+  for (int lane = 0; lane < 32; ++lane) w.addr[lane] = 16 * lane;  // 512 contiguous bytes
+  for (uint32_t pc = 0; pc < 3; ++pc) {
+    w.pc_index = pc;
+    t.warp(w);
+  }
+  t.launch_end(TraceLaunchEnd{0, 3, 0, TraceStatus::kComplete});
+  t.end(TraceEnd{1, 0});
+  const auto bytes = t.take();
+  auto r = report_trace(bytes.data(), bytes.size());
+  REQUIRE(r.ok());
+  const LaunchReport& l = r->traced.launches.at(0);
+  // Only the LDS.128: a 16-byte warp over 512 contiguous bytes is 4 wavefronts (one per quarter).
+  CHECK(l.ld.instructions == 1);
+  CHECK(l.ld.wavefronts == 4);
+  CHECK(l.st.instructions == 0);
+  CHECK(l.executions_by_kind[static_cast<int>(TraceOpKind::kLdsm)] == 1);
+  CHECK(l.executions_by_kind[static_cast<int>(TraceOpKind::kAtomic)] == 1);
+  const auto rows = report_rows(r->traced, false);
+  REQUIRE(rows.size() == 3);
+  int not_modelled = 0;
+  for (const ReportRow& row : rows) {
+    not_modelled += !row.modelled;
+    if (!row.modelled) CHECK(row.wavefronts == 0);
+  }
+  CHECK(not_modelled == 2);
+}
