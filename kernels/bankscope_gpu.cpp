@@ -27,6 +27,7 @@
 #include "harness.hpp"
 #include "ncu_runner.hpp"
 #include "timing_commands.hpp"
+#include "tracer/trace_command.hpp"
 
 namespace {
 
@@ -343,6 +344,9 @@ int main(int argc, char** argv) {
   run_jobs_cmd->add_option("--n", rargs.sizes);
   run_jobs_cmd->add_option("--stride", rargs.strides);
 
+  TraceArgs targs;
+  CLI::App* trace_cmd = add_trace_command(app, targs);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -367,6 +371,7 @@ int main(int argc, char** argv) {
     if (validate_cmd->parsed()) return cmd_validate(vargs, json_out, runs, ncu_opt, ncu_log, counters, strict, dry_run);
     if (patterns_cmd->parsed()) return cmd_patterns(jsonl, out_path, clock64);
     if (run_jobs_cmd->parsed()) return cmd_run_jobs(rargs);
+    if (trace_cmd->parsed()) return run_trace(targs);
     if (bench_cmd->parsed()) {
       if (bench_list) {
         for (const std::string& name : bench_kernel_names()) std::cout << name << "\n";

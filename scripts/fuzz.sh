@@ -5,7 +5,7 @@
 #                                      build-fuzz/campaign/<target>), then executions and crashes
 #   ./scripts/fuzz.sh --long SECONDS --only fuzz_expr    one target
 # Targets (tests/fuzz/): fuzz_scenario (scenario files), fuzz_expr (index expressions), fuzz_jsonl
-# (JSONL pattern lines). A crash input goes to tests/fuzz/regressions/<target>/ (see README there).
+# (JSONL pattern lines), fuzz_trace (trace files). A crash input goes to tests/fuzz/regressions/<target>/ (see README there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,7 +21,7 @@ while (($# > 0)); do
 done
 
 build=build-fuzz
-targets=(fuzz_scenario fuzz_expr fuzz_jsonl)
+targets=(fuzz_scenario fuzz_expr fuzz_jsonl fuzz_trace)
 if [[ -n $only ]]; then
   [[ " ${targets[*]} " == *" $only "* ]] || { echo "fuzz.sh: --only: no target '$only' (${targets[*]})" >&2; exit 2; }
   targets=("$only")

@@ -35,6 +35,12 @@ if ! "$bankscope_root/.venv/bin/python3" -c "import glad" 2>/dev/null; then
   echo "setup: installing glad2 into .venv"
   "$bankscope_root/.venv/bin/pip" install -q --disable-pip-version-check glad2
 fi
+# Compute Sanitizer API headers and library, to build bankscope-gpu trace's injection library where
+# the toolkit lacks them (pinned to CUDA 13.0, the H200's; at run time the toolkit's own is used).
+if ! compgen -G "$bankscope_root/.venv/lib/python3*/site-packages/nvidia/cu13/include/sanitizer.h" >/dev/null; then
+  echo "setup: installing nvidia-cuda-sanitizer-api 13.0 into .venv"
+  "$bankscope_root/.venv/bin/pip" install -q --disable-pip-version-check 'nvidia-cuda-sanitizer-api==13.0.*'
+fi
 
 # cuobjdump and nvdisasm read the SASS the scenarios' "issue" fields come from (scripts/sass_dump.sh,
 # tests/gpu/test_sass.cpp). Some CUDA installs lack them (nvcc without the binary utilities): then

@@ -83,5 +83,20 @@ expect "float4 read of a padded float tile" 1 "lane 1: byte offset 132 is not 16
 expect "access out of range" 1 "--access: 7 is outside 0..1" -- "$cli" explain "$sc/seed_transpose_32x32.json" --access 7
 expect "no subcommand" 2 "A subcommand is required" -- "$cli"
 
+# report: a synthetic trace of one 32x32 block of the seed kernel (tests/data/make_seed_trace.py).
+python3 "$src/tests/data/make_seed_trace.py" "$tmp/seed.bstrace"
+expect "report: column read first, 32-way" 0 'transpose_seed +pc 0x200 +LDS +32 +1024 +32 +992 +32 +32' -- \
+  "$cli" report "$tmp/seed.bstrace"
+expect "report: per-launch ld wavefronts" 0 'smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum +1024' -- \
+  "$cli" report "$tmp/seed.bstrace"
+expect "report --by line" 0 'transpose.cu:14 +LDS' -- "$cli" report "$tmp/seed.bstrace" --by line
+expect "report what-if stride 33" 0 'shared_op_ld.sum +1024 +what-if +32$' -- \
+  "$cli" report "$tmp/seed.bstrace" --array 'tile@0:float[32][32]' --layout tile:stride=33
+expect "report --json" 0 '"bank_conflicts": 992' -- "$cli" report "$tmp/seed.bstrace" --json
+head -c 300 "$tmp/seed.bstrace" >"$tmp/cut.bstrace"
+expect "report: truncated trace" 1 "cut.bstrace: trace: byte 94: record 'W' at byte 91 needs 737 bytes, 206 left \(truncated file\)" -- \
+  "$cli" report "$tmp/cut.bstrace"
+expect "report: layout without array" 2 "no --array named 'tile'" -- "$cli" report "$tmp/seed.bstrace" --layout tile:stride=33
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -16,6 +16,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "report.hpp"
 #include "sim/bank_model.hpp"
 #include "sim/json_io.hpp"
 #include "sim/kernel_model.hpp"
@@ -397,6 +398,9 @@ int main(int argc, char** argv) {
   cmp->add_option("b", cb.path, "second scenario")->check(CLI::ExistingFile);
   cmp->add_option("--n", cn, "matrix size N for both")->check(CLI::Range(int64_t{1}, int64_t{1} << 31));
 
+  bs::cli::ReportArgs rargs;
+  auto* rep = bs::cli::add_report_command(app, rargs);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -423,6 +427,7 @@ int main(int argc, char** argv) {
     return predict_scenario(pargs, warp, as_json);
   }
   if (ex->parsed()) return explain(eargs, ewarp, eblock, eaccess);
+  if (rep->parsed()) return bs::cli::run_report(rargs);
   if (cmp->parsed()) {
     ca.n = cb.n = cn;
     return compare(ca, cb);

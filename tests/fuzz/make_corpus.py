@@ -5,6 +5,8 @@
                          (a 0 byte, then 200 pseudo-random bytes; see fuzz_scenario.cpp)
   corpus/fuzz_expr/      every expression in them (defines, index expressions, guards), one a file
   corpus/fuzz_jsonl/     the first 50 lines of tests/conformance/patterns.jsonl, one a file
+  corpus/fuzz_trace/     small traces (sim/trace.hpp format): the seed kernel's block, scattered
+                         lanes, an LDSM, a predicated-off warp, and a truncated copy
 
 Run from anywhere after the assets change: python3 tests/fuzz/make_corpus.py. File names are the
 SHA-1 of the content (as libFuzzer names its inputs), so rerunning adds nothing twice.
@@ -41,8 +43,54 @@ def index_expressions(target):
     return out
 
 
+def varint(v):
+    out = bytearray()
+    while v >= 0x80:
+        out.append((v & 0x7f) | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+
+
+def zvarint(v):
+    return varint((v << 1) ^ (v >> 63) if v < 0 else v << 1)
+
+
+def string(s):
+    return varint(len(s)) + s.encode()
+
+
+def record(tag, payload):
+    return tag.encode() + varint(len(payload)) + payload
+
+
+def trace_seeds():
+    """Traces written as sim/trace.hpp documents them (version 1)."""
+    head = b"BSTRACE\0" + (1).to_bytes(4, "little")
+    launch = record("K", varint(0) + string("k") + b"".join(varint(x) for x in (1, 1, 1, 32, 32, 1))
+                    + varint(4096) + varint(1024) + varint(0))
+    def pc(i, addr, kind, width, op, line):
+        return record("P", varint(i) + varint(addr) + bytes([kind]) + varint(width) + string(op)
+                      + string("t.cu") + varint(line))
+    def warp(block, w, pci, mask, base, mode, rest):
+        return (varint(block) + varint(w) + varint(pci) + mask.to_bytes(4, "little")
+                + (varint(base) + bytes([mode]) + rest if mask else b""))
+    warps = [warp(0, w, 0, 0xffffffff, 1024 + 128 * w, 0, zvarint(4)) for w in range(4)]
+    warps += [warp(0, w, 1, 0xffffffff, 1024 + 4 * w, 0, zvarint(128)) for w in range(4)]
+    warps += [warp(0, 0, 1, 0x5, 1024, 1, zvarint(12))]  # lanes 0 and 2, one delta
+    warps += [warp(0, 1, 2, 0xffffffff, 1024, 0, zvarint(16)), warp(0, 2, 0, 0, 0, 0, b"")]
+    body = (launch + pc(0, 0x100, 1, 4, "STS", 12) + pc(1, 0x200, 0, 4, "LDS", 14)
+            + pc(2, 0x300, 3, 16, "LDSM.16.M88.4", 20)
+            + record("W", varint(len(warps)) + b"".join(warps))
+            + record("E", varint(0) + varint(len(warps)) + varint(0) + varint(0)))
+    full = head + body + record("Z", varint(1) + zvarint(0))
+    return [full, head + body, full[: len(full) // 2]]
+
+
 def main():
-    for t in ("fuzz_scenario", "fuzz_expr", "fuzz_jsonl"):
+    for t in trace_seeds():
+        put("fuzz_trace", t)
+    for t in ("fuzz_scenario", "fuzz_expr", "fuzz_jsonl", "fuzz_trace"):
         shutil.rmtree(HERE / "corpus" / t, ignore_errors=True)
     exprs = set()
     for path in sorted((ROOT / "assets" / "scenarios").glob("*.json")):
@@ -66,7 +114,9 @@ def main():
     lines = (ROOT / "tests" / "conformance" / "patterns.jsonl").read_text().splitlines()
     for line in [l for l in lines if l.strip()][:50]:
         put("fuzz_jsonl", line.encode())
-    for t in ("fuzz_scenario", "fuzz_expr", "fuzz_jsonl"):
+    for t in trace_seeds():
+        put("fuzz_trace", t)
+    for t in ("fuzz_scenario", "fuzz_expr", "fuzz_jsonl", "fuzz_trace"):
         files = list((HERE / "corpus" / t).iterdir())
         print(f"{t}: {len(files)} inputs, {sum(f.stat().st_size for f in files)} bytes")
 

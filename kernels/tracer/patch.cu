@@ -1,0 +1,89 @@
+// patch.cu: the device callbacks the Compute Sanitizer API inserts before each shared-memory
+// instruction of a traced kernel. Built with nvcc --fatbin --compile-as-tools-patch (a "tools
+// patch": the functions are linked into the instrumented kernel by the sanitizer at load time) and
+// loaded with sanitizerAddPatchesFromFile by injection.cpp.
+//
+// The patch runs per thread. The lanes that reach it together are the ones that execute the
+// instruction (assumed from the API's per-thread model and the public memory tracker sample's use
+// of __activemask(); the H200 trace check compares the resulting counts with ncu).
+#include <sanitizer_patching.h>
+
+#include "trace_buffer.hpp"
+
+using namespace bankscope::tracer;
+
+namespace {
+
+__device__ __forceinline__ uint32_t lane_id() {
+  uint32_t l;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(l));
+  return l;
+}
+
+__device__ __forceinline__ void record(void* userdata, uint64_t pc, uint32_t offset, uint32_t width,
+                                       uint16_t kind, uint32_t count) {
+  auto* h = static_cast<DeviceBufferHeader*>(userdata);
+  if (h == nullptr) return;  // a launch that is not traced
+  const uint32_t block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  if (block >= h->block_limit) return;  // the same for the whole warp
+  const uint32_t mask = __activemask();
+  const uint32_t lane = lane_id();
+  const uint32_t leader = __ffs(mask) - 1;
+  unsigned long long slot = 0;
+  if (lane == leader) slot = atomicAdd(&h->head, 1ull);
+  slot = __shfl_sync(mask, slot, leader);
+  if (slot >= h->capacity) return;  // counted as dropped by the host: head - capacity
+  DeviceRecord& r = records_of(h)[slot];
+  r.addr[lane] = offset;
+  if (lane == leader) {
+    const uint32_t thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    r.pc = pc;
+    r.block = block;
+    r.warp = thread / 32;
+    r.mask = mask;
+    r.kind = kind;
+    r.width = static_cast<uint16_t>(width);
+    r.count = count;
+  }
+  __syncwarp(mask);
+}
+
+}  // namespace
+
+extern "C" __device__ __noinline__ SanitizerPatchResult bankscope_shared_access(
+    void* userdata, uint64_t pc, void* ptr, uint32_t accessSize, uint32_t flags, const void* /*pData*/) {
+  const bool rd = flags & SANITIZER_MEMORY_DEVICE_FLAG_READ;
+  const bool wr = flags & SANITIZER_MEMORY_DEVICE_FLAG_WRITE;
+  const uint16_t kind = ((rd && wr) || (flags & SANITIZER_MEMORY_DEVICE_FLAG_ATOMSYS)) ? kRecAtomic
+                        : wr                                                           ? kRecStore
+                                                                                       : kRecLoad;
+  record(userdata, pc, static_cast<uint32_t>(reinterpret_cast<uintptr_t>(ptr)), accessSize, kind, 1);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+// Generic loads and stores: only those whose address is in shared memory are recorded (measured on
+// the H200: ncu counts a generic LD to shared as a shared load).
+extern "C" __device__ __noinline__ SanitizerPatchResult bankscope_global_access(
+    void* userdata, uint64_t pc, void* ptr, uint32_t accessSize, uint32_t flags, const void* /*pData*/) {
+  if (userdata == nullptr || !__isShared(ptr)) return SANITIZER_PATCH_SUCCESS;
+  const bool wr = flags & SANITIZER_MEMORY_DEVICE_FLAG_WRITE;
+  const bool rd = flags & SANITIZER_MEMORY_DEVICE_FLAG_READ;
+  const uint16_t kind = (rd && wr) ? kRecAtomic : wr ? kRecGenericStore : kRecGenericLoad;
+  record(userdata, pc, static_cast<uint32_t>(__cvta_generic_to_shared(ptr)), accessSize, kind, 1);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult bankscope_matrix_access(
+    void* userdata, uint64_t pc, uint32_t address, uint32_t accessSize, uint32_t flags, uint32_t count,
+    const void* /*pNewValue*/) {
+  const uint16_t kind = (flags & SANITIZER_MEMORY_DEVICE_FLAG_WRITE) ? kRecStsm : kRecLdsm;
+  record(userdata, pc, address, accessSize, kind, count);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+// cp.async: the shared side (dst) of LDGSTS.
+extern "C" __device__ __noinline__ SanitizerPatchResult bankscope_memcpy_async(
+    void* userdata, uint64_t pc, void* /*src*/, uint32_t dst, uint32_t accessSize) {
+  record(userdata, pc, dst, accessSize, kRecLdgsts, 1);
+  return SANITIZER_PATCH_SUCCESS;
+}

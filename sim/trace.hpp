@@ -1,0 +1,153 @@
+// trace.hpp: the trace file format (bankscope-gpu trace writes it, everything else reads it) and its
+// streaming reader. Pure C++17: a trace recorded on a GPU machine opens anywhere.
+//
+// A trace is what a compiled kernel actually did: per warp-level execution of a shared-memory
+// instruction, the lanes that were active and the byte offset in shared memory each one touched.
+//
+// Format, version 1 (all integers little-endian; "varint" = unsigned LEB128, at most 10 bytes;
+// "zvarint" = zigzag-encoded signed varint; "string" = varint length + bytes):
+//
+//   file    := "BSTRACE\0" version:u32 record*
+//   record  := tag:u8 length:varint payload[length]        (unknown tags are skipped)
+//
+//   'K' launch begin: launch:varint kernel:string grid_x,y,z:varint block_x,y,z:varint
+//                     shared_bytes:varint reserved_bytes:varint blocks_traced:varint (0 = all)
+//   'P' instruction (once per PC per launch, before its first execution):
+//                     index:varint pc:varint kind:u8 width:varint opcode:string file:string line:varint
+//   'W' warp executions: count:varint, then per execution
+//                     block:varint warp:varint pc_index:varint mask:u32
+//                     and if mask != 0: base:varint mode:u8 then
+//                       mode 0: stride:zvarint            lane k's address = base + k' * stride
+//                                                         (k' = rank of lane k among active lanes)
+//                       mode 1: per active lane after the first, delta:zvarint from the previous one
+//   'E' launch end:   launch:varint executions:varint dropped:varint status:varint (TraceStatus)
+//   'Z' end of file:  launches:varint exit_code:zvarint
+//
+// Addresses are offsets in the block's shared window as the Compute Sanitizer API reports them: they
+// include `reserved_bytes` (1 KiB per block on sm_90, measured on the H200) before the program's own
+// shared memory. A file without its 'Z' record, or a launch without its 'E', was cut short.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bank_math.hpp"
+#include "status.hpp"
+
+namespace bankscope {
+
+inline constexpr char kTraceMagic[8] = {'B', 'S', 'T', 'R', 'A', 'C', 'E', '\0'};
+inline constexpr uint32_t kTraceVersion = 1;
+
+// What a traced instruction does to shared memory.
+enum class TraceOpKind : uint8_t {
+  kLoad = 0,      // LDS, or a generic LD whose address is in shared memory
+  kStore = 1,     // STS, or a generic ST to shared memory
+  kAtomic = 2,    // ATOMS / RED to shared memory
+  kLdsm = 3,      // LDSM (ldmatrix): one 16-byte row address per lane
+  kStsm = 4,      // STSM (stmatrix)
+  kLdgsts = 5,    // LDGSTS (cp.async): the shared side
+  kOther = 6,
+};
+inline constexpr int kTraceOpKinds = 7;
+const char* trace_op_kind_name(TraceOpKind k);
+// The kinds the bank model covers (LDS/STS); the others are reported as not modelled.
+inline bool is_modelled(TraceOpKind k) { return k == TraceOpKind::kLoad || k == TraceOpKind::kStore; }
+
+enum class TraceStatus : uint8_t {
+  kComplete = 0,         // every warp execution of the traced blocks is in the file
+  kDropped = 1,          // the device buffer overflowed: `dropped` executions are missing
+  kProgramExited = 2,    // the program ended before the launch finished
+  kLaunchFailed = 3,     // the kernel returned an error
+};
+const char* trace_status_name(TraceStatus s);
+
+struct TraceLaunch {
+  uint64_t launch = 0;  // index among the program's kernel launches, 0-based
+  std::string kernel;
+  std::array<uint32_t, 3> grid{1, 1, 1};
+  std::array<uint32_t, 3> block{1, 1, 1};
+  uint64_t shared_bytes = 0;    // static + dynamic shared memory of the launch
+  uint64_t reserved_bytes = 0;  // offsets of the program's shared memory start here
+  uint64_t blocks_traced = 0;   // 0 = all blocks
+};
+
+struct TracePc {
+  uint32_t index = 0;
+  uint64_t pc = 0;  // offset of the instruction in its function
+  TraceOpKind kind = TraceOpKind::kLoad;
+  int width = 4;  // bytes per lane
+  std::string opcode;
+  std::string file;
+  uint32_t line = 0;  // 0 = unknown
+};
+
+struct TraceWarp {
+  uint32_t block = 0;  // linear block index (x fastest)
+  uint32_t warp = 0;   // warp in the block
+  uint32_t pc_index = 0;
+  uint32_t mask = 0;
+  std::array<uint32_t, kWarpSize> addr{};  // for the lanes in mask
+};
+
+struct TraceLaunchEnd {
+  uint64_t launch = 0;
+  uint64_t executions = 0;
+  uint64_t dropped = 0;
+  TraceStatus status = TraceStatus::kComplete;
+};
+
+struct TraceEnd {
+  uint64_t launches = 0;
+  int64_t exit_code = 0;
+};
+
+// Receives a trace as it is decoded. Returning an Error stops the read with that message.
+class TraceSink {
+ public:
+  virtual ~TraceSink() = default;
+  virtual void on_launch(const TraceLaunch&) {}
+  virtual void on_pc(const TracePc&) {}
+  // `pc` is the instruction's record (already validated: width, alignment of every lane).
+  virtual void on_warp(const TraceWarp&, const TracePc&) {}
+  virtual void on_launch_end(const TraceLaunchEnd&) {}
+  virtual void on_end(const TraceEnd&) {}
+};
+
+struct TraceSummary {
+  uint64_t launches = 0;
+  uint64_t executions = 0;
+  uint64_t dropped = 0;
+  bool complete = false;  // the 'Z' record was read
+};
+
+// Decodes a whole file held in memory. Errors are one line: "trace: byte N: what".
+Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sink);
+
+// Builds the bytes of a trace (used by the tracer, the tests and the fuzz seeds).
+class TraceWriter {
+ public:
+  // Starts with the file header unless `header` is false (records appended to an existing file).
+  explicit TraceWriter(bool header = true);
+  void launch(const TraceLaunch& l);
+  void pc(const TracePc& p);
+  // Buffers executions; flush() (or launch_end) writes them as one 'W' record.
+  void warp(const TraceWarp& w);
+  void flush();
+  void launch_end(const TraceLaunchEnd& e);
+  void end(const TraceEnd& e);
+  // Bytes produced so far; take() hands them over and clears the buffer (for streaming to a file).
+  const std::vector<uint8_t>& bytes() const { return out_; }
+  std::vector<uint8_t> take();
+
+ private:
+  void record(uint8_t tag, const std::vector<uint8_t>& payload);
+  std::vector<uint8_t> out_;
+  std::vector<uint8_t> warps_;
+  uint64_t warp_count_ = 0;
+};
+
+}  // namespace bankscope

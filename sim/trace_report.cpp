@@ -1,0 +1,247 @@
+// trace_report.cpp: per-PC and per-launch costs of a trace, and the what-if remapping.
+#include "trace_report.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <tuple>
+
+namespace bankscope {
+
+int PcStats::typical_n_way() const {
+  int best = 0;
+  for (int k = 1; k <= kWarpSize; ++k)
+    if (n_way_count[k] > n_way_count[best]) best = k;
+  return best;
+}
+
+namespace {
+
+Result<int> parse_int(const std::string& s, const std::string& what) {
+  if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos) {
+    return Error{what + ": '" + s + "' is not a non-negative integer"};
+  }
+  return std::stoi(s);
+}
+
+}  // namespace
+
+Result<SharedArray> parse_array_spec(const std::string& spec) {
+  const std::string where = "--array '" + spec + "'";
+  const size_t at = spec.find('@');
+  const size_t colon = spec.find(':');
+  const size_t br = spec.find('[');
+  if (at == std::string::npos || colon == std::string::npos || br == std::string::npos || !(at < colon && colon < br) ||
+      at == 0) {
+    return Error{where + ": expected NAME@BYTE_OFFSET:TYPE[ROWS][COLS], e.g. tile@0:float[32][32]"};
+  }
+  const std::string name = spec.substr(0, at);
+  auto base = parse_int(spec.substr(at + 1, colon - at - 1), where + ": byte offset");
+  if (!base) return base.error();
+  const auto type = parse_element_type(spec.substr(colon + 1, br - colon - 1));
+  if (!type) return Error{where + ": unknown element type '" + spec.substr(colon + 1, br - colon - 1) + "'"};
+  std::vector<int> dims;
+  size_t p = br;
+  while (p < spec.size()) {
+    const size_t close = spec.find(']', p);
+    if (spec[p] != '[' || close == std::string::npos) return Error{where + ": dimensions must look like [32][32]"};
+    auto d = parse_int(spec.substr(p + 1, close - p - 1), where + ": dimension");
+    if (!d) return d.error();
+    dims.push_back(*d);
+    p = close + 1;
+  }
+  if (dims.empty() || dims.size() > 2) return Error{where + ": one or two dimensions"};
+  TileShape shape;
+  shape.rank = static_cast<int>(dims.size());
+  shape.rows = dims.size() == 1 ? 1 : dims[0];
+  shape.cols = dims.back();
+  auto a = make_shared_array(name, *type, shape, PhysicalLayout{0}, static_cast<uint32_t>(*base));
+  if (!a) return with_context(where, a.error());
+  return a;
+}
+
+Result<SharedArray> apply_layout_spec(const SharedArray& array, const std::string& spec) {
+  const std::string where = "--layout '" + spec + "'";
+  const size_t colon = spec.find(':');
+  if (colon == std::string::npos) return Error{where + ": expected NAME:stride=N, NAME:xor=M or NAME:swizzle=B,M,S"};
+  if (spec.substr(0, colon) != array.name) {
+    return Error{where + ": no --array named '" + spec.substr(0, colon) + "'"};
+  }
+  PhysicalLayout layout;
+  layout.row_stride = array.shape.cols;
+  std::string rest = spec.substr(colon + 1);
+  while (!rest.empty()) {
+    const size_t semi = rest.find(';');
+    const std::string part = rest.substr(0, semi);
+    rest = semi == std::string::npos ? "" : rest.substr(semi + 1);
+    const size_t eq = part.find('=');
+    const std::string key = part.substr(0, eq);
+    const std::string val = eq == std::string::npos ? "" : part.substr(eq + 1);
+    if (key == "stride") {
+      auto v = parse_int(val, where + ": stride");
+      if (!v) return v.error();
+      layout.row_stride = *v;
+    } else if (key == "xor") {
+      auto v = parse_int(val, where + ": xor");
+      if (!v) return v.error();
+      layout.xor_mask = *v;
+    } else if (key == "swizzle") {
+      int f[3];
+      std::string s = val;
+      for (int i = 0; i < 3; ++i) {
+        const size_t comma = s.find(',');
+        if ((i < 2) == (comma == std::string::npos)) return Error{where + ": swizzle=B,M,S"};
+        auto v = parse_int(s.substr(0, comma), where + ": swizzle");
+        if (!v) return v.error();
+        f[i] = *v;
+        s = comma == std::string::npos ? "" : s.substr(comma + 1);
+      }
+      layout.swizzle = Swizzle{f[0], f[1], f[2]};
+    } else {
+      return Error{where + ": unknown key '" + key + "' (stride, xor, swizzle)"};
+    }
+  }
+  auto a = make_shared_array(array.name, array.type, array.shape, layout, array.base);
+  if (!a) return with_context(where, a.error());
+  return a;
+}
+
+void TraceAggregator::on_launch(const TraceLaunch& l) {
+  LaunchReport r;
+  r.launch = l;
+  report_.launches.push_back(std::move(r));
+}
+
+void TraceAggregator::on_pc(const TracePc& pc) {
+  PcStats s;
+  s.pc = pc;
+  report_.launches.back().pcs.push_back(std::move(s));
+}
+
+uint32_t TraceAggregator::remap(uint32_t addr) const {
+  const uint64_t reserved = report_.launches.back().launch.reserved_bytes;
+  for (const ArrayRemap& m : remaps_) {
+    const uint64_t start = reserved + m.traced.base;
+    const uint64_t elem = static_cast<uint64_t>(m.traced.elem_bytes());
+    const uint64_t size = uint64_t(m.traced.shape.rows) * m.traced.shape.cols * elem;
+    if (addr < start || addr >= start + size) continue;
+    // Traced array is dense row-major: offset -> (row, col, byte within the element).
+    const uint64_t off = addr - start;
+    const uint64_t idx = off / elem;
+    const int64_t row = static_cast<int64_t>(idx / m.traced.shape.cols);
+    const int64_t col = static_cast<int64_t>(idx % m.traced.shape.cols);
+    return static_cast<uint32_t>(reserved + m.replaced.byte_address(row, col) + off % elem);
+  }
+  return addr;
+}
+
+void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
+  LaunchReport& l = report_.launches.back();
+  PcStats& s = l.pcs[w.pc_index];
+  ++s.executions;
+  ++l.executions_by_kind[static_cast<size_t>(pc.kind)];
+  if (!is_modelled(pc.kind)) return;
+  if (w.mask == 0) {
+    // A predicated-off instruction still issues (measured on the H200: GPU_FACTS.md, edges) and
+    // costs no wavefront.
+    ++s.n_way_count[0];
+    (pc.kind == TraceOpKind::kLoad ? l.ld : l.st).add(AccessCost{}, 1);
+    return;
+  }
+  access_.op = pc.kind == TraceOpKind::kLoad ? Op::kLoad : Op::kStore;
+  access_.width = pc.width;
+  access_.mask = w.mask;
+  if (remaps_.empty()) {
+    access_.addr = w.addr;
+  } else {
+    for (int lane = 0; lane < kWarpSize; ++lane) access_.addr[lane] = w.mask >> lane & 1u ? remap(w.addr[lane]) : 0;
+  }
+  const AccessCost c = cost(access_);
+  s.wavefronts += static_cast<uint64_t>(c.wavefronts);
+  s.ideal += static_cast<uint64_t>(c.ideal_wavefronts);
+  s.worst_n_way = std::max(s.worst_n_way, c.n_way);
+  ++s.n_way_count[std::min(c.n_way, kWarpSize)];
+  (access_.op == Op::kLoad ? l.ld : l.st).add(c, 1);
+}
+
+void TraceAggregator::on_launch_end(const TraceLaunchEnd& e) {
+  LaunchReport& l = report_.launches.back();
+  l.end = e;
+  l.ended = true;
+}
+
+namespace {
+class TeeSink : public TraceSink {
+ public:
+  TeeSink(TraceSink& a, TraceSink* b) : a_(a), b_(b) {}
+  void on_launch(const TraceLaunch& l) override { a_.on_launch(l); if (b_) b_->on_launch(l); }
+  void on_pc(const TracePc& p) override { a_.on_pc(p); if (b_) b_->on_pc(p); }
+  void on_warp(const TraceWarp& w, const TracePc& p) override { a_.on_warp(w, p); if (b_) b_->on_warp(w, p); }
+  void on_launch_end(const TraceLaunchEnd& e) override { a_.on_launch_end(e); if (b_) b_->on_launch_end(e); }
+  void on_end(const TraceEnd& e) override { a_.on_end(e); if (b_) b_->on_end(e); }
+
+ private:
+  TraceSink& a_;
+  TraceSink* b_;
+};
+}  // namespace
+
+Result<TraceReports> report_trace(const uint8_t* data, size_t size, const std::vector<ArrayRemap>& remaps) {
+  TraceAggregator traced;
+  TraceAggregator what_if(remaps);
+  TeeSink tee(traced, &what_if);
+  auto s = remaps.empty() ? read_trace(data, size, traced) : read_trace(data, size, tee);
+  if (!s) return s.error();
+  TraceReports r;
+  r.traced = traced.take(*s);
+  if (!remaps.empty()) r.what_if = what_if.take(*s);
+  return r;
+}
+
+std::vector<ReportRow> report_rows(const TraceReport& r, bool by_line) {
+  // Key: kernel, then the PC or the source line.
+  std::map<std::tuple<std::string, std::string, uint64_t>, ReportRow> rows;
+  std::map<std::tuple<std::string, std::string, uint64_t>, std::array<uint64_t, kWarpSize + 1>> hist;
+  for (const LaunchReport& l : r.launches) {
+    for (const PcStats& s : l.pcs) {
+      const bool line_known = by_line && s.pc.line != 0;
+      const auto key = line_known ? std::make_tuple(l.launch.kernel, s.pc.file, uint64_t{s.pc.line})
+                                  : std::make_tuple(l.launch.kernel, std::string(), s.pc.pc);
+      ReportRow& row = rows[key];
+      auto& h = hist[key];
+      if (row.kernel.empty()) {
+        row.kernel = l.launch.kernel;
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "pc 0x%llx", static_cast<unsigned long long>(s.pc.pc));
+        row.where = line_known ? s.pc.file + ":" + std::to_string(s.pc.line) : std::string(buf);
+        row.opcode = s.pc.opcode;
+        row.kind = s.pc.kind;
+        row.modelled = s.modelled();
+      } else if (row.opcode.find(s.pc.opcode) == std::string::npos) {
+        row.opcode += "+" + s.pc.opcode;
+        row.modelled = row.modelled && s.modelled();
+      }
+      row.executions += s.executions;
+      row.wavefronts += s.wavefronts;
+      row.ideal += s.ideal;
+      row.worst_n_way = std::max(row.worst_n_way, s.worst_n_way);
+      for (int k = 0; k <= kWarpSize; ++k) h[k] += s.n_way_count[k];
+    }
+  }
+  std::vector<ReportRow> out;
+  for (auto& [key, row] : rows) {
+    const auto& h = hist[key];
+    int best = 0;
+    for (int k = 1; k <= kWarpSize; ++k)
+      if (h[k] > h[best]) best = k;
+    row.typical_n_way = best;
+    out.push_back(row);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const ReportRow& a, const ReportRow& b) {
+    if (a.excess() != b.excess()) return a.excess() > b.excess();
+    return a.executions > b.executions;
+  });
+  return out;
+}
+
+}  // namespace bankscope

@@ -1,0 +1,107 @@
+// trace_report.hpp: a decoded trace -> per-instruction and per-launch costs, and the same trace with
+// one shared array remapped to another physical layout (the what-if).
+//
+//   trace execution (lanes' byte offsets)  -> WarpAccess -> cost()          per PC, per launch
+//   traced offset in array A               -> logical (row, col) of A -> new layout's offset
+//
+// Only LDS/STS-like kinds (TraceOpKind kLoad, kStore) are costed by the bank model; the other
+// kinds (LDSM, ATOMS, LDGSTS, ...) are counted as executions, marked "not modelled", and left out
+// of the modelled totals.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bank_model.hpp"
+#include "kernel_model.hpp"
+#include "layout.hpp"
+#include "status.hpp"
+#include "trace.hpp"
+
+namespace bankscope {
+
+struct PcStats {
+  TracePc pc;
+  uint64_t executions = 0;
+  uint64_t wavefronts = 0;  // modelled kinds only
+  uint64_t ideal = 0;
+  int worst_n_way = 0;
+  std::array<uint64_t, kWarpSize + 1> n_way_count{};  // executions per n-way (index 0: empty mask)
+  bool modelled() const { return is_modelled(pc.kind); }
+  uint64_t excess() const { return wavefronts - ideal; }  // = bank conflicts
+  int typical_n_way() const;                             // the most frequent n-way
+};
+
+struct LaunchReport {
+  TraceLaunch launch;
+  TraceLaunchEnd end;
+  bool ended = false;
+  OpTotals ld, st;  // modelled kinds, under counters::inst_executed / wavefronts / bank_conflicts
+  std::array<uint64_t, kTraceOpKinds> executions_by_kind{};
+  std::vector<PcStats> pcs;
+};
+
+struct TraceReport {
+  std::vector<LaunchReport> launches;
+  TraceSummary summary;
+  TraceEnd end;
+};
+
+// The what-if: a shared array of the traced kernel, as the kernel declared it (dense row-major at
+// `traced.base` bytes after the reserved window), and the layout to try instead.
+struct ArrayRemap {
+  SharedArray traced;
+  SharedArray replaced;  // same name, type, shape and base; another PhysicalLayout
+};
+
+// "tile@0:float[32][32]" (also "buf@256:float4[64]") -> a dense SharedArray.
+Result<SharedArray> parse_array_spec(const std::string& spec);
+// "tile:stride=33", "tile:xor=31", "tile:swizzle=3,2,3" (comma-free parts joined by ';' combine)
+// applied to `array`. The name must match.
+Result<SharedArray> apply_layout_spec(const SharedArray& array, const std::string& spec);
+
+// Aggregates as the trace is read; `remaps` apply to every address first (empty = as traced).
+class TraceAggregator : public TraceSink {
+ public:
+  explicit TraceAggregator(std::vector<ArrayRemap> remaps = {}) : remaps_(std::move(remaps)) {}
+  void on_launch(const TraceLaunch& l) override;
+  void on_pc(const TracePc& pc) override;
+  void on_warp(const TraceWarp& w, const TracePc& pc) override;
+  void on_launch_end(const TraceLaunchEnd& e) override;
+  void on_end(const TraceEnd& e) override { report_.end = e; }
+  TraceReport take(const TraceSummary& s) {
+    report_.summary = s;
+    return std::move(report_);
+  }
+
+ private:
+  uint32_t remap(uint32_t addr) const;
+  std::vector<ArrayRemap> remaps_;
+  TraceReport report_;
+  WarpAccess access_;
+};
+
+// Reads `data` once into both the as-traced report and, when remaps are given, the what-if one.
+struct TraceReports {
+  TraceReport traced;
+  TraceReport what_if;  // empty launches when no remap
+};
+Result<TraceReports> report_trace(const uint8_t* data, size_t size, const std::vector<ArrayRemap>& remaps = {});
+
+// One row of the sorted table: a PC, or all PCs of one source line of one kernel.
+struct ReportRow {
+  std::string kernel;
+  std::string where;   // "pc 0x1f0" or "file.cu:42"
+  std::string opcode;  // opcodes joined with '+' when a line has several
+  TraceOpKind kind = TraceOpKind::kLoad;
+  bool modelled = true;
+  uint64_t executions = 0, wavefronts = 0, ideal = 0;
+  int worst_n_way = 0, typical_n_way = 0;
+  uint64_t excess() const { return wavefronts - ideal; }
+};
+// Rows over all launches, sorted by excess wavefronts (then executions), most first.
+std::vector<ReportRow> report_rows(const TraceReport& r, bool by_line);
+
+}  // namespace bankscope

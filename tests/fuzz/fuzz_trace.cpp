@@ -1,0 +1,36 @@
+// fuzz_trace.cpp: libFuzzer target for the trace reader (sim/trace.hpp) and the report over it
+// (sim/trace_report.hpp). Traces come from other machines: any bytes must give either a report or
+// one line starting "trace: ", never a crash; a report's per-PC numbers must be consistent.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "fuzz_check.hpp"
+#include "sim/trace.hpp"
+#include "sim/trace_report.hpp"
+
+using namespace bankscope;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // The what-if path too: a 32x32 float tile at offset 0 padded to stride 33.
+  static const auto tile = parse_array_spec("tile@0:float[32][32]");
+  static const auto padded = apply_layout_spec(*tile, "tile:stride=33");
+  auto r = report_trace(data, size, {ArrayRemap{*tile, *padded}});
+  if (!r.ok()) {
+    FUZZ_CHECK(r.error().message.rfind("trace: ", 0) == 0, "error without the 'trace: ' prefix: " + r.error().message);
+    FUZZ_CHECK(r.error().message.find('\n') == std::string::npos, "error of several lines: " + r.error().message);
+    return 0;
+  }
+  FUZZ_CHECK(r->traced.summary.complete, "a report from a file without its end record");
+  FUZZ_CHECK(r->traced.launches.size() == r->what_if.launches.size(), "what-if and traced launch counts differ");
+  for (const LaunchReport& l : r->traced.launches) {
+    uint64_t modelled = 0;
+    for (const PcStats& s : l.pcs) {
+      FUZZ_CHECK(s.wavefronts >= s.ideal, "pc " + std::to_string(s.pc.pc) + ": wavefronts below ideal");
+      FUZZ_CHECK(s.worst_n_way <= kWarpSize, "n-way above 32");
+      if (s.modelled()) modelled += s.executions;
+    }
+    FUZZ_CHECK(modelled == l.ld.instructions + l.st.instructions, "modelled executions != ld + st instructions");
+  }
+  return 0;
+}
