@@ -8,8 +8,10 @@
 // thread but each thread's value is the same in every block of the rectangle (an edge strip of a
 // matrix that is not a multiple of the tile), the rectangle is costed from one block too. Other
 // rectangles are bisected down to single blocks, which are simulated. The result equals the brute
-// force over every block (tests/test_kernel_model.cpp checks this), and an N=16384 transpose costs
-// one block.
+// force over every block in every issue mode (tests/test_kernel_model.cpp and the fuzzer check
+// this), and an N=16384 transpose costs one block. When an address depends on blockIdx every block
+// is simulated, in a spread-out order, under the caller's cap and cancel flag (TotalsOptions).
+// Counts saturate at 2^64 - 1 (OpTotals).
 #include "kernel_model.hpp"
 
 #include <algorithm>
