@@ -100,7 +100,7 @@ void compute_pane(const ConfigState& cfg, PaneModel& pane) {
     int best = -1;
     for (size_t i = 0; i < instrs->size(); ++i) {
       const WarpAccess& a = (*instrs)[i].access;
-      if (a.mask == 0) continue;
+      if (!(*instrs)[i].issued) continue;  // a predicated instruction with no lane costs 0
       const int w = cost(a, cfg.spec.banks).wavefronts;
       if (w > best) best = w, selected = static_cast<int>(i);
     }

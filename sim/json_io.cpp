@@ -200,7 +200,7 @@ Result<ArraySpec> parse_array(const ojson& j, const std::string& where) {
 
 Result<AccessSpec> parse_access(const ojson& j, const std::string& where) {
   if (!j.is_object()) return Error{where + ": expected an object"};
-  auto keys = check_keys(j, where, {"op", "target", "if", "loops", "width", "label", "comment"});
+  auto keys = check_keys(j, where, {"op", "target", "if", "loops", "width", "label", "issue", "comment"});
   if (!keys) return keys.error();
   AccessSpec a;
   if (!j.contains("op")) return Error{where + ": missing 'op' (\"ld\" or \"st\")"};
@@ -217,6 +217,13 @@ Result<AccessSpec> parse_access(const ojson& j, const std::string& where) {
   if (j.contains("label")) {
     BANKSCOPE_TRY(l, get_string(j["label"], where + ".label"));
     a.label = l;
+  }
+  if (j.contains("issue")) {
+    BANKSCOPE_TRY(is, get_string(j["issue"], where + ".issue"));
+    if (is != "branch" && is != "predicated" && is != "hoisted") {
+      return Error{where + ".issue: '" + is + "' must be \"branch\", \"predicated\" or \"hoisted\""};
+    }
+    a.issue = is;
   }
   if (j.contains("width")) {
     BANKSCOPE_TRY(w, get_int(j["width"], where + ".width", 1, 16));
@@ -446,6 +453,7 @@ ojson scenario_to_json(const ScenarioSpec& s) {
     }
     if (a.width != 0) ja["width"] = a.width;
     if (!a.label.empty()) ja["label"] = a.label;
+    if (!a.issue.empty() && a.issue != "branch") ja["issue"] = a.issue;
     j["accesses"].push_back(ja);
   }
   if (!s.banks.is_default()) j["banks"] = {{"count", s.banks.banks}, {"bytes", s.banks.bank_bytes}};

@@ -8,8 +8,10 @@
 // thread but each thread's value is the same in every block of the rectangle (an edge strip of a
 // matrix that is not a multiple of the tile), the rectangle is costed from one block too. Other
 // rectangles are bisected down to single blocks, which are simulated. The result equals the brute
-// force over every block (tests/test_kernel_model.cpp checks this), and an N=16384 transpose costs
-// one block.
+// force over every block in every issue mode (tests/test_kernel_model.cpp and the fuzzer check
+// this), and an N=16384 transpose costs one block. When an address depends on blockIdx every block
+// is simulated, in a spread-out order, under the caller's cap and cancel flag (TotalsOptions).
+// Counts saturate at 2^64 - 1 (OpTotals).
 #include "kernel_model.hpp"
 
 #include <algorithm>
@@ -77,13 +79,40 @@ Result<bool> make_lanes(const Scenario& s, const Env& base, int warp, WarpLanes*
   return true;
 }
 
-std::string loop_text(const Scenario& s, const CompiledAccess& a, const int64_t* values) {
+std::string loop_text(const CompiledAccess& a, const int64_t* values) {
   std::string t;
   for (size_t k = 0; k < a.loops.size(); ++k) {
-    t += (k == 0 ? "" : ", ") + s.symbols.name(a.loops[k].slot) + "=" + std::to_string(values[k]);
+    t += (k == 0 ? "" : ", ") + a.scope.name(a.loops[k].slot) + "=" + std::to_string(values[k]);
   }
   return t;
 }
+
+// ---------------------------------------------------------------------------------------------
+// A statement's scope. C rules: a statement's loop variables exist only inside its loops, and
+// compile() parses its target and guard against its own scope (CompiledAccess::scope), whose loop
+// slots other statements reuse. These two functions are the only places that bind loop variables:
+// values for the concrete evaluation, ranges for the interval analysis, from the same CompiledLoop
+// list, so the two evaluators see the same environment of each statement.
+// ---------------------------------------------------------------------------------------------
+
+void bind_scope(const CompiledAccess& a, const int64_t* values, Env& e) {
+  for (size_t k = 0; k < a.loops.size(); ++k) e.v[a.loops[k].slot] = values[k];
+}
+
+// Each loop variable over its whole range, except loop `point` (if >= 0), taken at `value`.
+void bind_scope(const CompiledAccess& a, IntervalEnv& ie, int point = -1, int64_t value = 0) {
+  for (size_t k = 0; k < a.loops.size(); ++k) {
+    const CompiledLoop& l = a.loops[k];
+    ie.v[l.slot] = static_cast<int>(k) == point ? Interval{value, value} : Interval{l.begin, l.last()};
+  }
+}
+
+// Whether the guard decides which lanes take part (hoisted: every lane, the guard not evaluated).
+bool guard_applies(const CompiledAccess& a) { return !a.guard.empty() && a.issue != IssueMode::kHoisted; }
+
+// Whether a warp issues the instruction whose active lanes are `mask`: only the branch mode lets a
+// warp with no active lane skip it (IssueMode in scenario.hpp).
+bool is_issued(const CompiledAccess& a, uint32_t mask) { return a.issue != IssueMode::kBranch || mask != 0; }
 
 // Builds the instruction one warp issues for statement `a` at the given loop values.
 Result<WarpAccess> build_access(const Scenario& s, const CompiledAccess& a, const int64_t* loop_values,
@@ -95,15 +124,15 @@ Result<WarpAccess> build_access(const Scenario& s, const CompiledAccess& a, cons
   const SharedArray& arr = s.arrays[static_cast<size_t>(a.array)];
   auto where = [&](const Env& e) {
     std::string t = a.where + " (" + a.text + "): at " + thread_where(e);
-    if (!a.loops.empty()) t += ", " + loop_text(s, a, loop_values);
+    if (!a.loops.empty()) t += ", " + loop_text(a, loop_values);
     return t;
   };
   for (uint32_t m = w.exists; m != 0; m &= m - 1) {
     const int lane = __builtin_ctz(m);
     Env& e = w.env[lane];
-    for (size_t k = 0; k < a.loops.size(); ++k) e.v[a.loops[k].slot] = loop_values[k];
+    bind_scope(a, loop_values, e);
     std::string err;
-    if (!a.guard.empty()) {
+    if (guard_applies(a)) {
       int64_t g = 0;
       if (!a.guard.eval(e, &g, &err)) return Error{where(e) + ": if '" + a.guard.text() + "': " + err};
       if (g == 0) continue;
@@ -127,13 +156,14 @@ Result<WarpAccess> build_access(const Scenario& s, const CompiledAccess& a, cons
   auto ok = validate(acc, s.spec.banks);
   if (!ok) {
     return Error{a.where + " (" + a.text + ")" +
-                 (a.loops.empty() ? "" : " at " + loop_text(s, a, loop_values)) + ": " +
+                 (a.loops.empty() ? "" : " at " + loop_text(a, loop_values)) + ": " +
                  ok.error().message};
   }
   return acc;
 }
 
-// Calls fn(stmt index, loop values, access) for every instruction of one warp, in program order.
+// Calls fn(stmt index, loop values, access, issued) for every instruction of one warp, in program
+// order; `issued` is false where the warp branches around it (IssueMode::kBranch, no active lane).
 template <class Fn>
 Result<bool> for_each_instruction(const Scenario& s, const Dim3& block, int warp, Fn&& fn) {
   WarpLanes w;
@@ -146,7 +176,7 @@ Result<bool> for_each_instruction(const Scenario& s, const Dim3& block, int warp
     for (;;) {
       auto acc = build_access(s, a, values, w);
       if (!acc) return acc.error();
-      fn(static_cast<int>(i), values, *acc);
+      fn(static_cast<int>(i), values, *acc, is_issued(a, acc->mask));
       // Advance the innermost loop first (odometer).
       int k = static_cast<int>(a.loops.size()) - 1;
       for (; k >= 0; --k) {
@@ -170,9 +200,10 @@ Result<BlockTotals> simulate_block(const Scenario& s, const Dim3& block) {
   BlockTotals t;
   t.per_access.resize(s.accesses.size());
   for (int w = 0; w < s.warps_per_block(); ++w) {
-    auto r = for_each_instruction(s, block, w, [&](int stmt, const int64_t*, const WarpAccess& acc) {
-      if (acc.mask == 0) return;  // the whole warp branched around it: not issued
-      const AccessCost c = cost(acc, s.spec.banks);
+    auto r = for_each_instruction(s, block, w, [&](int stmt, const int64_t*, const WarpAccess& acc, bool issued) {
+      if (!issued) return;  // the whole warp branched around it
+      // Issued with no active lane (predicated): an instruction, 0 wavefronts.
+      const AccessCost c = acc.mask == 0 ? AccessCost{} : cost(acc, s.spec.banks);
       t.per_access[static_cast<size_t>(stmt)].add(c, 1);
       t.max_n_way = std::max(t.max_n_way, c.n_way);
     });
@@ -200,8 +231,10 @@ LaunchTotals empty_totals(const Scenario& s) {
 
 struct Region {
   int64_t lo[3], hi[3];
-  uint64_t count() const {
-    return uint64_t(hi[0] - lo[0] + 1) * uint64_t(hi[1] - lo[1] + 1) * uint64_t(hi[2] - lo[2] + 1);
+  uint64_t count() const {  // at most (2^31-1) x 65535 x 65535 < 2^63: saturating all the same
+    bool sat = false;
+    return sat_mul(sat_mul(uint64_t(hi[0] - lo[0] + 1), uint64_t(hi[1] - lo[1] + 1), &sat),
+                   uint64_t(hi[2] - lo[2] + 1), &sat);
   }
 };
 
@@ -255,8 +288,8 @@ std::vector<int8_t> guard_truth(const Scenario& s, const Region& r) {
       truth[i] = -1;
       continue;
     }
-    if (a.guard.empty()) continue;
-    for (const CompiledLoop& l : a.loops) ie.v[l.slot] = {l.begin, l.last()};
+    if (!guard_applies(a)) continue;
+    bind_scope(a, ie);
     truth[i] = truth_of(a.guard.interval(ie));
   }
   return truth;
@@ -265,7 +298,7 @@ std::vector<int8_t> guard_truth(const Scenario& s, const Region& r) {
 bool addresses_depend_on_block(const Scenario& s) {
   for (const CompiledAccess& a : s.accesses) {
     for (const Expr& e : a.index) {
-      if (e.deps(s.symbols) & kBlockIdxSlots) return true;
+      if (e.deps(a.scope) & kBlockIdxSlots) return true;
     }
   }
   return false;
@@ -292,16 +325,16 @@ bool threads_uniform(const Scenario& s, const Region& r) {
       if (ie.v[slot].may_fail) return false;
     }
     for (const CompiledAccess& a : s.accesses) {
-      if (a.guard.empty()) continue;
+      if (!guard_applies(a)) continue;
       // One loop: each iteration on its own (a guard like y + j < n changes with j); else ranges.
       if (a.loops.size() == 1 && a.loops[0].trips() <= kMaxIterations) {
         const CompiledLoop& l = a.loops[0];
         for (int64_t v = l.begin; v < l.end; v += l.step) {
-          ie.v[l.slot] = {v, v};
+          bind_scope(a, ie, 0, v);
           if (!definite(a.guard.interval(ie))) return false;
         }
       } else {
-        for (const CompiledLoop& l : a.loops) ie.v[l.slot] = {l.begin, l.last()};
+        bind_scope(a, ie);
         if (!definite(a.guard.interval(ie))) return false;
       }
     }
@@ -309,41 +342,72 @@ bool threads_uniform(const Scenario& s, const Region& r) {
   return true;
 }
 
+// Caps, cancellation and progress (TotalsOptions), shared by both ways of counting: before each
+// simulated block the run asks whether to go on, and after each counted block or region it
+// reports how many blocks are accounted for.
+struct Budget {
+  const TotalsOptions& opt;
+  LaunchTotals& lt;
+  bool stopped = false;
+
+  bool may_simulate() {
+    if (stopped) return false;
+    if (opt.cancel != nullptr && opt.cancel->load(std::memory_order_relaxed)) {
+      lt.stopped_because = "cancelled";
+    } else if (opt.max_simulated_blocks != 0 && lt.blocks_simulated >= opt.max_simulated_blocks) {
+      lt.stopped_because = "over the limit of " + std::to_string(opt.max_simulated_blocks) + " simulated blocks";
+    } else {
+      return true;
+    }
+    stopped = true;
+    return false;
+  }
+  void simulated() {
+    bool sat = false;
+    lt.blocks_simulated = sat_add(lt.blocks_simulated, 1, &sat);
+  }
+  void counted(uint64_t blocks) {
+    bool sat = false;
+    lt.blocks_counted = sat_add(lt.blocks_counted, blocks, &sat);
+    if (opt.blocks_done != nullptr) opt.blocks_done->store(lt.blocks_counted, std::memory_order_relaxed);
+  }
+};
+
 struct Totaler {
   const Scenario& s;
   LaunchTotals& lt;
+  Budget& budget;
   std::map<std::vector<int8_t>, BlockTotals> memo;
 
+  // Simulates `block` and counts it `times` times; false when the budget says stop.
+  Result<bool> simulate_as(const Dim3& block, uint64_t times, const std::vector<int8_t>* memo_key) {
+    if (memo_key != nullptr) {
+      auto it = memo.find(*memo_key);
+      if (it != memo.end()) {
+        accumulate(lt, s, it->second, times);
+        budget.counted(times);
+        return true;
+      }
+    }
+    if (!budget.may_simulate()) return false;
+    auto bt = simulate_block(s, block);
+    if (!bt) return bt.error();
+    budget.simulated();
+    accumulate(lt, s, *bt, times);
+    budget.counted(times);
+    if (memo_key != nullptr) memo.emplace(*memo_key, std::move(*bt));
+    return true;
+  }
+
+  // Counts region r; false when stopped early (the blocks counted so far stay counted).
   Result<bool> region(const Region& r) {
     const std::vector<int8_t> truth = guard_truth(s, r);
     const bool uniform = std::find(truth.begin(), truth.end(), int8_t{-1}) == truth.end();
     const uint64_t n = r.count();
-    if (uniform || n == 1) {
-      const Dim3 first{r.lo[0], r.lo[1], r.lo[2]};
-      if (!uniform) {
-        auto bt = simulate_block(s, first);
-        if (!bt) return bt.error();
-        accumulate(lt, s, *bt, 1);
-        ++lt.blocks_simulated;
-        return true;
-      }
-      auto it = memo.find(truth);
-      if (it == memo.end()) {
-        auto bt = simulate_block(s, first);
-        if (!bt) return bt.error();
-        ++lt.blocks_simulated;
-        it = memo.emplace(truth, std::move(*bt)).first;
-      }
-      accumulate(lt, s, it->second, n);
-      return true;
-    }
-    if (threads_uniform(s, r)) {  // an edge strip: every block like its first
-      auto bt = simulate_block(s, Dim3{r.lo[0], r.lo[1], r.lo[2]});
-      if (!bt) return bt.error();
-      accumulate(lt, s, *bt, n);
-      ++lt.blocks_simulated;
-      return true;
-    }
+    const Dim3 first{r.lo[0], r.lo[1], r.lo[2]};
+    if (uniform) return simulate_as(first, n, &truth);
+    if (n == 1) return simulate_as(first, 1, nullptr);
+    if (threads_uniform(s, r)) return simulate_as(first, n, nullptr);  // an edge strip: every block like its first
     // Peel the last or first slice off an axis when the rest is uniform (the edge of a matrix that
     // is not a multiple of the tile), else bisect the longest axis.
     for (int k = 0; k < 3; ++k) {
@@ -360,7 +424,7 @@ struct Totaler {
         const std::vector<int8_t> t = guard_truth(s, rest);
         if (std::find(t.begin(), t.end(), int8_t{-1}) == t.end()) {
           auto ra = region(rest);
-          if (!ra) return ra;
+          if (!ra || !*ra) return ra;
           return region(slice);
         }
       }
@@ -374,10 +438,78 @@ struct Totaler {
     a.hi[axis] = mid;
     b.lo[axis] = mid + 1;
     auto ra = region(a);
-    if (!ra) return ra;
+    if (!ra || !*ra) return ra;
     return region(b);
   }
 };
+
+__extension__ using Wide = unsigned __int128;  // GCC and Clang; products of two uint64 counts
+
+uint64_t gcd(uint64_t a, uint64_t b) {
+  while (b != 0) {
+    const uint64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+// Every block once, in the order i -> (i * step) mod count with step coprime to count (a
+// permutation), step near count / phi so that consecutive visits land far apart: a run stopped
+// early has counted blocks spread over the whole grid, a fair sample for the estimate.
+Result<bool> count_every_block(const Scenario& s, LaunchTotals& lt, Budget& budget, bool spread) {
+  const uint64_t count = lt.blocks;
+  uint64_t step = 1;
+  if (spread && count > 2) {
+    step = static_cast<uint64_t>(static_cast<long double>(count) * 0.6180339887498949L);
+    step = std::max<uint64_t>(step, 1);
+    while (gcd(step, count) != 1) ++step;
+  }
+  const uint64_t gx = static_cast<uint64_t>(s.grid.x), gy = static_cast<uint64_t>(s.grid.y);
+  for (uint64_t i = 0; i < count; ++i) {
+    const uint64_t b = static_cast<uint64_t>((Wide{i} * step) % count);
+    const Dim3 block{static_cast<int64_t>(b % gx), static_cast<int64_t>((b / gx) % gy),
+                     static_cast<int64_t>(b / (gx * gy))};
+    if (!budget.may_simulate()) return false;
+    auto bt = simulate_block(s, block);
+    if (!bt) return bt.error();
+    budget.simulated();
+    accumulate(lt, s, *bt, 1);
+    budget.counted(1);
+  }
+  return true;
+}
+
+// counts * blocks / blocks_counted, saturating.
+OpTotals estimate(const OpTotals& o, uint64_t blocks, uint64_t counted) {
+  if (counted == 0) return OpTotals{};
+  OpTotals e = o;
+  auto scale = [&](uint64_t v) {
+    const Wide x = Wide{v} * blocks / counted;
+    if (x > kCountMax) {
+      e.saturated = true;
+      return kCountMax;
+    }
+    return static_cast<uint64_t>(x);
+  };
+  e.instructions = scale(o.instructions);
+  e.wavefronts = scale(o.wavefronts);
+  e.ideal = scale(o.ideal);
+  e.conflicts = std::min(scale(o.conflicts), e.wavefronts);
+  return e;
+}
+
+void finish(LaunchTotals& lt, bool complete) {
+  lt.complete = complete;
+  if (complete) {
+    lt.stopped_because.clear();
+    lt.estimate_ld = lt.ld;
+    lt.estimate_st = lt.st;
+  } else {
+    lt.estimate_ld = estimate(lt.ld, lt.blocks, lt.blocks_counted);
+    lt.estimate_st = estimate(lt.st, lt.blocks, lt.blocks_counted);
+  }
+}
 
 }  // namespace
 
@@ -392,44 +524,43 @@ Result<std::vector<WarpInstruction>> warp_instructions(const Scenario& s, Dim3 b
                  dim_text(s.grid.x, s.grid.y, s.grid.z)};
   }
   std::vector<WarpInstruction> out;
-  auto r = for_each_instruction(s, block, warp, [&](int stmt, const int64_t* values, const WarpAccess& acc) {
+  auto r = for_each_instruction(s, block, warp, [&](int stmt, const int64_t* values, const WarpAccess& acc, bool issued) {
     WarpInstruction wi;
     wi.stmt = stmt;
     wi.nloops = static_cast<int>(s.accesses[static_cast<size_t>(stmt)].loops.size());
     for (int k = 0; k < wi.nloops; ++k) wi.loop_values[static_cast<size_t>(k)] = values[k];
     wi.access = acc;
-    wi.issued = acc.mask != 0;
+    wi.issued = issued;
     wi.text = s.accesses[static_cast<size_t>(stmt)].text;
-    if (wi.nloops > 0) wi.text += "  (" + loop_text(s, s.accesses[static_cast<size_t>(stmt)], values) + ")";
+    if (wi.nloops > 0) wi.text += "  (" + loop_text(s.accesses[static_cast<size_t>(stmt)], values) + ")";
     out.push_back(wi);
   });
   if (!r) return r.error();
   return out;
 }
 
-Result<LaunchTotals> launch_totals(const Scenario& s, const TotalsOptions& /*opt*/) {
+Result<LaunchTotals> launch_totals(const Scenario& s, const TotalsOptions& opt) {
   LaunchTotals lt = empty_totals(s);
-  if (addresses_depend_on_block(s)) return launch_totals_brute_force(s);
-  Totaler t{s, lt, {}};
-  auto r = t.region(Region{{0, 0, 0}, {s.grid.x - 1, s.grid.y - 1, s.grid.z - 1}});
+  Budget budget{opt, lt};
+  Result<bool> r = true;
+  if (addresses_depend_on_block(s)) {
+    r = count_every_block(s, lt, budget, /*spread=*/true);
+  } else {
+    Totaler t{s, lt, budget, {}};
+    r = t.region(Region{{0, 0, 0}, {s.grid.x - 1, s.grid.y - 1, s.grid.z - 1}});
+  }
   if (!r) return r.error();
-  lt.blocks_counted = lt.blocks;
+  finish(lt, *r);
   return lt;
 }
 
 Result<LaunchTotals> launch_totals_brute_force(const Scenario& s) {
   LaunchTotals lt = empty_totals(s);
-  for (int64_t z = 0; z < s.grid.z; ++z) {
-    for (int64_t y = 0; y < s.grid.y; ++y) {
-      for (int64_t x = 0; x < s.grid.x; ++x) {
-        auto bt = simulate_block(s, Dim3{x, y, z});
-        if (!bt) return bt.error();
-        accumulate(lt, s, *bt, 1);
-        ++lt.blocks_simulated;
-      }
-    }
-  }
-  lt.blocks_counted = lt.blocks;
+  const TotalsOptions unlimited;
+  Budget budget{unlimited, lt};
+  auto r = count_every_block(s, lt, budget, /*spread=*/false);
+  if (!r) return r.error();
+  finish(lt, true);
   return lt;
 }
 

@@ -3,7 +3,8 @@
 //   (block, warp, lane) -> thread index    threads are numbered x fastest, then y, then z;
 //                                          warp w holds threads 32w .. 32w+31 of its block
 //   (statement, loop values, warp) -> one warp instruction (a WarpAccess), lanes whose guard is
-//                                     false are inactive; a warp with no active lane does not issue
+//                                     false are inactive; whether a warp with no active lane issues
+//                                     it is the statement's IssueMode (scenario.hpp)
 //   launch -> totals that correspond to what ncu reports for the whole kernel
 #pragma once
 
@@ -26,7 +27,9 @@ struct WarpInstruction {
   std::array<int64_t, kMaxLoopsPerAccess> loop_values{};
   int nloops = 0;
   WarpAccess access;                              // lanes that take part (mask may be 0)
-  bool issued = true;  // false: the warp branches around it (IssueMode::kBranch, no lane passes)
+  // false: the warp branches around it (IssueMode::kBranch, no lane passes). A predicated access
+  // with no passing lane is issued with mask 0: an instruction with 0 wavefronts.
+  bool issued = true;
   std::string text;                               // "ld tile[threadIdx.x][threadIdx.y + j]  (j=8)"
 };
 
@@ -55,13 +58,18 @@ struct OpTotals {
   uint64_t instructions = 0;  // smsp__sass_inst_executed_op_shared_{ld,st}.sum
   uint64_t wavefronts = 0;    // smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum
   uint64_t ideal = 0;         // wavefronts the instructions need at minimum
+  // wavefronts - ideal, accumulated on its own so that clamping keeps it <= wavefronts (a
+  // difference of two clamped counts would say nothing)
+  uint64_t conflicts = 0;
   bool saturated = false;     // a count exceeded 2^64 - 1 and is clamped there
   // smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st}.sum
-  uint64_t bank_conflicts() const { return saturated ? kCountMax : wavefronts - ideal; }
+  uint64_t bank_conflicts() const { return conflicts; }
   void add(const AccessCost& c, uint64_t times) {
     instructions = sat_add(instructions, times, &saturated);
     wavefronts = sat_add(wavefronts, sat_mul(uint64_t(c.wavefronts), times, &saturated), &saturated);
     ideal = sat_add(ideal, sat_mul(uint64_t(c.ideal_wavefronts), times, &saturated), &saturated);
+    conflicts = sat_add(conflicts, sat_mul(uint64_t(c.wavefronts - c.ideal_wavefronts), times, &saturated),
+                        &saturated);
   }
   OpTotals scaled(uint64_t times) const {
     OpTotals o;
@@ -69,6 +77,7 @@ struct OpTotals {
     o.instructions = sat_mul(instructions, times, &o.saturated);
     o.wavefronts = sat_mul(wavefronts, times, &o.saturated);
     o.ideal = sat_mul(ideal, times, &o.saturated);
+    o.conflicts = sat_mul(conflicts, times, &o.saturated);
     return o;
   }
   OpTotals& operator+=(const OpTotals& o) {
@@ -76,6 +85,7 @@ struct OpTotals {
     instructions = sat_add(instructions, o.instructions, &saturated);
     wavefronts = sat_add(wavefronts, o.wavefronts, &saturated);
     ideal = sat_add(ideal, o.ideal, &saturated);
+    conflicts = sat_add(conflicts, o.conflicts, &saturated);
     return *this;
   }
 };

@@ -169,13 +169,23 @@ Result<Scenario> compile(const ScenarioSpec& spec) {
     s.defines.emplace_back(*slot, std::move(*e));
   }
 
-  // Accesses.
+  // Accesses. Loop variables are scoped as in C: each exists only inside its statement's loops.
+  // `owner` remembers, per loop-variable name, the first statement that declares it, so that a
+  // statement naming another's loop variable gets an error saying so rather than "unknown".
   if (spec.accesses.empty()) return Error{"accesses: a scenario needs at least one access"};
+  std::vector<std::pair<std::string, size_t>> owner;
+  for (size_t i = 0; i < spec.accesses.size(); ++i) {
+    for (const LoopSpec& l : spec.accesses[i].loops) {
+      const bool known = std::any_of(owner.begin(), owner.end(), [&](const auto& o) { return o.first == l.var; });
+      if (!known) owner.emplace_back(l.var, i);
+    }
+  }
   for (size_t i = 0; i < spec.accesses.size(); ++i) {
     const AccessSpec& as = spec.accesses[i];
     const std::string where = "accesses[" + std::to_string(i) + "]";
     CompiledAccess ca;
     ca.where = where;
+    ca.scope = s.symbols;
     if (as.op == "ld" || as.op == "load") {
       ca.op = Op::kLoad;
     } else if (as.op == "st" || as.op == "store") {
@@ -183,10 +193,20 @@ Result<Scenario> compile(const ScenarioSpec& spec) {
     } else {
       return Error{where + ".op: '" + as.op + "' must be \"ld\" or \"st\""};
     }
+    const std::string issue = trim(as.issue);
+    if (issue.empty() || issue == "branch") {
+      ca.issue = IssueMode::kBranch;
+    } else if (issue == "predicated") {
+      ca.issue = IssueMode::kPredicated;
+    } else if (issue == "hoisted") {
+      ca.issue = IssueMode::kHoisted;
+    } else {
+      return Error{where + ".issue: '" + as.issue + "' must be \"branch\", \"predicated\" or \"hoisted\""};
+    }
     if (as.loops.size() > 4) return Error{where + ".loops: at most 4 nested loops"};
     for (const LoopSpec& l : as.loops) {
       if (!is_identifier(l.var)) return Error{where + ".loops: '" + l.var + "' is not an identifier"};
-      int slot = s.symbols.find(l.var);
+      int slot = ca.scope.find(l.var);
       if (slot >= 0 && slot < kFirstUserSlot) {
         return Error{where + ".loops: '" + l.var + "' is a built-in variable"};
       }
@@ -197,7 +217,7 @@ Result<Scenario> compile(const ScenarioSpec& spec) {
         if (other.slot == slot) return Error{where + ".loops: '" + l.var + "' is used twice"};
       }
       if (slot < 0) {
-        auto added = s.symbols.add(l.var);
+        auto added = ca.scope.add(l.var);
         if (!added) return with_context(where + ".loops", added.error());
         slot = *added;
       }
@@ -209,6 +229,28 @@ Result<Scenario> compile(const ScenarioSpec& spec) {
       }
       ca.loops.push_back(cl);
     }
+    // Parses an expression of this statement. It is first parsed against the scope plus every
+    // other statement's loop variables, so that naming one of them gives the C rule as the error.
+    auto parse_here = [&](const std::string& text, const std::string& field) -> Result<Expr> {
+      SymbolTable probe = ca.scope;
+      std::vector<std::pair<int, size_t>> foreign;  // probe slot -> the statement that owns it
+      for (const auto& [name, stmt] : owner) {
+        if (probe.find(name) >= 0) continue;
+        auto slot = probe.add(name);
+        if (!slot) break;  // out of slots: such a name is then reported as unknown
+        foreign.emplace_back(*slot, stmt);
+      }
+      auto e = Expr::parse(text, probe);
+      if (!e) return with_context(where + "." + field, e.error());
+      const SlotMask used = e->deps(probe);
+      for (const auto& [slot, stmt] : foreign) {
+        if (used & slot_bit(slot)) {
+          return Error{where + "." + field + ": '" + probe.name(slot) + "' is a loop variable of accesses[" +
+                       std::to_string(stmt) + "]; a loop variable exists only inside its loop"};
+        }
+      }
+      return e;  // names only slots of ca.scope, which the probe shares
+    };
     auto split = split_target(as.target);
     if (!split) return with_context(where + ".target", split.error());
     const auto& [aname, idx_text] = *split;
@@ -224,13 +266,13 @@ Result<Scenario> compile(const ScenarioSpec& spec) {
                    " dimension(s) but " + std::to_string(idx_text.size()) + " indices are given"};
     }
     for (const std::string& it : idx_text) {
-      auto e = Expr::parse(it, s.symbols);
-      if (!e) return with_context(where + ".target", e.error());
+      auto e = parse_here(it, "target");
+      if (!e) return e.error();
       ca.index.push_back(std::move(*e));
     }
     if (!trim(as.guard).empty()) {
-      auto g = Expr::parse(as.guard, s.symbols);
-      if (!g) return with_context(where + ".if", g.error());
+      auto g = parse_here(as.guard, "if");
+      if (!g) return g.error();
       ca.guard = std::move(*g);
     }
     ca.width = as.width == 0 ? arr.elem_bytes() : as.width;

@@ -74,7 +74,7 @@ struct ScenarioSpec {
 };
 
 struct CompiledLoop {
-  int slot = -1;
+  int slot = -1;  // in the statement's scope (CompiledAccess::scope)
   int64_t begin = 0, end = 0, step = 1;
   int64_t trips() const { return step > 0 && end > begin ? (end - begin + step - 1) / step : 0; }
   int64_t last() const { return begin + (trips() - 1) * step; }
@@ -82,6 +82,10 @@ struct CompiledLoop {
 
 struct CompiledAccess {
   Op op = Op::kLoad;
+  // The statement's scope, as C scopes a for loop: the builtins and defines (Scenario::symbols)
+  // plus this statement's own loop variables, whose slots other statements may reuse. Its target
+  // and guard are parsed against it, so they cannot name another statement's loop variable.
+  SymbolTable scope;
   int array = 0;
   std::vector<Expr> index;  // one per dimension of the array
   Expr guard;               // empty = always
@@ -98,7 +102,7 @@ struct Scenario {
   ScenarioSpec spec;
   std::vector<SharedArray> arrays;
   Dim3 grid;  // resolved
-  SymbolTable symbols;
+  SymbolTable symbols;  // builtins and defines; each statement adds its loop variables in its scope
   std::vector<std::pair<int, Expr>> defines;  // slot, expression; evaluated in order per thread
   std::vector<CompiledAccess> accesses;
   int warps_per_block() const { return static_cast<int>((spec.block.count() + kWarpSize - 1) / kWarpSize); }

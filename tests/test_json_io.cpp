@@ -55,6 +55,13 @@ TEST_CASE("scenario errors name the file, the field and the reason") {
       {R"({"block": [32], "arrays": [{"dims": [32, 32]}], "accesses": [{"op": "ld", "target": "tile[0]"}]})", "t.json: accesses[0].target: 'tile' has 2 dimension(s) but 1 indices are given"},
       {R"({"block": [32], "arrays": [{"dims": [32, 32]}], "accesses": [{"op": "xx", "target": "tile[0][0]"}]})", "t.json: accesses[0].op: 'xx' must be \"ld\" or \"st\""},
       {R"({"block": [32, 64], "arrays": [{"dims": [32, 32]}], "accesses": [{"op": "ld", "target": "tile[0][0]"}]})", "t.json: block: 2048 threads; a CUDA block has at most 1024 (and z <= 64)"},
+      {minimal(R"(, "issue": "sometimes")"), "t.json: accesses[0].issue: 'sometimes' must be \"branch\", \"predicated\" or \"hoisted\""},
+      {minimal(R"(, "issue": 1)"), "t.json: accesses[0].issue: "},
+      // C scoping: statement 1 cannot see statement 0's loop variable (issue 16, point 1).
+      {R"({"block": [32], "grid": [40], "arrays": [{"dims": [32, 32]}], "accesses": [)"
+       R"({"op": "st", "target": "tile[0][threadIdx.x]", "loops": [{"var": "j", "end": 25}]},)"
+       R"({"op": "ld", "target": "tile[threadIdx.x][0]", "if": "blockIdx.x < j"}]})",
+       "t.json: accesses[1].if: 'j' is a loop variable of accesses[0]; a loop variable exists only inside its loop"},
       {"[1, 2]", "t.json: the top level must be an object"},
       {"{\"name\": \"\xff\"}", "t.json: line 1, column 11: not valid UTF-8"},
   };
@@ -80,6 +87,21 @@ TEST_CASE("a scenario survives a save / load round trip") {
   CHECK(back->defines.size() == 4);
   CHECK(back->defines[2].first == "outX");  // order is kept: defines may use earlier ones
   fs::remove_all(dir);
+}
+
+TEST_CASE("an access's issue mode is read, and written back when it is not the default") {
+  auto p = parse_scenario_json(minimal(R"(, "issue": "predicated")"), "t.json");
+  REQUIRE(p.ok());
+  CHECK(p->accesses[0].issue == "predicated");
+  CHECK(scenario_to_json(*p)["accesses"][0]["issue"] == "predicated");
+  auto b = parse_scenario_json(minimal(R"(, "issue": "branch")"), "t.json");
+  REQUIRE(b.ok());
+  CHECK_FALSE(scenario_to_json(*b)["accesses"][0].contains("issue"));  // the default is not written
+  auto h = parse_scenario_json(minimal(R"(, "issue": "hoisted")"), "t.json");
+  REQUIRE(h.ok());
+  auto back = parse_scenario_json(scenario_to_json(*h).dump(), "t.json");
+  REQUIRE(back.ok());
+  CHECK(back->accesses[0].issue == "hoisted");
 }
 
 TEST_CASE("a failed save leaves the old file intact") {

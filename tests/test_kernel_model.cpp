@@ -25,7 +25,7 @@ ScenarioSpec asset(const char* name) {
 TEST_CASE("warps are formed x fastest, 32 consecutive threads each") {
   ScenarioSpec spec = seed_transpose_spec(33);
   spec.block = {16, 16, 1};  // warp 0 = rows 0 and 1 of the block
-  spec.accesses = {AccessSpec{"ld", "tile[threadIdx.y][threadIdx.x]", "", {}, 0, ""}};
+  spec.accesses = {AccessSpec{"ld", "tile[threadIdx.y][threadIdx.x]", "", {}, 0, "", ""}};
   const Scenario s = compiled(spec);
   auto w = warp_instructions(s, Dim3{0, 0, 0}, 0);
   REQUIRE(w.ok());
@@ -45,7 +45,7 @@ TEST_CASE("a partial last warp has inactive lanes") {
   ScenarioSpec spec = seed_transpose_spec(32);
   spec.block = {40, 1, 1};
   spec.tile = {40, 1, 1};
-  spec.accesses = {AccessSpec{"ld", "tile[0][threadIdx.x % 32]", "", {}, 0, ""}};
+  spec.accesses = {AccessSpec{"ld", "tile[0][threadIdx.x % 32]", "", {}, 0, "", ""}};
   const Scenario s = compiled(spec);
   CHECK(s.warps_per_block() == 2);
   auto w = warp_instructions(s, Dim3{0, 0, 0}, 1);
@@ -195,7 +195,7 @@ TEST_CASE("an error in any block is reported, as the brute force would (found by
     spec.n = 64;
     spec.tile = {32, 1, 1};
     spec.defines = r.defines;
-    spec.accesses = {AccessSpec{"ld", "tile[threadIdx.x]", r.guard, {}, 0, ""}};
+    spec.accesses = {AccessSpec{"ld", "tile[threadIdx.x]", r.guard, {}, 0, "", ""}};
     const Scenario s = compiled(spec);
     auto fast = launch_totals(s);
     auto slow = launch_totals_brute_force(s);
@@ -223,4 +223,330 @@ TEST_CASE("an edge of a matrix that is not a multiple of the tile costs a few bl
   const uint64_t full = 511ull * 511;
   CHECK(t->st.instructions == full * 32 + 511 * 32 + 511 * 31 + 31);
   CHECK(t->ld.instructions == full * 32 + 511 * 31 + 511 * 32 + 31);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 16: loop-variable scope, issue modes, overflow, caps and progress
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+// 40 blocks of one warp over a 32x32 float tile (no padding: a column read is 32-way).
+ScenarioSpec forty_blocks() {
+  ScenarioSpec spec;
+  spec.arrays = {ArraySpec{"tile", "float", {32, 32}, 0, 0, 0, 0, 0}};
+  spec.block = {32, 1, 1};
+  spec.grid = {40, 1, 1};
+  return spec;
+}
+
+AccessSpec access(const char* op, const char* target, const char* guard, std::vector<LoopSpec> loops = {},
+                  const char* issue = "") {
+  return AccessSpec{op, target, guard, std::move(loops), 0, "", issue};
+}
+
+void check_same_totals(const LaunchTotals& fast, const LaunchTotals& slow) {
+  for (int k = 0; k < 2; ++k) {
+    CAPTURE(k);
+    const OpTotals& a = k == 0 ? fast.ld : fast.st;
+    const OpTotals& b = k == 0 ? slow.ld : slow.st;
+    CHECK(a.instructions == b.instructions);
+    CHECK(a.wavefronts == b.wavefronts);
+    CHECK(a.ideal == b.ideal);
+    CHECK(a.bank_conflicts() == b.bank_conflicts());
+  }
+  REQUIRE(fast.per_access.size() == slow.per_access.size());
+  for (size_t i = 0; i < fast.per_access.size(); ++i) {
+    CHECK(fast.per_access[i].instructions == slow.per_access[i].instructions);
+    CHECK(fast.per_access[i].wavefronts == slow.per_access[i].wavefronts);
+  }
+  CHECK(fast.max_n_way == slow.max_n_way);
+}
+
+}  // namespace
+
+TEST_CASE("a loop variable exists only inside its statement's loops (C scoping)") {
+  // Issue 16's example: statement 0 loops j = 0..24 without a guard; statement 1's guard reads j.
+  // Before, j leaked (its last run-time value, 24) into statement 1 while the interval analysis saw
+  // j = 0: launch_totals said 40 ld instructions / 1,280 wavefronts, every block simulated 24 / 768.
+  // And a variant through threads_uniform: 1,280 wavefronts, the truth 1,024 (24 x 32 + 16 x 16).
+  struct Row { const char* target; const char* guard; const char* error; };
+  const Row rows[] = {
+      {"tile[threadIdx.x][0]", "blockIdx.x < j",
+       "accesses[1].if: 'j' is a loop variable of accesses[0]; a loop variable exists only inside its loop"},
+      {"tile[threadIdx.x][0]", "threadIdx.x < 16 || blockIdx.x < j",
+       "accesses[1].if: 'j' is a loop variable of accesses[0]; a loop variable exists only inside its loop"},
+      {"tile[threadIdx.x][j % 32]", "",
+       "accesses[1].target: 'j' is a loop variable of accesses[0]; a loop variable exists only inside its loop"},
+  };
+  for (const Row& r : rows) {
+    CAPTURE(r.guard);
+    ScenarioSpec spec = forty_blocks();
+    spec.accesses = {access("st", "tile[0][threadIdx.x]", "", {LoopSpec{"j", 0, 25, 1}}),
+                     access("ld", r.target, r.guard)};
+    auto s = compile(spec);
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.error().message == r.error);
+  }
+  // A later statement's loop variable is not visible earlier either.
+  ScenarioSpec later = forty_blocks();
+  later.accesses = {access("ld", "tile[k][threadIdx.x]", ""),
+                    access("st", "tile[0][threadIdx.x]", "", {LoopSpec{"k", 0, 4, 1}})};
+  auto ls = compile(later);
+  REQUIRE_FALSE(ls.ok());
+  CHECK(ls.error().message ==
+        "accesses[0].target: 'k' is a loop variable of accesses[1]; a loop variable exists only inside its loop");
+}
+
+TEST_CASE("a loop variable name reused by two statements is two variables") {
+  // Statement 1 declares its own j = 0..24 with the guard blockIdx.x < j: block b issues one
+  // instruction per j in b+1..24, i.e. 24 - b for b < 24: 24 + 23 + ... + 1 = 300 instructions of
+  // 32 wavefronts (a column of an unpadded tile). Statement 0's j = 100..103 must not leak.
+  ScenarioSpec spec = forty_blocks();
+  spec.accesses = {access("st", "tile[j - 100][threadIdx.x]", "", {LoopSpec{"j", 100, 104, 1}}),
+                   access("ld", "tile[threadIdx.x][j % 32]", "blockIdx.x < j", {LoopSpec{"j", 0, 25, 1}})};
+  const Scenario s = compiled(spec);
+  auto fast = launch_totals(s);
+  auto slow = launch_totals_brute_force(s);
+  REQUIRE(fast.ok());
+  REQUIRE(slow.ok());
+  CHECK(fast->ld.instructions == 300);
+  CHECK(fast->ld.wavefronts == 300 * 32);
+  CHECK(fast->st.instructions == 40 * 4);
+  CHECK(fast->st.wavefronts == 40 * 4);
+  check_same_totals(*fast, *slow);
+  auto w = warp_instructions(s, Dim3{30, 0, 0}, 0);  // block 30: every ld guard false
+  REQUIRE(w.ok());
+  REQUIRE(w->size() == 4 + 25);
+  CHECK((*w)[0].text == "st tile[j - 100][threadIdx.x]  (j=100)");
+  CHECK((*w)[4].text == "ld tile[threadIdx.x][j % 32]  (j=0)");
+  CHECK_FALSE((*w)[4].issued);
+}
+
+TEST_CASE("cost() of an access with no active lane is 0 on every path") {
+  // sim_tests_portable runs this again without AVX-512.
+  const BankConfig configs[] = {BankConfig{}, BankConfig{16, 4}, BankConfig{32, 8}};
+  for (const BankConfig& cfg : configs) {
+    for (int width : {1, 2, 4, 8, 16}) {
+      CAPTURE(cfg.banks);
+      CAPTURE(width);
+      WarpAccess a;
+      a.width = width;
+      a.mask = 0;
+      for (int lane = 0; lane < kWarpSize; ++lane) a.addr[static_cast<size_t>(lane)] = uint32_t(lane * 128 * width);
+      const AccessCost c = cost(a, cfg);
+      CHECK(c.wavefronts == 0);
+      CHECK(c.ideal_wavefronts == 0);
+      CHECK(simulate(a, cfg).cost.wavefronts == 0);
+    }
+  }
+}
+
+TEST_CASE("issue modes: a predicated store is executed by warps whose lanes all fail its guard") {
+  // Measured on the H200 (bankscope-gpu validate, issue 16): st instructions 128 at N = 33, 512 at
+  // N = 100 (seed kernel), 131,072 at 2047 and 2,097,152 at 8191 (32x8 kernel); ld stays a branch.
+  // By hand: the seed kernel issues one st per warp when predicated: blocks x 32 warps (2 x 2 x 32
+  // = 128; 4 x 4 x 32 = 512); the 32x8 kernel 8 warps x 4 iterations per block (64 x 64 x 32 =
+  // 131,072; 256 x 256 x 32 = 2,097,152). Branch: the worked 66 (see "worked by hand" above), and
+  // at N = 100 3 x 3 full blocks + 3 + 3 edge blocks of 4 rows/columns: 9 x 32 + 3 x 32 + 3 x 4 +
+  // 4 = 400.
+  struct Row { const char* file; int64_t n; const char* issue; uint64_t st_instructions, st_wavefronts; };
+  const Row rows[] = {
+      {"seed_transpose_32x33.json", 33, "branch", 66, 66},
+      {"seed_transpose_32x33.json", 33, "predicated", 128, 66},
+      {"seed_transpose_32x33.json", 33, "hoisted", 128, 128},
+      {"seed_transpose_32x33.json", 100, "branch", 400, 400},
+      {"seed_transpose_32x33.json", 100, "predicated", 512, 400},
+      {"tiled_32x8_32x33.json", 2047, "branch", 131008, 131008},
+      {"tiled_32x8_32x33.json", 2047, "predicated", 131072, 131008},
+      {"tiled_32x8_32x33.json", 8191, "predicated", 2097152, 2096896},
+  };
+  for (const Row& r : rows) {
+    CAPTURE(r.file);
+    CAPTURE(r.n);
+    CAPTURE(r.issue);
+    ScenarioSpec spec = asset(r.file);
+    spec.n = r.n;
+    for (AccessSpec& a : spec.accesses) a.issue = a.op == "st" ? r.issue : "branch";
+    const Scenario s = compiled(spec);
+    auto t = launch_totals(s);
+    REQUIRE(t.ok());
+    CHECK(t->st.instructions == r.st_instructions);
+    CHECK(t->st.wavefronts == r.st_wavefronts);
+    CHECK(t->st.bank_conflicts() == 0);
+    if (r.n <= 2047) {
+      auto slow = launch_totals_brute_force(s);
+      REQUIRE(slow.ok());
+      check_same_totals(*t, *slow);
+    }
+  }
+}
+
+TEST_CASE("issue modes: warp_instructions says whether a warp with no passing lane issues") {
+  // Seed kernel at N = 33, block (1, 1): only thread (0, 0) is in range, so warp 5 has no lane.
+  struct Row { const char* issue; bool issued; uint32_t mask; };
+  const Row rows[] = {{"branch", false, 0}, {"predicated", true, 0}, {"hoisted", true, 0xffffffffu}};
+  for (const Row& r : rows) {
+    CAPTURE(r.issue);
+    ScenarioSpec spec = seed_transpose_spec(33);
+    spec.n = 33;
+    spec.accesses[0].issue = r.issue;
+    const Scenario s = compiled(spec);
+    auto w = warp_instructions(s, Dim3{1, 1, 0}, 5);
+    REQUIRE(w.ok());
+    REQUIRE(w->size() == 2);
+    CHECK((*w)[0].issued == r.issued);
+    CHECK((*w)[0].access.mask == r.mask);
+    CHECK_FALSE((*w)[1].issued);  // the load stays a branch
+  }
+  ScenarioSpec bad = seed_transpose_spec(33);
+  bad.accesses[1].issue = "maybe";
+  auto b = compile(bad);
+  REQUIRE_FALSE(b.ok());
+  CHECK(b.error().message == "accesses[1].issue: 'maybe' must be \"branch\", \"predicated\" or \"hoisted\"");
+}
+
+TEST_CASE("a hoisted access does not evaluate its guard") {
+  // The guard divides by zero in block 1; hoisted, it is never evaluated (both counters agree).
+  ScenarioSpec spec = forty_blocks();
+  spec.grid = {2, 1, 1};
+  spec.accesses = {access("ld", "tile[0][threadIdx.x]", "1 / (blockIdx.x - 1) > 0", {}, "hoisted")};
+  const Scenario s = compiled(spec);
+  auto fast = launch_totals(s);
+  auto slow = launch_totals_brute_force(s);
+  REQUIRE(fast.ok());
+  REQUIRE(slow.ok());
+  CHECK(fast->ld.instructions == 2);
+  check_same_totals(*fast, *slow);
+}
+
+TEST_CASE("per-launch totals saturate at 2^64 - 1 instead of wrapping") {
+  // (2^31-1) x 65535 x 65535 = 9,223,090,559,730,712,575 blocks of 32 warps: 2.95e20 instructions
+  // per statement, more than 2^64 = 1.8e19.
+  ScenarioSpec spec;
+  spec.arrays = {ArraySpec{"tile", "float", {32, 32}, 0, 0, 0, 0, 0}};
+  spec.block = {1024, 1, 1};
+  spec.grid = {2147483647, 65535, 65535};
+  spec.accesses = {access("ld", "tile[threadIdx.x % 32][threadIdx.x / 32]", ""),  // 32-way
+                   access("st", "tile[threadIdx.x / 32][threadIdx.x % 32]", "")};
+  const Scenario s = compiled(spec);
+  auto t = launch_totals(s);
+  REQUIRE(t.ok());
+  CHECK(t->blocks == 9223090559730712575ull);
+  CHECK(t->blocks_simulated == 1);
+  CHECK(t->complete);
+  for (const OpTotals* o : {&t->ld, &t->st}) {
+    CHECK(o->saturated);
+    CHECK(o->instructions == kCountMax);
+    CHECK(o->wavefronts == kCountMax);
+    CHECK(o->bank_conflicts() <= o->wavefronts);
+  }
+  CHECK(t->st.bank_conflicts() == 0);  // a row write never conflicts, however many
+  CHECK(t->ld.bank_conflicts() == kCountMax);
+  // A grid whose totals fit is exact and not flagged: 2^31-1 blocks of one 32-way ld.
+  spec.grid = {2147483647, 1, 1};
+  const Scenario small = compiled(spec);
+  auto u = launch_totals(small);
+  REQUIRE(u.ok());
+  CHECK_FALSE(u->ld.saturated);
+  CHECK(u->ld.instructions == 2147483647ull * 32);
+  CHECK(u->ld.wavefronts == 2147483647ull * 32 * 32);
+  CHECK(u->ld.bank_conflicts() == 2147483647ull * 32 * 31);
+}
+
+TEST_CASE("launch_totals: a cap on simulated blocks, cancellation and progress") {
+  // The row read depends on blockIdx, so every block is simulated: 4096 blocks of one warp, each
+  // one instruction of 1 wavefront.
+  ScenarioSpec spec;
+  spec.arrays = {ArraySpec{"tile", "float", {32, 32}, 0, 0, 0, 0, 0}};
+  spec.block = {32, 1, 1};
+  spec.grid = {4096, 1, 1};
+  spec.accesses = {access("ld", "tile[blockIdx.x % 32][threadIdx.x]", "")};
+  const Scenario s = compiled(spec);
+
+  std::atomic<uint64_t> done{0};
+  TotalsOptions opt;
+  opt.blocks_done = &done;
+  auto full = launch_totals(s, opt);
+  REQUIRE(full.ok());
+  CHECK(full->complete);
+  CHECK(full->blocks_counted == 4096);
+  CHECK(done.load() == 4096);
+  CHECK(full->ld.instructions == 4096);
+  CHECK(full->estimate_ld.instructions == 4096);
+
+  opt.max_simulated_blocks = 100;
+  auto capped = launch_totals(s, opt);
+  REQUIRE(capped.ok());
+  CHECK_FALSE(capped->complete);
+  CHECK(capped->blocks_counted == 100);
+  CHECK(capped->blocks_simulated == 100);
+  CHECK(done.load() == 100);
+  CHECK(capped->stopped_because == "over the limit of 100 simulated blocks");
+  CHECK(capped->ld.instructions == 100);  // exact for the blocks counted: a lower bound
+  CHECK(capped->estimate_ld.instructions == 4096);  // every block costs the same: the estimate is exact
+  CHECK(capped->estimate_ld.wavefronts == 4096);
+
+  std::atomic<bool> cancel{true};
+  opt.max_simulated_blocks = 0;
+  opt.cancel = &cancel;
+  auto cancelled = launch_totals(s, opt);
+  REQUIRE(cancelled.ok());
+  CHECK_FALSE(cancelled->complete);
+  CHECK(cancelled->blocks_counted == 0);
+  CHECK(cancelled->blocks_simulated == 0);
+  CHECK(cancelled->stopped_because == "cancelled");
+  CHECK(cancelled->ld.instructions == 0);
+
+  // The blocks are visited spread out: only blocks 0..2047 issue, and the first 100 blocks visited
+  // (i x 2531 mod 4096, 2531 = 4096 / phi rounded down, odd) hold 50 of them, not 100.
+  spec.accesses[0].guard = "blockIdx.x < 2048";
+  const Scenario half = compiled(spec);
+  TotalsOptions cap;
+  cap.max_simulated_blocks = 100;
+  auto sample = launch_totals(half, cap);
+  REQUIRE(sample.ok());
+  CHECK(sample->ld.instructions == 50);
+  CHECK(sample->estimate_ld.instructions == 2048);
+}
+
+TEST_CASE("launch_totals' fast path honours the cap too") {
+  // N = 2047: the interior, the edge column, the edge row and the corner need several blocks.
+  ScenarioSpec spec = asset("tiled_32x8_32x33.json");
+  spec.n = 2047;
+  const Scenario s = compiled(spec);
+  auto full = launch_totals(s);
+  REQUIRE(full.ok());
+  CHECK(full->complete);
+  CHECK(full->blocks_simulated > 1);
+  TotalsOptions opt;
+  opt.max_simulated_blocks = 1;
+  auto one = launch_totals(s, opt);
+  REQUIRE(one.ok());
+  CHECK_FALSE(one->complete);
+  CHECK(one->blocks_simulated == 1);
+  CHECK(one->blocks_counted < one->blocks);
+  CHECK(one->ld.instructions < full->ld.instructions);
+}
+
+TEST_CASE("structured totals equal the brute force in every issue mode") {
+  const char* files[] = {"seed_transpose_32x33.json", "tiled_32x8_32x32.json", "tiled_float4_32x32.json"};
+  const int64_t sizes[] = {1, 33, 100, 257};
+  for (const char* f : files) {
+    for (int64_t n : sizes) {
+      for (const char* mode : {"branch", "predicated", "hoisted"}) {
+        CAPTURE(f);
+        CAPTURE(n);
+        CAPTURE(mode);
+        ScenarioSpec spec = asset(f);
+        spec.n = n;
+        for (AccessSpec& a : spec.accesses) a.issue = mode;
+        const Scenario s = compiled(spec);
+        auto fast = launch_totals(s);
+        auto slow = launch_totals_brute_force(s);
+        REQUIRE(fast.ok() == slow.ok());
+        if (fast.ok()) check_same_totals(*fast, *slow);
+      }
+    }
+  }
 }

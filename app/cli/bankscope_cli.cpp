@@ -96,7 +96,7 @@ bs::Result<std::vector<AccessRow>> warp_rows(const bs::Scenario& s, int warp) {
   std::vector<AccessRow> rows(s.accesses.size());
   for (size_t i = 0; i < rows.size(); ++i) rows[i].stmt = static_cast<int>(i);
   for (const bs::WarpInstruction& wi : *instr) {
-    if (wi.access.mask == 0) continue;
+    if (!wi.issued) continue;  // the warp branches around it; issued with no lane: 0 wavefronts
     const bs::AccessCost c = bs::cost(wi.access, s.spec.banks);
     AccessRow& r = rows[static_cast<size_t>(wi.stmt)];
     r.wf_min = r.instructions == 0 ? c.wavefronts : std::min(r.wf_min, c.wavefronts);
@@ -256,8 +256,12 @@ int explain(const ScenarioArgs& args, int warp, std::vector<int64_t> block, int 
             << block[1] << "," << block[2] << "), " << wi.access.width << "-byte "
             << (wi.access.op == bs::Op::kLoad ? "loads" : "stores") << ", "
             << __builtin_popcount(wi.access.mask) << " active lanes\n\n";
+  if (!wi.issued) {
+    std::cout << "  no lane is active: the warp branches around it (not issued, 0 wavefronts)\n";
+    return 0;
+  }
   if (wi.access.mask == 0) {
-    std::cout << "  no lane is active: the warp branches around this instruction (0 wavefronts)\n";
+    std::cout << "  issued with no active lane (predicated): counted as an instruction, 0 wavefronts\n";
     return 0;
   }
   std::cout << "lanes -> banks\n";

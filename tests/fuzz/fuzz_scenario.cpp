@@ -4,12 +4,16 @@
 // Two kinds of input:
 //   a scenario file (anything not starting with a 0 byte): it either fails with a one-line message
 //     naming the file, or it loads;
-//   a 0 byte, then bytes that build a random but plausible ScenarioSpec (shapes, layouts, loops,
-//     index expressions, guards). Mutated JSON rarely stays a valid scenario, so without this mode
-//     the kernel model behind the loader would hardly be fuzzed.
+//   a 0 byte, then bytes that build a random but plausible ScenarioSpec (shapes, layouts, several
+//     statements with loops 1-2 deep whose names repeat across statements, index expressions and
+//     guards that use loop variables and blockIdx, the three issue modes). Mutated JSON rarely
+//     stays a valid scenario, so without this mode the kernel model behind the loader would hardly
+//     be fuzzed. Now and then a statement names another statement's loop variable: compile() must
+//     reject it (C scoping), in one line.
 // A scenario that compiles is run: warp 0 of block 0; save -> load -> save gives the same file; and
-// per-launch totals equal the brute force over every block (on the scenario and on a copy shrunk to
-// a few blocks). A scenario may describe a huge launch (n = 2^31, 4096^4 loop trips); the work is
+// per-launch totals equal the brute force over every block in every field (on the scenario and on a
+// copy shrunk to a few blocks), and a run capped at a few simulated blocks counts no more than the
+// brute force. A scenario may describe a huge launch (n = 2^31, 4096^4 loop trips); the work is
 // capped here so one input cannot hang the campaign: that cap is the fuzz target's, not a limit of
 // bankscope.
 #include <fuzzer/FuzzedDataProvider.h>
@@ -35,7 +39,12 @@ constexpr int64_t kMaxLaunchWork = int64_t{1} << 12;  // blocks x warps x instru
 constexpr int64_t kMaxBruteWork = int64_t{1} << 11;
 
 bool same(const OpTotals& a, const OpTotals& b) {
-  return a.instructions == b.instructions && a.wavefronts == b.wavefronts && a.ideal == b.ideal;
+  return a.instructions == b.instructions && a.wavefronts == b.wavefronts && a.ideal == b.ideal &&
+         a.bank_conflicts() == b.bank_conflicts() && a.saturated == b.saturated;
+}
+bool at_most(const OpTotals& a, const OpTotals& b) {
+  return a.instructions <= b.instructions && a.wavefronts <= b.wavefronts && a.ideal <= b.ideal &&
+         a.bank_conflicts() <= b.bank_conflicts();
 }
 
 std::string totals_text(const LaunchTotals& t) {
@@ -53,6 +62,7 @@ std::string err_text(const Error& e) { return e.message; }
 struct SpecBuilder {
   FuzzedDataProvider& in;
   std::vector<std::string> vars;  // names an expression may use
+  bool names_foreign_loop_variable = false;  // some statement names a loop variable it does not declare
 
   std::string leaf() {
     if (in.ConsumeBool() && !vars.empty()) return vars[in.ConsumeIntegralInRange<size_t>(0, vars.size() - 1)];
@@ -123,31 +133,67 @@ struct SpecBuilder {
       s.defines.emplace_back(name, expr(3));
       vars.push_back(name);
     }
-    const int naccesses = in.ConsumeIntegralInRange<int>(1, 3);
+    // Loop variables come from a small pool, so statements reuse each other's names (each its own
+    // variable, as in C).
+    static const char* const kLoopNames[] = {"j", "k", "i"};
+    static const char* const kIssue[] = {"", "branch", "predicated", "hoisted"};
+    std::vector<std::string> declared;  // loop variable names of earlier statements
+    const int naccesses = in.ConsumeIntegralInRange<int>(1, 4);
     for (int i = 0; i < naccesses; ++i) {
       AccessSpec a;
       a.op = in.ConsumeBool() ? "ld" : "st";
+      a.issue = kIssue[in.ConsumeIntegralInRange<size_t>(0, 3)];
       const size_t saved_vars = vars.size();
       const int nloops = in.ConsumeIntegralInRange<int>(0, 2);
+      const size_t first_name = in.ConsumeIntegralInRange<size_t>(0, 2);
       for (int k = 0; k < nloops; ++k) {
         LoopSpec l;
-        l.var = "j" + std::to_string(k);
+        l.var = kLoopNames[(first_name + static_cast<size_t>(k)) % 3];
         l.begin = in.ConsumeIntegralInRange<int64_t>(-4, 8);
         l.end = l.begin + in.ConsumeIntegralInRange<int64_t>(1, 16);
         l.step = in.ConsumeIntegralInRange<int64_t>(1, 8);
         a.loops.push_back(l);
         vars.push_back(l.var);
       }
+      // Now and then, another statement's loop variable (C scoping makes it a compile error): in
+      // the guard for sure, in the target maybe.
+      std::string foreign;
+      if (!declared.empty() && in.ConsumeIntegralInRange<int>(0, 7) == 0) {
+        const std::string& name = declared[in.ConsumeIntegralInRange<size_t>(0, declared.size() - 1)];
+        const bool own = std::any_of(a.loops.begin(), a.loops.end(), [&](const LoopSpec& l) { return l.var == name; });
+        if (!own) {
+          foreign = name;
+          vars.push_back(name);
+          names_foreign_loop_variable = true;
+        }
+      }
       const ArraySpec& arr = s.arrays[in.ConsumeIntegralInRange<size_t>(0, s.arrays.size() - 1)];
       a.target = arr.name;
-      for (int64_t extent : arr.dims) a.target += "[" + index(extent) + "]";
-      if (in.ConsumeBool()) a.guard = expr(2);
+      for (int64_t extent : arr.dims) {
+        // Half the time, an index in range that moves with the innermost loop variable.
+        if (!a.loops.empty() && in.ConsumeBool()) {
+          const std::string x = std::to_string(extent);
+          a.target += "[((" + a.loops.back().var + " + " + expr(2) + ") % " + x + " + " + x + ") % " + x + "]";
+        } else {
+          a.target += "[" + index(extent) + "]";
+        }
+      }
+      switch (in.ConsumeIntegralInRange<int>(0, 3)) {
+        case 0: break;
+        case 1: a.guard = expr(2); break;
+        case 2: a.guard = "blockIdx.x * " + std::to_string(in.ConsumeIntegralInRange<int>(1, 40)) + " + " + leaf() + " < n"; break;
+        default:
+          a.guard = leaf() + " < " + (a.loops.empty() ? std::string("blockIdx.y") : a.loops.front().var) + " + blockIdx.x";
+          break;
+      }
+      if (!foreign.empty()) a.guard = (a.guard.empty() ? "" : "(" + a.guard + ") && ") + foreign + " >= 0";
       if (in.ConsumeIntegralInRange<int>(0, 3) == 0) {
         static const int kWidths[] = {1, 2, 4, 8, 16};
         a.width = kWidths[in.ConsumeIntegralInRange<size_t>(0, 4)];
       }
       s.accesses.push_back(a);
       vars.resize(saved_vars);
+      for (const LoopSpec& l : a.loops) declared.push_back(l.var);
     }
     return s;
   }
@@ -185,6 +231,23 @@ void check_launch(const Scenario& s, const std::string& what) {
                  fast->max_n_way == brute->max_n_way && fast->per_access.size() == brute->per_access.size();
     for (size_t i = 0; equal && i < fast->per_access.size(); ++i) equal = same(fast->per_access[i], brute->per_access[i]);
     FUZZ_CHECK(equal, "launch_totals " + totals_text(*fast) + " != brute force " + totals_text(*brute) + " for " + what);
+    FUZZ_CHECK(fast->complete && fast->blocks_counted == fast->blocks && brute->complete,
+               "an uncapped run says it is incomplete for " + what);
+    // Capped at 2 simulated blocks: what it counted is part of the whole (a lower bound).
+    TotalsOptions cap;
+    cap.max_simulated_blocks = 2;
+    auto capped = launch_totals(s, cap);
+    FUZZ_CHECK(capped.ok(), "a capped run failed where the full one did not: " + (capped.ok() ? std::string() : capped.error().message));
+    FUZZ_CHECK(capped->blocks_simulated <= 2 && capped->blocks_counted <= capped->blocks &&
+                   capped->complete == (capped->blocks_counted == capped->blocks),
+               "a capped run counted " + std::to_string(capped->blocks_counted) + " of " + std::to_string(capped->blocks) +
+                   " blocks with " + std::to_string(capped->blocks_simulated) + " simulated for " + what);
+    FUZZ_CHECK(at_most(capped->ld, brute->ld) && at_most(capped->st, brute->st),
+               "a capped run counted more than the whole: " + totals_text(*capped) + " > " + totals_text(*brute) + " for " + what);
+    if (capped->complete) {
+      FUZZ_CHECK(same(capped->ld, brute->ld) && same(capped->st, brute->st),
+                 "a capped run that completed differs from the brute force for " + what);
+    }
   } else {
     // A user error (an index outside the array, a division by zero) in any block: launch_totals
     // promises the brute force's result, so both must report it.
@@ -248,8 +311,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > kMaxInput) return 0;
   if (size > 0 && data[0] == 0) {
     FuzzedDataProvider in(data + 1, size - 1);
-    const ScenarioSpec spec = SpecBuilder{in, {}}.build();
-    if (!compile(spec).ok()) return 0;
+    SpecBuilder builder{in, {}};
+    const ScenarioSpec spec = builder.build();
+    auto compiled = compile(spec);
+    if (builder.names_foreign_loop_variable) {
+      FUZZ_CHECK(!compiled.ok(), "a statement naming another statement's loop variable compiled:\n" +
+                                     scenario_to_json(spec).dump(2));
+    }
+    if (!compiled.ok()) {
+      FUZZ_NOTE(fuzz::one_line(compiled.error().message), "error is not one line: '" + compiled.error().message + "'");
+      return 0;
+    }
     check_scenario(spec);
     return 0;
   }

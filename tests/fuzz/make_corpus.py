@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """make_corpus.py: writes the committed seed corpora of the fuzz targets from the project's data.
 
-  corpus/fuzz_scenario/  every assets/scenarios/*.json as is, and 8 seeds of the structured mode
-                         (a 0 byte, then 200 pseudo-random bytes; see fuzz_scenario.cpp)
+  corpus/fuzz_scenario/  every assets/scenarios/*.json as is, the multi-statement scenarios below
+                         (loop names reused, another statement's loop variable, issue modes), and
+                         16 seeds of the structured mode (a 0 byte, then 200 or 400 pseudo-random
+                         bytes; see fuzz_scenario.cpp)
   corpus/fuzz_expr/      every expression in them (defines, index expressions, guards), one a file
   corpus/fuzz_jsonl/     the first 50 lines of tests/conformance/patterns.jsonl, one a file
   corpus/fuzz_trace/     small traces (sim/trace.hpp format): the seed kernel's block, scattered
@@ -87,9 +89,28 @@ def trace_seeds():
     return [full, head + body, full[: len(full) // 2]]
 
 
+# Multi-statement scenarios for the launch_totals == brute force check (issue 16): statements that
+# reuse a loop name, a guard on blockIdx and a loop variable, the three issue modes, and one that
+# names another statement's loop variable (a compile error since loop variables are scoped).
+def _tile40(accesses):
+    return {"name": "scope", "block": [32], "grid": [40],
+            "arrays": [{"name": "tile", "type": "float", "dims": [32, 32]}], "accesses": accesses}
+
+
+SCENARIO_SEEDS = [
+    _tile40([{"op": "st", "target": "tile[0][threadIdx.x]", "loops": [{"var": "j", "end": 25}]},
+             {"op": "ld", "target": "tile[threadIdx.x][0]", "if": "blockIdx.x < j"}]),
+    _tile40([{"op": "st", "target": "tile[j - 100][threadIdx.x]", "loops": [{"var": "j", "begin": 100, "end": 104}],
+              "issue": "hoisted"},
+             {"op": "ld", "target": "tile[threadIdx.x][j % 32]", "if": "blockIdx.x < j", "issue": "predicated",
+              "loops": [{"var": "j", "end": 25}]}]),
+    _tile40([{"op": "ld", "target": "tile[(j + k) % 32][threadIdx.x]", "if": "threadIdx.x < 16 || blockIdx.x < j + k",
+              "loops": [{"var": "j", "end": 4}, {"var": "k", "end": 24, "step": 8}], "issue": "predicated"},
+             {"op": "st", "target": "tile[k][threadIdx.x]", "if": "k < blockIdx.x", "loops": [{"var": "k", "end": 3}]}]),
+]
+
+
 def main():
-    for t in trace_seeds():
-        put("fuzz_trace", t)
     for t in ("fuzz_scenario", "fuzz_expr", "fuzz_jsonl", "fuzz_trace"):
         shutil.rmtree(HERE / "corpus" / t, ignore_errors=True)
     exprs = set()
@@ -102,9 +123,14 @@ def main():
             exprs.update(index_expressions(access.get("target", "")))
             if access.get("if"):
                 exprs.add(access["if"])
+    for scenario in SCENARIO_SEEDS:
+        put("fuzz_scenario", json.dumps(scenario, indent=2).encode())
     rng = random.Random(1)
     for _ in range(8):
         put("fuzz_scenario", b"\0" + bytes(rng.randrange(256) for _ in range(200)))
+    rng = random.Random(2)
+    for _ in range(8):
+        put("fuzz_scenario", b"\0" + bytes(rng.randrange(256) for _ in range(400)))
     # A few spellings the scenarios do not use, so every operator is in the seeds.
     exprs.update(["(lane ^ (warp << 2)) % 32", "n > 0 ? -threadIdx.x : ~blockIdx.y", "0x1f & N",
                   "!(threadIdx.z != 0) || laneid >= 16", "blockDim.x * gridDim.x / 3 - 1 + 8LL",
