@@ -101,12 +101,15 @@ TEST_CASE("bounds-checked edges: the seed kernel at N = 33, worked by hand") {
   // grid 2x2. Block (0,0) is full. Block (1,0): st has lane 0 of every warp (32 x 1 wf), ld only
   // warp 0 with all lanes on column 0 (1 x 32 wf). Block (0,1): st warp 0 full (1 x 1), ld lane 0
   // of every warp (32 x 1). Block (1,1): one lane each (1 x 1).
+  // The shipped scenario says what nvcc emits: the STS is predicated, so all 4 x 32 warps execute
+  // it (128, as the H200 counted), the warps with no active lane for 0 wavefronts; the LDS sits
+  // behind a branch (66 instructions).
   ScenarioSpec spec = asset("seed_transpose_32x32.json");
   spec.n = 33;
   const Scenario s = compiled(spec);
   auto t = launch_totals(s);
   REQUIRE(t.ok());
-  CHECK(t->st.instructions == 32 + 32 + 1 + 1);
+  CHECK(t->st.instructions == 4 * 32);
   CHECK(t->st.wavefronts == 32 + 32 + 1 + 1);
   CHECK(t->ld.instructions == 32 + 1 + 32 + 1);
   CHECK(t->ld.wavefronts == 32 * 32 + 32 + 32 + 1);
@@ -219,9 +222,11 @@ TEST_CASE("an edge of a matrix that is not a multiple of the tile costs a few bl
   // By hand: 511 x 511 full blocks issue 32 ld + 32 st instructions (4 per warp, 8 warps); the 511
   // blocks of the last column and the 511 of the last row have 31 of 32 columns/rows in range:
   // st keeps all 32 instructions in the last column (every row has lanes), loses the instruction of
-  // row 31 in the last row; ld the other way round; the corner loses one of each.
+  // row 31 in the last row; ld the other way round; the corner loses one of each. That is for a
+  // branched store; the shipped scenario's store is predicated (nvcc's SASS), so every block issues
+  // all 32 store instructions; the branched load keeps the count worked out above.
   const uint64_t full = 511ull * 511;
-  CHECK(t->st.instructions == full * 32 + 511 * 32 + 511 * 31 + 31);
+  CHECK(t->st.instructions == 512ull * 512 * 32);
   CHECK(t->ld.instructions == full * 32 + 511 * 31 + 511 * 32 + 31);
 }
 
