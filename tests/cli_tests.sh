@@ -71,7 +71,7 @@ expect "--n 16384 totals" 0 '^  smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_sh
 expect "--n 16384 padded: 0 conflicts" 0 '^  smsp__sass_l1tex_data_(bank_conflicts_pipe_lsu_mem_shared_op_ld\.sum|pipe_lsu_wavefronts_mem_shared_op_ld\.sum - ideal) +0$' -- \
   "$cli" predict "$sc/tiled_32x8_32x33.json" --n 16384
 expect "--json totals name their counters" 0 '"ld": \{ "instructions": 131072, "wavefronts": 4194304, "bank_conflicts": 4063232, "saturated": false, "counters": \{ "instructions": "smsp__sass_inst_executed_op_shared_ld.sum", "wavefronts": "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"' -- \
-  bash -c "'$cli' predict '$sc/tiled_32x8_32x32.json' --json | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)[\"totals\"], indent=None, separators=(\", \", \": \")).replace(\"{\", \"{ \").replace(\"}\", \" }\"))'"
+  bash -o pipefail -c "'$cli' predict '$sc/tiled_32x8_32x32.json' --json | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)[\"totals\"], indent=None, separators=(\", \", \": \")).replace(\"{\", \"{ \").replace(\"}\", \" }\"))'"
 expect "--json per-instruction counters are l1tex__" 0 '"wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"' -- \
   "$cli" predict "$sc/tiled_32x8_32x32.json" --json
 expect "explain a column read" 0 '^32 wavefront\(s\), ideal 1, bank conflicts 31 \(ncu definition\), 32-way, efficiency 3.1%' -- \
@@ -95,7 +95,7 @@ expect "saturated st wavefronts" 0 '^  smsp__sass_l1tex_data_pipe_lsu_wavefronts
 expect "saturated conflicts are unknown" 0 '_op_st\.sum( - ideal)? +unknown \(wavefronts exceed 2\^64\)$' -- \
   "$cli" predict "$tmp/huge.json"
 expect "saturated in JSON" 0 '^\{"instructions": 18446744073709551615, "wavefronts": 18446744073709551615, "bank_conflicts": null, "saturated": true' -- \
-  bash -c "'$cli' predict '$tmp/huge.json' --json | python3 -c 'import json,sys; t=json.load(sys.stdin)[\"totals\"][\"ld\"]; print(json.dumps(t))'"
+  bash -o pipefail -c "'$cli' predict '$tmp/huge.json' --json | python3 -c 'import json,sys; t=json.load(sys.stdin)[\"totals\"][\"ld\"]; print(json.dumps(t))'"
 
 # JSONL: one output line per input line, in order, a bad line gets "error" and the run goes on.
 offs=$(python3 -c 'print(",".join(str(i*8) for i in range(32)))')
@@ -153,7 +153,7 @@ expect "--max-blocks: estimate, labelled" 3 '^estimate \(sample of 10 blocks\), 
 expect "--max-blocks: estimated wavefronts" 3 '^  smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld\.sum +~ +1,048,576$' -- \
   "$cli" predict "$tmp/byblock.json" --max-blocks 10
 expect "--max-blocks in JSON" 3 '^False 10 10240 1048576$' -- \
-  bash -c "'$cli' predict '$tmp/byblock.json' --max-blocks 10 --json | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j[\"complete\"], j[\"blocks_counted\"], j[\"totals\"][\"ld\"][\"wavefronts\"], j[\"estimate\"][\"ld\"][\"wavefronts\"])'"
+  bash -o pipefail -c "'$cli' predict '$tmp/byblock.json' --max-blocks 10 --json | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j[\"complete\"], j[\"blocks_counted\"], j[\"totals\"][\"ld\"][\"wavefronts\"], j[\"estimate\"][\"ld\"][\"wavefronts\"])'"
 expect "--max-blocks above the grid: exact, exit 0" 0 '^  smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld\.sum +1,048,576$' -- \
   "$cli" predict "$tmp/byblock.json" --max-blocks 5000
 expect "--max-blocks 0 is a usage error" 2 "--max-blocks: Value 0 not in range" -- \
