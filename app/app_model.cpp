@@ -2,10 +2,12 @@
 #include "app_model.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
+#include <thread>
 
 #include "sim/json_io.hpp"
 #include "sim/layout.hpp"
@@ -75,7 +77,8 @@ void set_row_stride(ConfigState& cfg, int64_t stride) {
   cfg.touch();
 }
 
-void compute_pane(const ConfigState& cfg, PaneModel& pane) {
+void compute_pane(const ConfigState& cfg, PaneModel& pane, const TotalsOptions& opt,
+                  const TotalsFn& totals_fn) {
   pane.revision = cfg.revision;
   auto fail = [&](const std::string& message) {
     pane.ok = false;
@@ -117,7 +120,12 @@ void compute_pane(const ConfigState& cfg, PaneModel& pane) {
   const int array_index =
       std::clamp(cfg.array, 0, static_cast<int>(pane.scenario.arrays.size()) - 1);
   pane.declaration = pane.scenario.arrays[static_cast<size_t>(array_index)].declaration();
-  Result<LaunchTotals> totals = launch_totals(pane.scenario);
+  pane.totals_running = false;
+  pane.totals_cancelling = false;
+  pane.totals_blocks = uint64_t(pane.scenario.grid.x) * uint64_t(pane.scenario.grid.y) *
+                       uint64_t(pane.scenario.grid.z);
+  pane.totals_blocks_done = 0;
+  Result<LaunchTotals> totals = totals_fn(pane.scenario, opt);
   if (totals) {
     pane.totals = std::move(totals).value();
     pane.totals_error.clear();
@@ -130,19 +138,152 @@ void compute_pane(const ConfigState& cfg, PaneModel& pane) {
   pane.error.clear();
 }
 
+// A per-launch total on a worker thread. The worker writes `result`, then sets `finished`; the UI
+// thread reads `blocks_done` for the progress bar and sets `cancel`.
+struct AppModel::Job {
+  std::atomic<bool> cancel{false};
+  std::atomic<uint64_t> blocks_done{0};
+  std::atomic<bool> finished{false};
+  std::optional<Result<LaunchTotals>> result;
+  std::thread worker;
+};
+
+AppModel::AppModel() = default;
+AppModel::AppModel(TotalsPolicy policy) : policy_(std::move(policy)) {}
+
+AppModel::~AppModel() {
+  for (auto& j : jobs_) {
+    if (j) j->cancel.store(true);
+  }
+  for (auto& j : retired_) j->cancel.store(true);
+  for (auto& j : jobs_) {
+    if (j && j->worker.joinable()) j->worker.join();
+  }
+  for (auto& j : retired_) {
+    if (j->worker.joinable()) j->worker.join();
+  }
+}
+
+void AppModel::start_job(int which) {
+  PaneModel& pane = panes_[static_cast<size_t>(which)];
+  auto job = std::make_unique<Job>();
+  Job* raw = job.get();
+  // The worker gets its own copy of the scenario: the pane may be recomputed while it runs.
+  raw->worker = std::thread([raw, sc = pane.scenario, fn = policy_.compute] {
+    TotalsOptions opt;
+    opt.cancel = &raw->cancel;
+    opt.blocks_done = &raw->blocks_done;
+    raw->result = fn(sc, opt);
+    raw->finished.store(true, std::memory_order_release);
+  });
+  jobs_[static_cast<size_t>(which)] = std::move(job);
+  pane.totals.reset();
+  pane.totals_error.clear();
+  pane.totals_running = true;
+  pane.totals_cancelling = false;
+  pane.totals_blocks_done = 0;
+}
+
+// A job whose result is no longer wanted: cancel it and keep it until its thread ends.
+void AppModel::retire_job(int which) {
+  std::unique_ptr<Job>& j = jobs_[static_cast<size_t>(which)];
+  if (!j) return;
+  j->cancel.store(true);
+  retired_.push_back(std::move(j));
+}
+
+bool AppModel::totals_running() const {
+  return jobs_[0] != nullptr || jobs_[1] != nullptr;
+}
+
 bool AppModel::update(UiState& state) {
   bool changed = false;
   for (size_t i = 0; i < panes_.size(); ++i) {
-    if (panes_[i].revision == state.configs[i].revision) continue;
-    compute_pane(state.configs[i], panes_[i]);
+    PaneModel& pane = panes_[i];
+    if (pane.revision != state.configs[i].revision) {
+      // On the UI thread only a bounded run; past ui_thread_blocks simulated blocks the rest
+      // moves to a worker.
+      TotalsOptions bounded;
+      bounded.max_simulated_blocks = policy_.ui_thread_blocks;
+      compute_pane(state.configs[i], pane, bounded, policy_.compute);
+      // A failed edit keeps the last good picture, and that picture's totals worker runs on.
+      if (pane.ok) {
+        retire_job(static_cast<int>(i));
+        if (pane.totals && !pane.totals->complete) start_job(static_cast<int>(i));
+      }
+      changed = true;
+    }
+    Job* job = jobs_[i].get();
+    if (state.cancel_totals[i]) {
+      state.cancel_totals[i] = false;
+      if (job) {
+        job->cancel.store(true);
+        pane.totals_cancelling = true;
+      }
+    }
+    if (!job) continue;
+    pane.totals_blocks_done = job->blocks_done.load();
+    if (!job->finished.load(std::memory_order_acquire)) continue;
+    job->worker.join();  // the worker has finished: this only reaps the thread
+    if (job->result && job->result->ok()) {
+      pane.totals = std::move(*job->result).value();
+      pane.totals_error.clear();
+    } else {
+      pane.totals.reset();
+      pane.totals_error = job->result ? job->result->error().message : "no result";
+    }
+    pane.totals_running = false;
+    pane.totals_cancelling = false;
+    jobs_[i].reset();
     changed = true;
   }
+  // Reap cancelled jobs that have ended.
+  retired_.erase(std::remove_if(retired_.begin(), retired_.end(),
+                                [](std::unique_ptr<Job>& j) {
+                                  if (!j->finished.load(std::memory_order_acquire)) return false;
+                                  j->worker.join();
+                                  return true;
+                                }),
+                 retired_.end());
   if (changed) {
     // Keep the animation inside the new instruction.
     const int total = total_cycles(state);
     if (state.anim.cycle >= total) state.anim.cycle = std::max(0, total - 1);
   }
   return changed;
+}
+
+std::string count_text(uint64_t v, bool saturated) {
+  std::string s = std::to_string(v);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  if (saturated && v == kCountMax) return "> " + s + " (exceeds 2^64)";
+  return s;
+}
+
+std::string conflicts_text(const OpTotals& t) {
+  if (t.saturated && (t.wavefronts == kCountMax || t.ideal == kCountMax)) {
+    return "unknown (wavefronts exceed 2^64)";
+  }
+  return count_text(t.wavefronts - t.ideal);
+}
+
+std::vector<std::string> totals_notes(const PaneModel& pane) {
+  std::vector<std::string> out;
+  if (pane.totals_running) {
+    out.push_back(std::string(pane.totals_cancelling ? "cancelling" : "computing") + ": " +
+                  count_text(pane.totals_blocks_done) + " of " + count_text(pane.totals_blocks) +
+                  " blocks");
+    return out;
+  }
+  if (!pane.totals || pane.totals->complete) return out;
+  const LaunchTotals& t = *pane.totals;
+  out.push_back("lower bound: exact over " + count_text(t.blocks_counted) + " of " +
+                count_text(t.blocks) + " blocks (" +
+                (t.stopped_because.empty() ? std::string("stopped early") : t.stopped_because) + ")");
+  out.push_back("estimate (sample of " + count_text(t.blocks_counted) + " blocks): ld wavefronts ~ " +
+                count_text(t.estimate_ld.wavefronts, t.estimate_ld.saturated) + ", st wavefronts ~ " +
+                count_text(t.estimate_st.wavefronts, t.estimate_st.saturated));
+  return out;
 }
 
 int AppModel::total_cycles(const UiState& state) const {
@@ -374,19 +515,32 @@ Result<bool> apply_step(const ScriptStep& step, UiState& state, AppModel& model)
   return true;
 }
 
-const KernelResult* find_result(const UiState& state, int which, const PaneModel& pane) {
-  if (!state.results || !pane.have) return nullptr;
+ResultsKey pane_key(const UiState& state, int which, const PaneModel& pane) {
   const ConfigState& cfg = state.configs[static_cast<size_t>(which)];
-  const int64_t stride = row_stride(cfg);
-  const std::string name = cfg.source == "built-in"
-                               ? seed_file_name(stride)
-                               : std::filesystem::path(cfg.source).filename().string();
-  for (const KernelResult& k : state.results->kernels) {
-    if (k.scenario != name || k.n != cfg.spec.n) continue;
-    if (k.row_stride != 0 && k.row_stride != stride) continue;
-    return &k;
+  std::string name;
+  if (cfg.source == "built-in") {
+    // From the compiled scenario (the picture on screen), not the edit that may have failed.
+    name = seed_file_name(pane.scenario.arrays.empty() ? 0 : pane.scenario.arrays[0].layout.row_stride);
+  } else {
+    name = std::filesystem::path(cfg.source).filename().string();
   }
-  return nullptr;
+  return key_of(name, pane.scenario);
+}
+
+const KernelResult* find_result(const UiState& state, int which, const PaneModel& pane,
+                                std::string* why) {
+  if (!state.results || !pane.have) return nullptr;
+  const ResultsKey key = pane_key(state, which, pane);
+  const KernelResult* k = state.results->find(key);
+  if (!k && why) {
+    bool any_keyed = false;
+    for (const KernelResult& r : state.results->kernels) any_keyed = any_keyed || r.has_layout_key;
+    *why = "no measured row for " + key.describe() + " in " + state.results_path;
+    if (!any_keyed && !state.results->kernels.empty()) {
+      *why += " (its rows are results format 1, without the layout key: rerun bankscope-gpu validate)";
+    }
+  }
+  return k;
 }
 
 }  // namespace bankscope

@@ -5,6 +5,12 @@
 //                             instruction's AccessReport, per-launch totals), recomputed only when
 //                             the configuration changed
 //
+// Per-launch totals that need more than a few simulated blocks (an index that depends on blockIdx
+// makes launch_totals visit every block: seconds at N = 16384) run on a worker thread, one per
+// pane; a new edit cancels the pane's old job (TotalsOptions::cancel), the panel shows blocks done
+// with a Cancel button, and a cancelled run is shown as the lower bound and estimate it is. The UI
+// thread never waits for a worker except at shutdown (~AppModel).
+//
 // Panels read PaneModel and edit UiState; script steps (--script) edit UiState through
 // apply_step(), so the tests drive the same code the keyboard and mouse do. Nothing here touches
 // GLFW, OpenGL or ImGui, so tests/app/test_app_model.cpp runs without a display.
@@ -12,7 +18,9 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -74,6 +82,8 @@ struct UiState {
   std::string request_screenshot;  // path; "" = none
   // Panels record where they drew (name -> rect) for --dump-rects.
   std::map<std::string, PixelRect> rects;
+  // Cancel buttons of the per-launch totals (pane A, B), consumed by AppModel::update().
+  std::array<bool, 2> cancel_totals{};
   // Text buffers of the load/save/results fields.
   std::string path_input = "assets/scenarios/my_scenario.json";
 };
@@ -88,17 +98,40 @@ struct PaneModel {
   std::vector<WarpInstruction> instructions;
   int selected = 0;  // index into instructions
   AccessReport report;
-  std::optional<LaunchTotals> totals;
+  std::optional<LaunchTotals> totals;  // complete, or a lower bound (totals->complete false)
   std::string totals_error;
+  // A worker is computing the totals (totals is empty meanwhile): blocks accounted for so far.
+  bool totals_running = false;
+  bool totals_cancelling = false;  // Cancel pressed; the worker stops at its next block
+  uint64_t totals_blocks_done = 0;
+  uint64_t totals_blocks = 0;      // blocks in the grid
   std::string declaration;  // "__shared__ float tile[32][33]"
   uint64_t revision = 0;
   const SharedArray& array(int i) const { return scenario.arrays[static_cast<size_t>(i)]; }
 };
 
+// How per-launch totals are computed: `compute` is launch_totals (tests substitute one they can
+// hold and release); a run that needs more than `ui_thread_blocks` simulated blocks moves to a
+// worker thread.
+using TotalsFn = std::function<Result<LaunchTotals>(const Scenario&, const TotalsOptions&)>;
+struct TotalsPolicy {
+  uint64_t ui_thread_blocks = 64;
+  TotalsFn compute = launch_totals;
+};
+
 class AppModel {
  public:
-  // Recomputes the panes whose configuration changed. Returns true if anything was recomputed.
+  AppModel();
+  explicit AppModel(TotalsPolicy policy);
+  ~AppModel();  // cancels the workers and joins them: the only wait on the UI thread
+  AppModel(const AppModel&) = delete;
+  AppModel& operator=(const AppModel&) = delete;
+
+  // Recomputes the panes whose configuration changed, starts or cancels totals workers, and takes
+  // finished workers' results. Returns true if anything was recomputed or a result arrived.
   bool update(UiState& state);
+  // True while a pane's totals worker runs.
+  bool totals_running() const;
   const PaneModel& pane(int i) const { return panes_[static_cast<size_t>(i)]; }
   // Cycles the animation needs: the most wavefronts of the visible panes.
   int total_cycles(const UiState& state) const;
@@ -106,11 +139,29 @@ class AppModel {
   void advance(UiState& state, double dt) const;
 
  private:
+  struct Job;
+  void start_job(int which);
+  void retire_job(int which);
+  TotalsPolicy policy_;
   std::array<PaneModel, 2> panes_;
+  std::array<std::unique_ptr<Job>, 2> jobs_;
+  std::vector<std::unique_ptr<Job>> retired_;  // cancelled, not yet finished
 };
 
-// Recomputes one pane from its configuration (the pure function update() calls).
-void compute_pane(const ConfigState& cfg, PaneModel& pane);
+// Recomputes one pane from its configuration (the pure function update() calls), the per-launch
+// totals synchronously through `totals` with `opt` (update() bounds them and finishes off-thread).
+void compute_pane(const ConfigState& cfg, PaneModel& pane, const TotalsOptions& opt = {},
+                  const TotalsFn& totals = launch_totals);
+
+// 4194304 -> "4,194,304"; a saturated count (OpTotals::saturated, clamped at 2^64 - 1) is
+// "> 18,446,744,073,709,551,615 (exceeds 2^64)".
+std::string count_text(uint64_t v, bool saturated = false);
+// wavefronts - ideal, or "unknown (...)" once either saturated.
+std::string conflicts_text(const OpTotals& t);
+// What a pane's per-launch totals are, in words, one line each; empty when they are exact:
+// "computing: 1,024 of 262,144 blocks", "lower bound: exact over 64 of 262,144 blocks (cancelled)",
+// "estimate (sample of 64 blocks): ld wavefronts ~ ..., st wavefronts ~ ...".
+std::vector<std::string> totals_notes(const PaneModel& pane);
 
 // The seed pair: A = tile[32][32], B = tile[32][33], both showing the transposed column read.
 void load_seed_pair(UiState& state);
@@ -138,7 +189,12 @@ Result<std::vector<ScriptStep>> parse_script(const std::string& text, const std:
 // loop handles itself ("frames", "screenshot") return false; unknown steps return an error.
 Result<bool> apply_step(const ScriptStep& step, UiState& state, AppModel& model);
 
-// The GPU results row that matches a pane (scenario file name, n, row stride), or null.
-const KernelResult* find_result(const UiState& state, int which, const PaneModel& pane);
+// The identity of what pane `which` predicts: key_of(scenario file basename, compiled scenario).
+// The built-in seed scenario is named seed_transpose_32x<stride>.json, like its files.
+ResultsKey pane_key(const UiState& state, int which, const PaneModel& pane);
+// The GPU results row with exactly that identity (GpuResults::find), or null; then `why` (if
+// given) says so: "no measured row for <key> in <file>" (rows of format-1 files never match).
+const KernelResult* find_result(const UiState& state, int which, const PaneModel& pane,
+                                std::string* why = nullptr);
 
 }  // namespace bankscope

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # cli_tests.sh: bankscope-cli end to end: numbers in its tables, the JSONL batch mode, and that bad
-# input gets one line naming what and where plus a non-zero exit. Usage: cli_tests.sh CLI SOURCE_DIR
+# input gets one line naming what and where plus a non-zero exit.
+# Usage: cli_tests.sh CLI SOURCE_DIR [core|limits]; "limits" runs only the --max-blocks and Ctrl-C
+# checks (ctest: cli_limits_tests), which need launch_totals to honour TotalsOptions.
 set -u
 cli=$1
 src=$2
+only=${3:-core}
 sc=$src/assets/scenarios
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -27,22 +30,72 @@ expect() {
   fi
 }
 
-expect "seed 32x32 column read is 32-way" 0 '^1  ld  tile\[threadIdx.x\]\[threadIdx.y\] +1 +32 +32w +31 \| +131,072 +4,194,304 +4,063,232' -- \
+# expect_not NAME REGEX -- command...: the command succeeds and its output does NOT match REGEX.
+expect_not() {
+  local name=$1 regex=$2
+  shift 3
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [[ $rc -eq 0 ]] && ! grep -Eq -- "$regex" <<<"$out"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $name (exit $rc; must not match /$regex/)"
+    grep -E -- "$regex" <<<"$out" | head -5 | sed 's/^/    /'
+  fi
+}
+
+core_tests() {
+# Per warp instruction: instr, wf, n-way, cf; per launch: instructions, wavefronts, conflicts.
+# 64x64 blocks of 32 warps at N = 2048: 131,072 column reads of 32 (stride 32), 2 (stride 34:
+# gcd(34, 32)) or 1 (stride 33) wavefronts each.
+expect "seed 32x32 column read is 32-way" 0 '^1  ld  tile\[threadIdx.x\]\[threadIdx.y\] +1 +32 +32w +31 \| +131,072 +4,194,304 +4,063,232$' -- \
   "$cli" predict "$sc/seed_transpose_32x32.json"
-expect "seed 32x33 column read is 1-way" 0 '^1  ld  tile\[threadIdx.x\]\[threadIdx.y\] +1 +1 +1w +0 \| +131,072 +131,072 +0' -- \
+expect "seed 32x33 column read is 1-way" 0 '^1  ld  tile\[threadIdx.x\]\[threadIdx.y\] +1 +1 +1w +0 \| +131,072 +131,072 +0$' -- \
   "$cli" predict "$sc/seed_transpose_32x33.json"
-expect "per-launch ncu totals" 0 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum +4,063,232' -- \
+expect "--stride 34 is 2-way" 0 '^1  ld  tile\[threadIdx.x\]\[threadIdx.y\] +1 +2 +2w +1 \| +131,072 +262,144 +131,072$' -- \
+  "$cli" predict "$sc/seed_transpose_32x32.json" --stride 34
+# Per launch the model predicts the instruction-level smsp__sass_ counters (the l1tex__ ones read
+# high with many blocks resident), and says so by name. sm_90 has no instruction-level conflict
+# counter for LDS/STS: the conflicts line is named after the wavefronts counter minus ideal.
+expect "per-launch ld instructions" 0 '^  smsp__sass_inst_executed_op_shared_ld\.sum +131,072$' -- \
   "$cli" predict "$sc/seed_transpose_32x32.json"
-expect "--stride 34 is 2-way" 0 '32w|2w' -- "$cli" predict "$sc/seed_transpose_32x32.json" --stride 34
-expect "--n 16384 totals" 0 'l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum +268,435,456' -- \
+expect "per-launch ld wavefronts" 0 '^  smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld\.sum +4,194,304$' -- \
+  "$cli" predict "$sc/seed_transpose_32x32.json"
+expect "per-launch ld conflicts" 0 '^  smsp__sass_l1tex_data_(bank_conflicts_pipe_lsu_mem_shared_op_ld\.sum|pipe_lsu_wavefronts_mem_shared_op_ld\.sum - ideal) +4,063,232$' -- \
+  "$cli" predict "$sc/seed_transpose_32x32.json"
+expect_not "no per-launch count under an l1tex__ name" '^  l1tex__' -- "$cli" predict "$sc/seed_transpose_32x32.json"
+expect "--n 16384 totals" 0 '^  smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld\.sum +268,435,456$' -- \
   "$cli" predict "$sc/tiled_32x8_32x32.json" --n 16384
-expect "--json" 0 '"bank_conflicts": 4063232' -- "$cli" predict "$sc/tiled_32x8_32x32.json" --json
+expect "--n 16384 padded: 0 conflicts" 0 '^  smsp__sass_l1tex_data_(bank_conflicts_pipe_lsu_mem_shared_op_ld\.sum|pipe_lsu_wavefronts_mem_shared_op_ld\.sum - ideal) +0$' -- \
+  "$cli" predict "$sc/tiled_32x8_32x33.json" --n 16384
+expect "--json totals name their counters" 0 '"ld": \{ "instructions": 131072, "wavefronts": 4194304, "bank_conflicts": 4063232, "saturated": false, "counters": \{ "instructions": "smsp__sass_inst_executed_op_shared_ld.sum", "wavefronts": "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"' -- \
+  bash -o pipefail -c "'$cli' predict '$sc/tiled_32x8_32x32.json' --json | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)[\"totals\"], indent=None, separators=(\", \", \": \")).replace(\"{\", \"{ \").replace(\"}\", \" }\"))'"
+expect "--json per-instruction counters are l1tex__" 0 '"wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"' -- \
+  "$cli" predict "$sc/tiled_32x8_32x32.json" --json
 expect "explain a column read" 0 '^32 wavefront\(s\), ideal 1, bank conflicts 31 \(ncu definition\), 32-way, efficiency 3.1%' -- \
+  "$cli" explain "$sc/seed_transpose_32x32.json" --access 1
+expect "explain names the l1tex counters" 0 '^  as this warp alone would count: l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld\.sum = 32, l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld\.sum = 31$' -- \
   "$cli" explain "$sc/seed_transpose_32x32.json" --access 1
 expect "explain padded" 0 '^1 wavefront\(s\), ideal 1, bank conflicts 0' -- \
   "$cli" explain "$sc/seed_transpose_32x33.json" --access 1
 expect "compare default seed pair" 0 'B issues 16.50x fewer shared-memory wavefronts than A \(worst access 32-way vs 1-way\)' -- \
   "$cli" compare
+expect "compare names the per-launch counters" 0 '^  smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld\.sum +4,194,304 +131,072$' -- \
+  "$cli" compare
+
+# Saturation: 2^31-1 x 65535 x 65535 blocks of 32 warps is about 2^68 warp instructions per op.
+# The counts clamp at 2^64 - 1 and say so; wavefronts - ideal is then unknown.
+printf '{"block": [1024], "grid": [2147483647, 65535, 65535], "arrays": [{"dims": [32, 32]}], "accesses": [{"op": "ld", "target": "tile[threadIdx.x %% 32][threadIdx.x / 32]"}, {"op": "st", "target": "tile[threadIdx.x / 32][threadIdx.x %% 32]"}]}' >"$tmp/huge.json"
+expect "saturated ld instructions" 0 '^  smsp__sass_inst_executed_op_shared_ld\.sum +> 18,446,744,073,709,551,615 \(exceeds 2\^64\)$' -- \
+  "$cli" predict "$tmp/huge.json"
+expect "saturated st wavefronts" 0 '^  smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st\.sum +> 18,446,744,073,709,551,615 \(exceeds 2\^64\)$' -- \
+  "$cli" predict "$tmp/huge.json"
+expect "saturated conflicts are unknown" 0 '_op_st\.sum( - ideal)? +unknown \(wavefronts exceed 2\^64\)$' -- \
+  "$cli" predict "$tmp/huge.json"
+expect "saturated in JSON" 0 '^\{"instructions": 18446744073709551615, "wavefronts": 18446744073709551615, "bank_conflicts": null, "saturated": true' -- \
+  bash -o pipefail -c "'$cli' predict '$tmp/huge.json' --json | python3 -c 'import json,sys; t=json.load(sys.stdin)[\"totals\"][\"ld\"]; print(json.dumps(t))'"
 
 # JSONL: one output line per input line, in order, a bad line gets "error" and the run goes on.
 offs=$(python3 -c 'print(",".join(str(i*8) for i in range(32)))')
@@ -65,7 +118,7 @@ else
   echo "FAIL: jsonl batch (exit $rc, $lines lines)"
   cat "$tmp/out.jsonl" "$tmp/err.txt" | sed 's/^/    /'
 fi
-expect "jsonl from stdin" 0 '"wavefronts":2' -- bash -c "head -1 '$tmp/p.jsonl' | '$cli' predict --jsonl -"
+expect "jsonl from stdin" 0 '"offsets":\[0,8,.*,248\],"wavefronts":2,"bank_conflicts":0\}$' -- bash -c "head -1 '$tmp/p.jsonl' | '$cli' predict --jsonl -"
 
 # Bad input: one line, non-zero exit, never a crash.
 printf '{"name": "x", "blok": [32]}' >"$tmp/bad.json"
@@ -98,5 +151,56 @@ expect "report: truncated trace" 1 "cut.bstrace: trace: byte 94: record 'W' at b
   "$cli" report "$tmp/cut.bstrace"
 expect "report: layout without array" 2 "no --array named 'tile'" -- "$cli" report "$tmp/seed.bstrace" --layout tile:stride=33
 
+}
+
+limits_tests() {
+# --max-blocks and Ctrl-C. An index that depends on blockIdx makes launch_totals visit every
+# block. Here every block costs the same: 32 warps x one 32-way column read = 32 instructions,
+# 1,024 wavefronts, 992 conflicts, so 10 blocks give 320 / 10,240 / 9,920 and the estimate for
+# 32 x 32 = 1,024 blocks is 32,768 / 1,048,576. Exit 3: the totals are a bound, not the count.
+printf '{"n": %d, "block": [32, 32], "arrays": [{"dims": [32, 32]}], "accesses": [{"op": "ld", "target": "tile[threadIdx.x][(threadIdx.y + blockIdx.x) %% 32]"}]}' 1024 >"$tmp/byblock.json"
+expect "--max-blocks: lower bound, labelled" 3 '^per launch, lower bound: exact over 10 of 1,024 blocks \(' -- \
+  "$cli" predict "$tmp/byblock.json" --max-blocks 10
+expect "--max-blocks: bound on wavefronts" 3 '^  smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld\.sum +>= +10,240$' -- \
+  "$cli" predict "$tmp/byblock.json" --max-blocks 10
+expect "--max-blocks: estimate, labelled" 3 '^estimate \(sample of 10 blocks\), whole grid:$' -- \
+  "$cli" predict "$tmp/byblock.json" --max-blocks 10
+expect "--max-blocks: estimated wavefronts" 3 '^  smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld\.sum +~ +1,048,576$' -- \
+  "$cli" predict "$tmp/byblock.json" --max-blocks 10
+expect "--max-blocks in JSON" 3 '^False 10 10240 1048576$' -- \
+  bash -o pipefail -c "'$cli' predict '$tmp/byblock.json' --max-blocks 10 --json | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j[\"complete\"], j[\"blocks_counted\"], j[\"totals\"][\"ld\"][\"wavefronts\"], j[\"estimate\"][\"ld\"][\"wavefronts\"])'"
+expect "--max-blocks above the grid: exact, exit 0" 0 '^  smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld\.sum +1,048,576$' -- \
+  "$cli" predict "$tmp/byblock.json" --max-blocks 5000
+expect "--max-blocks 0 is a usage error" 2 "--max-blocks: Value 0 not in range" -- \
+  "$cli" predict "$tmp/byblock.json" --max-blocks 0
+# Ctrl-C: N = 16384 is 262,144 blocks (seconds of brute force); SIGINT after the progress line
+# has appeared prints the partial totals, labelled, and exits 130.
+printf '{"n": %d, "block": [32, 32], "arrays": [{"dims": [32, 32]}], "accesses": [{"op": "ld", "target": "tile[threadIdx.x][(threadIdx.y + blockIdx.x) %% 32]"}]}' 16384 >"$tmp/slow.json"
+"$cli" predict "$tmp/slow.json" >"$tmp/int_out.txt" 2>"$tmp/int_err.txt" &
+pid=$!
+for _ in $(seq 1 100); do
+  grep -q "of 262,144 blocks" "$tmp/int_err.txt" 2>/dev/null && break
+  sleep 0.1
+done
+kill -INT "$pid" 2>/dev/null
+wait "$pid"
+rc=$?
+if [[ $rc -eq 130 ]] &&
+  grep -Eq '^bankscope-cli: per-launch totals: [1-9][0-9,]* of 262,144 blocks \(Ctrl-C stops with a lower bound\)' "$tmp/int_err.txt" &&
+  grep -Eq '^per launch, lower bound: exact over [1-9][0-9,]* of 262,144 blocks \(cancelled\):$' "$tmp/int_out.txt"; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+  echo "FAIL: Ctrl-C prints a labelled lower bound (exit $rc, wanted 130)"
+  tail -n 3 "$tmp/int_err.txt" "$tmp/int_out.txt" | sed 's/^/    /'
+fi
+
+}
+
+if [[ $only == limits ]]; then
+  limits_tests
+else
+  core_tests
+fi
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -277,3 +277,293 @@ TEST_CASE("cost() agrees with simulate() at any address, with anything in inacti
   }
   CHECK(conflicted > 2000);
 }
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] The fast paths equal run<>, rule by rule
+// ---------------------------------------------------------------------------------------------
+// bank_model.cpp states each rule once, in run<> (through rules.hpp); simulate() is run<> itself.
+// cost() takes a fast path for the default geometry: AVX-512 where the CPU has it (ctest
+// sim_tests), else the portable bitmap path (ctest sim_tests_portable sets BANKSCOPE_NO_AVX512).
+// Each generator below aims at one rule (sim/RULES.md) and every warp it makes is compared field
+// by field with simulate(); both ctest runs execute all of them.
+
+#include <cstdlib>
+#include <string>
+
+#include "sim/rules.hpp"
+
+namespace {
+
+constexpr int kWidths[] = {1, 2, 4, 8, 16};
+
+struct Rng {
+  uint64_t s;
+  uint32_t next() {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return static_cast<uint32_t>(s >> 16);
+  }
+  uint32_t below(uint32_t n) { return next() % n; }
+};
+
+// cost() (the fast path) against simulate() (run<>), every field. Returns false on a difference.
+bool same_as_run(const WarpAccess& a, const char* rule) {
+  const AccessCost fast = cost(a);
+  const AccessCost full = simulate(a).cost;
+  const bool ok = fast.wavefronts == full.wavefronts && fast.ideal_wavefronts == full.ideal_wavefronts &&
+                  fast.n_way == full.n_way;
+  if (!ok) {
+    std::string addrs;
+    for (int l = 0; l < 32; ++l) addrs += (l ? "," : "") + std::to_string(a.addr[static_cast<size_t>(l)]);
+    const std::string rule_name = rule, op = op_name(a.op), path = cost_implementation();
+    CAPTURE(rule_name);
+    CAPTURE(path);
+    CAPTURE(a.width);
+    CAPTURE(op);
+    CAPTURE(a.mask);
+    CAPTURE(addrs);
+    CHECK(fast.wavefronts == full.wavefronts);
+    CHECK(fast.ideal_wavefronts == full.ideal_wavefronts);
+    CHECK(fast.n_way == full.n_way);
+  }
+  return ok;
+}
+
+WarpAccess warp(int width, Op op, uint32_t mask = 0xffffffffu) {
+  WarpAccess a;
+  a.width = width;
+  a.op = op;
+  a.mask = mask;
+  return a;
+}
+
+// Lanes one phase serves under R3 alone (before R6): 32, 16 or 8 for the default geometry.
+int r3_lanes(int width) { return rules::lanes_per_phase(width, BankConfig{}); }
+
+}  // namespace
+
+TEST_CASE("cost() takes the path its ctest asks for") {
+  const bool forced = std::getenv("BANKSCOPE_NO_AVX512") != nullptr;
+  MESSAGE("cost() path: " << std::string(cost_implementation()));
+#if defined(__x86_64__) && defined(__GNUC__)
+  const bool cpu_has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
+                       __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+                       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vpopcntdq");
+  CHECK(std::string(cost_implementation()) == (cpu_has && !forced ? "avx512" : "portable"));
+#else
+  CHECK(std::string(cost_implementation()) == "portable");
+#endif
+}
+
+TEST_CASE("differential R1 (bank = word % 32): every width x element strides 0..130 x random bases") {
+  Rng rng{0x51ed27a3c4b1e9f1ull};
+  int n = 0, bad = 0;
+  for (int w : kWidths) {
+    for (uint32_t s = 0; s <= 130; ++s) {
+      for (int b = 0; b < 4; ++b) {
+        const uint32_t base = b == 0 ? 0u : rng.below(4096) * 16u;  // 16-aligned: every width
+        for (Op op : {Op::kLoad, Op::kStore}) {
+          WarpAccess a = warp(w, op);
+          for (uint32_t l = 0; l < 32; ++l) a.addr[l] = base + l * s * uint32_t(w);
+          bad += !same_as_run(a, "R1");
+          ++n;
+        }
+      }
+    }
+  }
+  CHECK(n == 5 * 131 * 4 * 2);
+  CHECK(bad == 0);
+}
+
+TEST_CASE("differential R2 (one word, no conflict): broadcast, shared words, several writers, bytes of a word") {
+  Rng rng{0x9e3779b97f4a7c15ull};
+  int n = 0, bad = 0, conflicted = 0;
+  for (Op op : {Op::kLoad, Op::kStore}) {
+    for (int w : kWidths) {
+      // Broadcast / one writer: every lane one address.
+      for (uint32_t base : {0u, 128u, 4096u, 16u * rng.below(2048)}) {
+        WarpAccess a = warp(w, op);
+        for (uint32_t l = 0; l < 32; ++l) a.addr[l] = base;
+        bad += !same_as_run(a, "R2 broadcast");
+        ++n;
+      }
+      // Groups of k lanes share one address; the groups walk a column (stride 128 bytes = one
+      // bank) or a row: distinct words of a bank conflict, lanes of one word do not.
+      for (uint32_t k : {2u, 4u, 8u, 16u}) {
+        for (uint32_t stride : {128u, 256u, 16u, 132u}) {
+          for (int order = 0; order < 2; ++order) {
+            WarpAccess a = warp(w, op);
+            for (uint32_t l = 0; l < 32; ++l) {
+              const uint32_t g = order == 0 ? l / k : l % (32 / k);  // contiguous or interleaved groups
+              a.addr[l] = g * stride / uint32_t(w) * uint32_t(w);
+            }
+            const AccessCost c = simulate(a).cost;
+            conflicted += c.wavefronts > c.ideal_wavefronts;
+            bad += !same_as_run(a, "R2 shared words");
+            ++n;
+          }
+        }
+      }
+    }
+    // Sub-word: 1- and 2-byte lanes on different bytes of one word never conflict; words of one
+    // bank do (4 / w lanes per word, the words 128 bytes apart).
+    for (int w : {1, 2}) {
+      const uint32_t per_word = 4u / uint32_t(w);
+      for (uint32_t words_apart : {4u, 128u, 256u}) {
+        WarpAccess a = warp(w, op);
+        for (uint32_t l = 0; l < 32; ++l) a.addr[l] = (l / per_word) * words_apart + (l % per_word) * uint32_t(w);
+        bad += !same_as_run(a, "R2 bytes of a word");
+        ++n;
+        // The same with the bytes shuffled among the lanes of each word.
+        for (uint32_t l = 0; l < 32; l += per_word) {
+          for (uint32_t i = per_word - 1; i > 0; --i) std::swap(a.addr[l + i], a.addr[l + rng.below(i + 1)]);
+        }
+        bad += !same_as_run(a, "R2 bytes of a word, shuffled");
+        n += 1;
+      }
+    }
+  }
+  CHECK(n > 300);
+  CHECK(conflicted > 50);  // the groups really do conflict across words
+  CHECK(bad == 0);
+}
+
+TEST_CASE("differential R3 (8-/16-byte accesses in half-/quarter-warp phases)") {
+  Rng rng{0x2545f4914f6cdd1dull};
+  int n = 0, bad = 0;
+  for (int w : {8, 16}) {
+    const uint32_t per = static_cast<uint32_t>(r3_lanes(w));  // 16 or 8
+    for (Op op : {Op::kLoad, Op::kStore}) {
+      // Lane l = (phase p, slot i): address (i * k + p * c) * w. k spreads a phase over the banks
+      // (k = 1: 128 contiguous bytes); c moves the phases onto the same (c = 128 / w) or other banks.
+      for (uint32_t k : {1u, 2u, 3u, 4u, 8u, 16u, 17u}) {
+        for (uint32_t c : {0u, 1u, 128u / uint32_t(w), 256u / uint32_t(w), 33u}) {
+          WarpAccess a = warp(w, op);
+          for (uint32_t l = 0; l < 32; ++l) a.addr[l] = ((l % per) * k + (l / per) * c) * uint32_t(w);
+          bad += !same_as_run(a, "R3");
+          ++n;
+          // The same phases with their lanes permuted inside each phase.
+          for (uint32_t p = 0; p < 32; p += per) {
+            for (uint32_t i = per - 1; i > 0; --i) std::swap(a.addr[p + i], a.addr[p + rng.below(i + 1)]);
+          }
+          bad += !same_as_run(a, "R3 permuted");
+          ++n;
+        }
+      }
+    }
+  }
+  CHECK(n == 2 * 2 * 7 * 5 * 2);
+  CHECK(bad == 0);
+}
+
+TEST_CASE("differential R4 (ideal = phases with an active lane): every subset of phases, each width") {
+  Rng rng{0x7f4a7c159e3779b9ull};
+  int n = 0, bad = 0;
+  for (int w : kWidths) {
+    const int per = r3_lanes(w);
+    const int phases = 32 / per;
+    for (Op op : {Op::kLoad, Op::kStore}) {
+      for (uint32_t subset = 1; subset < (1u << phases); ++subset) {
+        for (int fill = 0; fill < 2; ++fill) {  // whole phases, or one random lane of each
+          uint32_t mask = 0;
+          for (int p = 0; p < phases; ++p) {
+            if (!((subset >> p) & 1u)) continue;
+            const uint32_t lanes = per == 32 ? 0xffffffffu : ((1u << per) - 1u) << (p * per);
+            mask |= fill == 0 ? lanes : 1u << (p * per + static_cast<int>(rng.below(uint32_t(per))));
+          }
+          WarpAccess a = warp(w, op, mask);
+          for (uint32_t l = 0; l < 32; ++l) a.addr[l] = l * uint32_t(w) * (1u + rng.below(3));
+          for (uint32_t l = 0; l < 32; ++l) a.addr[l] = a.addr[l] / uint32_t(w) * uint32_t(w);
+          const AccessCost c = simulate(a).cost;
+          uint32_t phase_mask[32];
+          CHECK(c.ideal_wavefronts == rules::phases(a, BankConfig{}, phase_mask));
+          bad += !same_as_run(a, "R4");
+          ++n;
+        }
+      }
+    }
+  }
+  CHECK(n == 3 * 1 * 2 * 2 + 3 * 2 * 2 + 15 * 2 * 2);  // 1, 2 or 4 phases: 2^phases - 1 subsets
+  CHECK(bad == 0);
+}
+
+TEST_CASE("differential R5 (inactive lanes cost nothing): random masks, empty phases, mask 0") {
+  Rng rng{0x1234567887654321ull};
+  int n = 0, bad = 0, empty_phase = 0;
+  for (int w : kWidths) {
+    const int per = r3_lanes(w);
+    for (Op op : {Op::kLoad, Op::kStore}) {
+      for (int i = 0; i < 200; ++i) {
+        uint32_t mask = rng.next();
+        if (i % 4 == 1) mask &= 0x0000ffffu;  // a half-warp empty
+        if (i % 4 == 2) mask &= 0x00ff00ffu;  // quarter-warps 1 and 3 empty
+        if (i % 10 == 3) mask = 0;            // nothing issues: 0 wavefronts, 0 ideal
+        if (i % 10 == 4) mask = 1u << rng.below(32);
+        WarpAccess a = warp(w, op, mask);
+        const uint32_t stride = uint32_t(w) * (1u + rng.below(64));
+        for (uint32_t l = 0; l < 32; ++l) {
+          a.addr[l] = l * stride;
+          // Inactive lanes hold what the model must never read: unaligned, far away.
+          if (!((mask >> l) & 1u)) a.addr[l] = rng.next() | 1u;
+        }
+        for (int p = 0; p < 32; p += per) {
+          const uint32_t lanes = per == 32 ? 0xffffffffu : ((1u << per) - 1u) << p;
+          empty_phase += (mask & lanes) == 0;
+        }
+        if (mask == 0) CHECK(cost(a).wavefronts == 0);
+        bad += !same_as_run(a, "R5");
+        ++n;
+      }
+    }
+  }
+  CHECK(n == 5 * 2 * 200);
+  CHECK(empty_phase > 500);
+  CHECK(bad == 0);
+}
+
+TEST_CASE("differential R6 (wide loads with lane^1 / lane^2 partners merge phases)") {
+  Rng rng{0x0ddc0ffee0ddf00dull};
+  int n = 0, bad = 0, merged = 0, not_merged = 0;
+  for (int w : {8, 16}) {
+    const int per = r3_lanes(w);
+    for (Op op : {Op::kLoad, Op::kStore}) {
+      for (uint32_t partner : {1u, 2u}) {
+        for (int variant = 0; variant < 4; ++variant) {  // shared, one pair broken, partner inactive, broken + inactive
+          for (uint32_t stride : {1u, 2u, 4u, 8u, 16u, 32u, 33u}) {
+            for (uint32_t base : {0u, 16u * rng.below(1024)}) {
+              WarpAccess a = warp(w, op);
+              // The pair (l, l ^ partner) reads the address of its lower lane.
+              for (uint32_t l = 0; l < 32; ++l) a.addr[l] = base + (l & ~partner) * stride * uint32_t(w);
+              const uint32_t victim = rng.below(32);
+              if (variant == 1 || variant == 3) a.addr[victim] = base + 4096u * uint32_t(w);  // its pair disagrees
+              if (variant == 2) a.mask &= ~(1u << (victim ^ partner));  // a partner sits out
+              if (variant == 3) a.mask &= ~(1u << victim);              // ... the one that disagreed
+              (rules::phase_lanes(a, BankConfig{}) > per ? merged : not_merged) += 1;
+              bad += !same_as_run(a, "R6");
+              ++n;
+            }
+          }
+        }
+      }
+    }
+  }
+  CHECK(n == 2 * 2 * 2 * 4 * 7 * 2);
+  CHECK(merged > 50);      // loads whose pairs agree (or whose disagreeing lane sits out)
+  CHECK(not_merged > 100); // stores, and loads with a broken pair
+  CHECK(bad == 0);
+}
+
+TEST_CASE("differential: random warps of every width, op and mask") {
+  Rng rng{0xfeedfacecafebeefull};
+  int bad = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const int w = kWidths[rng.below(5)];
+    WarpAccess a = warp(w, rng.below(2) ? Op::kLoad : Op::kStore, rng.below(3) ? 0xffffffffu : rng.next());
+    const uint32_t pool = 1u + rng.below(64);
+    const uint32_t spread = 16u << rng.below(8);  // 16 B .. 2 KiB apart
+    for (uint32_t l = 0; l < 32; ++l) a.addr[l] = (rng.below(pool) * spread + rng.below(128)) / uint32_t(w) * uint32_t(w);
+    bad += !same_as_run(a, "random");
+  }
+  CHECK(bad == 0);
+}

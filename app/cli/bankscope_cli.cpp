@@ -1,23 +1,37 @@
 // bankscope_cli.cpp: the headless front end over sim/, for scripts, CI and SSH sessions.
 //
-//   bankscope-cli predict SCENARIO [--n N] [--stride S] [--warp W] [--json]
+//   bankscope-cli predict SCENARIO [--n N] [--stride S] [--warp W] [--json] [--max-blocks K]
 //   bankscope-cli predict --jsonl FILE|-
 //   bankscope-cli explain SCENARIO [--warp W] [--block X,Y,Z] [--access K] [--stride S]
-//   bankscope-cli compare [SCENARIO_A SCENARIO_B] [--n N]
+//   bankscope-cli compare [SCENARIO_A SCENARIO_B] [--n N] [--max-blocks K]
 //
-// Exit codes: 0 success, 1 bad input (one line on stderr naming what and where), 2 usage.
+// Every count names the Nsight Compute counter it predicts (sim/counter_names.hpp): per launch the
+// instruction-level smsp__sass_* counters, per warp instruction (one warp alone) the l1tex__ ones.
+//
+// Exit codes: 0 success, 1 bad input (one line on stderr naming what and where), 2 usage,
+// 3 per-launch totals stopped at --max-blocks (a lower bound and an estimate are printed, labelled),
+// 130 interrupted by Ctrl-C (the partial totals are printed, labelled).
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <mutex>
 #include <string>
+#include <thread>
+
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 
 #include "report.hpp"
 #include "sim/bank_model.hpp"
+#include "sim/counter_names.hpp"
 #include "sim/json_io.hpp"
 #include "sim/kernel_model.hpp"
 #include "sim/scenario.hpp"
@@ -28,6 +42,10 @@ namespace {
 
 constexpr int kExitBadInput = 1;
 constexpr int kExitUsage = 2;
+constexpr int kExitPartial = 3;        // stopped at --max-blocks
+constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report it
+
+namespace cnt = bs::counters;
 
 // Scenario source plus the overrides every subcommand accepts.
 struct ScenarioArgs {
@@ -46,6 +64,90 @@ std::string with_commas(uint64_t v) {
   std::string s = std::to_string(v);
   for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
   return s;
+}
+
+// A count that saturated (OpTotals::saturated) is at least 2^64 - 1: say so instead of a number.
+std::string count_text(uint64_t v, bool saturated) {
+  if (saturated && v == bs::kCountMax) return "> " + with_commas(v) + " (exceeds 2^64)";
+  return with_commas(v);
+}
+
+// wavefronts - ideal is unknown once either of them saturated.
+bool conflicts_unknown(const bs::OpTotals& t) {
+  return t.saturated && (t.wavefronts == bs::kCountMax || t.ideal == bs::kCountMax);
+}
+std::string conflicts_text(const bs::OpTotals& t) {
+  if (conflicts_unknown(t)) return "unknown (wavefronts exceed 2^64)";
+  return with_commas(t.wavefronts - t.ideal);
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] per-launch totals: --max-blocks, Ctrl-C and a progress line
+// ---------------------------------------------------------------------------------------------
+
+// Set by SIGINT; launch_totals() polls it and returns what it has (a lower bound). A second
+// Ctrl-C ends the process the default way.
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void on_sigint(int) {
+  g_interrupted.store(true);
+  std::signal(SIGINT, SIG_DFL);
+}
+
+// launch_totals() with the user's block limit, Ctrl-C as its cancel flag, and a progress line on
+// stderr once it has run for a second (an index that depends on blockIdx makes it visit every block).
+bs::Result<bs::LaunchTotals> run_totals(const bs::Scenario& s, uint64_t max_blocks) {
+  std::atomic<uint64_t> done{0};
+  bs::TotalsOptions opt;
+  opt.max_simulated_blocks = max_blocks;
+  opt.cancel = &g_interrupted;
+  opt.blocks_done = &done;
+  const uint64_t blocks = uint64_t(s.grid.x) * uint64_t(s.grid.y) * uint64_t(s.grid.z);
+  std::mutex m;
+  std::condition_variable cv;
+  bool finished = false;
+  std::thread progress([&] {
+    const auto start = std::chrono::steady_clock::now();
+    const bool tty = isatty(STDERR_FILENO) != 0;
+    auto last = start;
+    bool shown = false;
+    std::unique_lock<std::mutex> lock(m);
+    while (!cv.wait_for(lock, std::chrono::milliseconds(200), [&] { return finished; })) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - start < std::chrono::seconds(1)) continue;
+      if (!tty && shown && now - last < std::chrono::seconds(1)) continue;
+      last = now;
+      shown = true;
+      std::fprintf(stderr, "%sbankscope-cli: per-launch totals: %s of %s blocks (Ctrl-C stops with a lower bound)%s",
+                   tty ? "\r" : "", with_commas(done.load()).c_str(), with_commas(blocks).c_str(),
+                   tty ? "" : "\n");
+      std::fflush(stderr);
+    }
+    if (shown && tty) std::fputs("\n", stderr);
+  });
+  std::signal(SIGINT, on_sigint);
+  bs::Result<bs::LaunchTotals> r = bs::launch_totals(s, opt);
+  std::signal(SIGINT, SIG_DFL);
+  {
+    std::lock_guard<std::mutex> lock(m);
+    finished = true;
+  }
+  cv.notify_one();
+  progress.join();
+  return r;
+}
+
+// What an incomplete run is, in words: "lower bound: exact over K of N blocks (cancelled)".
+std::string bound_text(const bs::LaunchTotals& lt) {
+  return "lower bound: exact over " + with_commas(lt.blocks_counted) + " of " + with_commas(lt.blocks) +
+         " blocks (" + (lt.stopped_because.empty() ? std::string("stopped early") : lt.stopped_because) + ")";
+}
+std::string estimate_text(const bs::LaunchTotals& lt) {
+  return "estimate (sample of " + with_commas(lt.blocks_counted) + " blocks), whole grid";
+}
+int totals_exit_code(const bs::LaunchTotals& lt) {
+  if (lt.complete) return 0;
+  return g_interrupted.load() ? kExitInterrupted : kExitPartial;
 }
 
 bs::Result<bs::Scenario> load(const ScenarioArgs& a, int64_t default_stride = 32) {
@@ -109,16 +211,26 @@ bs::Result<std::vector<AccessRow>> warp_rows(const bs::Scenario& s, int warp) {
   return rows;
 }
 
-nlohmann::ordered_json totals_json(const bs::OpTotals& t) {
-  return {{"instructions", t.instructions}, {"wavefronts", t.wavefronts}, {"bank_conflicts", t.bank_conflicts()}};
+// Per-launch counts of one op, each with the counter it predicts; a saturated count says so.
+nlohmann::ordered_json totals_json(const bs::OpTotals& t, bs::Op op) {
+  nlohmann::ordered_json j;
+  j["instructions"] = t.instructions;
+  j["wavefronts"] = t.wavefronts;
+  j["bank_conflicts"] = conflicts_unknown(t) ? nlohmann::ordered_json(nullptr)
+                                             : nlohmann::ordered_json(t.wavefronts - t.ideal);
+  j["saturated"] = t.saturated;  // true: a count reached 2^64 - 1 and the true one is larger
+  j["counters"] = {{"instructions", cnt::inst_executed(op)},
+                   {"wavefronts", cnt::wavefronts(op)},
+                   {"bank_conflicts", cnt::bank_conflicts(op)}};
+  return j;
 }
 
-int predict_scenario(const ScenarioArgs& args, int warp, bool as_json) {
+int predict_scenario(const ScenarioArgs& args, int warp, bool as_json, uint64_t max_blocks) {
   auto s = load(args);
   if (!s) return fail(s.error().message);
   auto rows = warp_rows(*s, warp);
   if (!rows) return fail(rows.error().message);
-  auto lt = bs::launch_totals(*s);
+  auto lt = run_totals(*s, max_blocks);
   if (!lt) return fail(lt.error().message);
 
   if (as_json) {
@@ -130,6 +242,12 @@ int predict_scenario(const ScenarioArgs& args, int warp, bool as_json) {
     j["block"] = {s->spec.block.x, s->spec.block.y, s->spec.block.z};
     j["grid"] = {s->grid.x, s->grid.y, s->grid.z};
     j["warp"] = warp;
+    // Per warp instruction (this warp alone): the hardware l1tex__ counters.
+    j["per_instruction_counters"] = {
+        {"ld", {{"wavefronts", cnt::l1tex_wavefronts(bs::Op::kLoad)},
+                {"bank_conflicts", cnt::l1tex_bank_conflicts(bs::Op::kLoad)}}},
+        {"st", {{"wavefronts", cnt::l1tex_wavefronts(bs::Op::kStore)},
+                {"bank_conflicts", cnt::l1tex_bank_conflicts(bs::Op::kStore)}}}};
     j["accesses"] = nlohmann::ordered_json::array();
     for (const AccessRow& r : *rows) {
       const bs::CompiledAccess& a = s->accesses[static_cast<size_t>(r.stmt)];
@@ -141,14 +259,23 @@ int predict_scenario(const ScenarioArgs& args, int warp, bool as_json) {
       ja["warp_instructions"] = r.instructions;
       ja["wavefronts_per_instruction"] = r.instructions ? (r.wf_min == r.wf_max ? nlohmann::ordered_json(r.wf_min) : nlohmann::ordered_json({r.wf_min, r.wf_max})) : nlohmann::ordered_json(nullptr);
       ja["n_way"] = r.n_way;
-      ja["launch"] = totals_json(lt->per_access[static_cast<size_t>(r.stmt)]);
+      ja["launch"] = totals_json(lt->per_access[static_cast<size_t>(r.stmt)], a.op);
       j["accesses"].push_back(ja);
     }
-    j["totals"] = {{"ld", totals_json(lt->ld)}, {"st", totals_json(lt->st)}};
+    j["totals"] = {{"ld", totals_json(lt->ld, bs::Op::kLoad)}, {"st", totals_json(lt->st, bs::Op::kStore)}};
     j["blocks"] = lt->blocks;
     j["blocks_simulated"] = lt->blocks_simulated;
+    // An incomplete run: "totals" are exact over blocks_counted blocks (a lower bound for the
+    // launch); "estimate" scales them to the whole grid.
+    j["complete"] = lt->complete;
+    j["blocks_counted"] = lt->blocks_counted;
+    if (!lt->complete) {
+      j["stopped_because"] = lt->stopped_because;
+      j["estimate"] = {{"ld", totals_json(lt->estimate_ld, bs::Op::kLoad)},
+                       {"st", totals_json(lt->estimate_st, bs::Op::kStore)}};
+    }
     std::cout << j.dump(2) << "\n";
-    return 0;
+    return totals_exit_code(*lt);
   }
 
   const bs::Scenario& sc = *s;
@@ -160,7 +287,8 @@ int predict_scenario(const ScenarioArgs& args, int warp, bool as_json) {
   std::cout << "launch    block " << sc.spec.block.x << "x" << sc.spec.block.y << "x" << sc.spec.block.z
             << ", grid " << sc.grid.x << "x" << sc.grid.y << "x" << sc.grid.z << " (n=" << sc.spec.n << "), "
             << with_commas(lt->blocks) << " blocks, " << sc.warps_per_block() << " warps each\n\n";
-  std::cout << "per warp instruction (warp " << warp << " of block 0)                    | per launch\n";
+  std::cout << "per warp instruction (warp " << warp << " of block 0)                    | per launch"
+            << (lt->complete ? "" : " (lower bound)") << "\n";
   std::cout << std::left << std::setw(3) << "#" << std::setw(4) << "op" << std::setw(40) << "access"
             << std::right << std::setw(6) << "instr" << std::setw(6) << "wf" << std::setw(7) << "n-way"
             << std::setw(5) << "cf" << " |" << std::setw(14) << "instructions" << std::setw(14)
@@ -175,23 +303,35 @@ int predict_scenario(const ScenarioArgs& args, int warp, bool as_json) {
     std::cout << std::left << std::setw(3) << r.stmt << std::setw(4) << bs::op_name(a.op) << std::setw(40)
               << target << std::right << std::setw(6) << r.instructions << std::setw(6) << wf
               << std::setw(6) << r.n_way << "w" << std::setw(5) << r.conflicts << " |" << std::setw(14)
-              << with_commas(t.instructions) << std::setw(14) << with_commas(t.wavefronts) << std::setw(15)
-              << with_commas(t.bank_conflicts()) << "\n";
+              << count_text(t.instructions, t.saturated) << std::setw(14)
+              << count_text(t.wavefronts, t.saturated) << std::setw(15) << conflicts_text(t) << "\n";
   }
-  std::cout << "\nper launch, as Nsight Compute counts it:\n";
-  for (int k = 0; k < 2; ++k) {
-    const bs::OpTotals& t = k == 0 ? lt->ld : lt->st;
-    const char* op = k == 0 ? "ld" : "st";
-    std::cout << "  smsp__inst_executed_op_shared_" << op << ".sum" << std::string(k == 0 ? 25 : 25, ' ')
-              << std::setw(14) << with_commas(t.instructions) << "\n";
-    std::cout << "  l1tex__data_pipe_lsu_wavefronts_mem_shared_op_" << op << ".sum         " << std::setw(14)
-              << with_commas(t.wavefronts) << "\n";
-    std::cout << "  l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_" << op << ".sum     " << std::setw(14)
-              << with_commas(t.bank_conflicts()) << "\n";
+  std::cout << "(wf, cf: one warp instruction, this warp alone: " << cnt::l1tex_wavefronts(bs::Op::kLoad)
+            << ", " << cnt::l1tex_bank_conflicts(bs::Op::kLoad) << " and their _st twins)\n";
+  auto print_counts = [](const bs::OpTotals& t, bs::Op op, const char* prefix) {
+    auto line = [&](const std::string& name, const std::string& value) {
+      std::cout << "  " << std::left << std::setw(72) << name << std::right << prefix << std::setw(14)
+                << value << "\n";
+    };
+    line(cnt::inst_executed(op), count_text(t.instructions, t.saturated));
+    line(cnt::wavefronts(op), count_text(t.wavefronts, t.saturated));
+    line(cnt::bank_conflicts(op), conflicts_text(t));
+  };
+  if (lt->complete) {
+    std::cout << "\nper launch, as Nsight Compute counts it (instruction-level, exact):\n";
+  } else {
+    std::cout << "\nper launch, " << bound_text(*lt) << ":\n";
+  }
+  print_counts(lt->ld, bs::Op::kLoad, lt->complete ? "" : ">= ");
+  print_counts(lt->st, bs::Op::kStore, lt->complete ? "" : ">= ");
+  if (!lt->complete) {
+    std::cout << estimate_text(*lt) << ":\n";
+    print_counts(lt->estimate_ld, bs::Op::kLoad, "~ ");
+    print_counts(lt->estimate_st, bs::Op::kStore, "~ ");
   }
   std::cout << "worst access: " << lt->max_n_way << "-way"
             << (lt->max_n_way > 1 ? " bank conflict" : " (conflict-free)") << "\n";
-  return 0;
+  return totals_exit_code(*lt);
 }
 
 int predict_jsonl(const std::string& path) {
@@ -310,6 +450,9 @@ int explain(const ScenarioArgs& args, int warp, std::vector<int64_t> block, int 
   std::cout << "\n" << c.wavefronts << " wavefront(s), ideal " << c.ideal_wavefronts << ", bank conflicts "
             << c.bank_conflicts() << " (ncu definition), " << c.n_way << "-way, efficiency "
             << std::fixed << std::setprecision(1) << 100.0 * rep.efficiency() << "%\n";
+  std::cout << "  as this warp alone would count: " << cnt::l1tex_wavefronts(wi.access.op) << " = "
+            << c.wavefronts << ", " << cnt::l1tex_bank_conflicts(wi.access.op) << " = "
+            << c.bank_conflicts() << "\n";
   return 0;
 }
 
@@ -317,14 +460,18 @@ int explain(const ScenarioArgs& args, int warp, std::vector<int64_t> block, int 
 // [SECTION] compare
 // ---------------------------------------------------------------------------------------------
 
-int compare(const ScenarioArgs& a_args, const ScenarioArgs& b_args) {
+int compare(const ScenarioArgs& a_args, const ScenarioArgs& b_args, uint64_t max_blocks) {
   auto a = load(a_args, 32);
   if (!a) return fail(a.error().message);
   auto b = load(b_args, 33);
   if (!b) return fail(b.error().message);
-  auto ta = bs::launch_totals(*a);
+  auto ta = run_totals(*a, max_blocks);
   if (!ta) return fail(ta.error().message);
-  auto tb = bs::launch_totals(*b);
+  bs::LaunchTotals not_run;  // Ctrl-C during A: B's totals were never started
+  not_run.complete = false;
+  not_run.blocks = uint64_t(b->grid.x) * uint64_t(b->grid.y) * uint64_t(b->grid.z);
+  not_run.stopped_because = "cancelled before it started";
+  auto tb = g_interrupted.load() ? bs::Result<bs::LaunchTotals>(not_run) : run_totals(*b, max_blocks);
   if (!tb) return fail(tb.error().message);
   auto wa = warp_rows(*a, 0);
   if (!wa) return fail(wa.error().message);
@@ -332,8 +479,8 @@ int compare(const ScenarioArgs& a_args, const ScenarioArgs& b_args) {
   if (!wb) return fail(wb.error().message);
   std::cout << "A: " << a->spec.name << "\n   " << a->arrays[0].declaration() << "\n";
   std::cout << "B: " << b->spec.name << "\n   " << b->arrays[0].declaration() << "\n\n";
-  std::cout << std::left << std::setw(46) << "warp 0, per instruction" << std::right << std::setw(12) << "A"
-            << std::setw(12) << "B" << "\n";
+  std::cout << std::left << std::setw(72) << "warp 0, per instruction (this warp alone: l1tex__ counters)"
+            << std::right << std::setw(14) << "A" << std::setw(14) << "B" << "\n";
   const size_t rows = std::max(wa->size(), wb->size());
   for (size_t i = 0; i < rows; ++i) {
     auto cell = [](const std::vector<AccessRow>& r, const bs::Scenario& s, size_t k) -> std::string {
@@ -344,27 +491,35 @@ int compare(const ScenarioArgs& a_args, const ScenarioArgs& b_args) {
     };
     const bs::Scenario& ref = i < wa->size() ? *a : *b;
     std::string label = ref.accesses[i].label;
-    if (label.size() > 44) label = label.substr(0, 41) + "...";
-    std::cout << "  " << std::left << std::setw(44) << label << std::right << std::setw(12)
-              << cell(*wa, *a, i) << std::setw(12) << cell(*wb, *b, i) << "\n";
+    if (label.size() > 70) label = label.substr(0, 67) + "...";
+    std::cout << "  " << std::left << std::setw(70) << label << std::right << std::setw(14)
+              << cell(*wa, *a, i) << std::setw(14) << cell(*wb, *b, i) << "\n";
   }
-  std::cout << "\nper launch (n=" << a->spec.n << " / " << b->spec.n << ")\n";
-  auto row = [](const std::string& name, uint64_t x, uint64_t y) {
-    std::cout << "  " << std::left << std::setw(44) << name << std::right << std::setw(12) << with_commas(x)
-              << std::setw(12) << with_commas(y) << "\n";
+  std::cout << "\nper launch (n=" << a->spec.n << " / " << b->spec.n
+            << "), instruction-level counters" << (ta->complete && tb->complete ? ", exact" : "") << "\n";
+  for (const auto* t : {&*ta, &*tb}) {
+    if (!t->complete) std::cout << "  " << (t == &*ta ? "A" : "B") << ": " << bound_text(*t) << "\n";
+  }
+  auto row = [](const std::string& name, const std::string& x, const std::string& y) {
+    std::cout << "  " << std::left << std::setw(70) << name << std::right << std::setw(14) << x
+              << std::setw(14) << y << "\n";
   };
-  row("shared ld instructions", ta->ld.instructions, tb->ld.instructions);
-  row("shared ld wavefronts", ta->ld.wavefronts, tb->ld.wavefronts);
-  row("shared ld bank conflicts", ta->ld.bank_conflicts(), tb->ld.bank_conflicts());
-  row("shared st instructions", ta->st.instructions, tb->st.instructions);
-  row("shared st wavefronts", ta->st.wavefronts, tb->st.wavefronts);
-  row("shared st bank conflicts", ta->st.bank_conflicts(), tb->st.bank_conflicts());
-  const double wa_total = double(ta->ld.wavefronts + ta->st.wavefronts);
-  const double wb_total = double(tb->ld.wavefronts + tb->st.wavefronts);
+  for (bs::Op op : {bs::Op::kLoad, bs::Op::kStore}) {
+    const bs::OpTotals& x = op == bs::Op::kLoad ? ta->ld : ta->st;
+    const bs::OpTotals& y = op == bs::Op::kLoad ? tb->ld : tb->st;
+    row(cnt::inst_executed(op), count_text(x.instructions, x.saturated), count_text(y.instructions, y.saturated));
+    row(cnt::wavefronts(op), count_text(x.wavefronts, x.saturated), count_text(y.wavefronts, y.saturated));
+    row(cnt::bank_conflicts(op), conflicts_text(x), conflicts_text(y));
+  }
+  if (!ta->complete || !tb->complete) {
+    std::cout << "\nper launch, incomplete: the ratio below compares lower bounds\n";
+  }
+  const double wa_total = double(ta->ld.wavefronts) + double(ta->st.wavefronts);
+  const double wb_total = double(tb->ld.wavefronts) + double(tb->st.wavefronts);
   std::cout << "\nB issues " << std::fixed << std::setprecision(2) << (wb_total > 0 ? wa_total / wb_total : 0.0)
             << "x fewer shared-memory wavefronts than A (worst access " << ta->max_n_way << "-way vs "
             << tb->max_n_way << "-way)\n";
-  return 0;
+  return std::max(totals_exit_code(*ta), totals_exit_code(*tb));
 }
 
 }  // namespace
@@ -382,6 +537,10 @@ int main(int argc, char** argv) {
   predict->add_option("--jsonl", jsonl, "JSONL patterns, one {width, op, mask, offsets} object per line ('-' = stdin)");
   predict->add_flag("--json", as_json, "print JSON instead of a table");
   predict->add_option("--warp", warp, "warp of block 0 shown per instruction")->check(CLI::NonNegativeNumber);
+  uint64_t max_blocks = 0;
+  predict->add_option("--max-blocks", max_blocks,
+                      "stop the per-launch totals after K simulated blocks (prints a lower bound and an estimate; exit 3)")
+      ->check(CLI::Range(uint64_t{1}, bs::kCountMax));
   add_scenario_options(predict, pargs);
 
   ScenarioArgs eargs;
@@ -401,6 +560,10 @@ int main(int argc, char** argv) {
   cmp->add_option("a", ca.path, "first scenario")->check(CLI::ExistingFile);
   cmp->add_option("b", cb.path, "second scenario")->check(CLI::ExistingFile);
   cmp->add_option("--n", cn, "matrix size N for both")->check(CLI::Range(int64_t{1}, int64_t{1} << 31));
+  uint64_t cmax_blocks = 0;
+  cmp->add_option("--max-blocks", cmax_blocks,
+                  "stop each scenario's per-launch totals after K simulated blocks (lower bounds; exit 3)")
+      ->check(CLI::Range(uint64_t{1}, bs::kCountMax));
 
   bs::cli::ReportArgs rargs;
   auto* rep = bs::cli::add_report_command(app, rargs);
@@ -428,13 +591,13 @@ int main(int argc, char** argv) {
       std::cerr << "bankscope-cli: predict: needs a SCENARIO file or --jsonl FILE|- (see --help)\n";
       return kExitUsage;
     }
-    return predict_scenario(pargs, warp, as_json);
+    return predict_scenario(pargs, warp, as_json, max_blocks);
   }
   if (ex->parsed()) return explain(eargs, ewarp, eblock, eaccess);
   if (rep->parsed()) return bs::cli::run_report(rargs);
   if (cmp->parsed()) {
     ca.n = cb.n = cn;
-    return compare(ca, cb);
+    return compare(ca, cb, cmax_blocks);
   }
   return kExitUsage;
 }

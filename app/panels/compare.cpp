@@ -37,7 +37,7 @@ void draw_pane(const PaneModel& pane, UiState& state, const PaneView& view) {
   ImGui::Spacing();
   draw_timeline(pane, state, view);
   ImGui::Spacing();
-  const float launch_h = line * 7.5f;
+  const float launch_h = line * 11.5f;  // the counter names wrap to two lines in a half window
   const float rest = std::max(font * 10, view.height - (ImGui::GetCursorPosY() - top) - launch_h);
   draw_bank_view(pane, state, PaneView{view.which, view.width, rest * 0.54f});
   ImGui::Spacing();

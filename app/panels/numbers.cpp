@@ -1,11 +1,14 @@
 // numbers.cpp: the instruction's numbers as Nsight Compute defines them (wavefronts, bank
 // conflicts = wavefronts - ideal, n-way, efficiency = ideal / wavefronts), the per-launch totals
 // for the scenario's N, and, when GPU results are loaded, predicted vs measured with differences
-// marked by colour AND a symbol ("=" / "!=") so they read without colour vision.
+// marked by colour AND a symbol ("=" / "!=") so they read without colour vision. Every count names
+// the counter it predicts (sim/counter_names.hpp): per launch the instruction-level smsp__sass_
+// counters, for the one warp instruction the l1tex__ ones.
 #include <cmath>
 #include <cstdio>
 
 #include "panels/panels.hpp"
+#include "sim/counter_names.hpp"
 
 namespace bankscope {
 
@@ -34,13 +37,15 @@ void count_cell(const std::optional<uint64_t>& v) {
 // One counter: the prediction, the instruction-level (SASS) count where ncu has one, the hardware
 // l1tex counter, and the difference against the exact count when there is one (the hardware
 // counter also counts L1 traffic from other warps, so it reads high under contention).
-void compare_row(const char* name, uint64_t predicted, const std::optional<uint64_t>& sass,
-                 const std::optional<uint64_t>& hw) {
+void compare_row(const char* name, uint64_t predicted, const std::string& predicted_text,
+                 const std::optional<uint64_t>& sass, const std::optional<uint64_t>& hw) {
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
+  ImGui::PushTextWrapPos(0.0f);  // counter names are long: wrap inside the column
   ImGui::TextUnformatted(name);
+  ImGui::PopTextWrapPos();
   ImGui::TableNextColumn();
-  ImGui::TextUnformatted(group_digits(predicted).c_str());
+  ImGui::TextUnformatted(predicted_text.c_str());
   count_cell(sass);
   count_cell(hw);
   ImGui::TableNextColumn();
@@ -82,11 +87,32 @@ void draw_numbers(const PaneModel& pane, UiState& state, const PaneView& view) {
   ImGui::SameLine(x + 3 * col_w);
   std::snprintf(buf, sizeof buf, "%.0f%%", rep.efficiency() * 100);
   metric(buf, "efficiency", big, plain);
+  // What the first two predict: the hardware counters of this warp instruction run alone.
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + view.width);
+  ImGui::TextDisabled("this warp alone: %s, %s", counters::l1tex_wavefronts(rep.access.op),
+                      counters::l1tex_bank_conflicts(rep.access.op));
+  ImGui::PopTextWrapPos();
 }
 
 // Launch totals and GPU comparison: drawn under the pictures.
 void draw_launch_numbers(const PaneModel& pane, UiState& state, const PaneView& view) {
   const ScenarioSpec& spec = pane.scenario.spec;
+  if (pane.totals_running) {
+    // A worker is visiting every block (an index that depends on blockIdx): progress and Cancel.
+    const float done = pane.totals_blocks == 0
+                           ? 0.0f
+                           : float(double(pane.totals_blocks_done) / double(pane.totals_blocks));
+    const std::string note = totals_notes(pane).front();
+    ImGui::Text("per launch, N = %lld:", static_cast<long long>(spec.n));
+    ImGui::ProgressBar(done, ImVec2(view.width * 0.6f, 0), note.c_str());
+    ImGui::SameLine();
+    if (pane.totals_cancelling) {
+      ImGui::TextDisabled("cancelling");
+    } else if (ImGui::Button(("Cancel##totals" + view.id()).c_str())) {
+      state.cancel_totals[static_cast<size_t>(view.which)] = true;
+    }
+    return;
+  }
   if (!pane.totals) {
     ImGui::TextWrapped("launch totals: %s", pane.totals_error.c_str());
     return;
@@ -96,27 +122,38 @@ void draw_launch_numbers(const PaneModel& pane, UiState& state, const PaneView& 
               static_cast<long long>(spec.n), static_cast<long long>(t.grid.x),
               static_cast<long long>(t.grid.y), group_digits(t.blocks).c_str(),
               pane.report.cost.ideal_wavefronts, pane.report.cost.ideal_wavefronts == 1 ? "" : "s");
-  const KernelResult* k = find_result(state, view.which, pane);
+  // A cancelled or bounded run: the numbers are a lower bound; say so, with the estimate.
+  for (const std::string& line : totals_notes(pane)) {
+    ImGui::TextColored(ImColor(palette::kServe), "%s", line.c_str());
+  }
+  std::string why;
+  const KernelResult* k = find_result(state, view.which, pane, &why);
   const int columns = 5;
   const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_SizingStretchProp;
   if (ImGui::BeginTable((view.id() + "launch").c_str(), columns, flags, ImVec2(view.width, 0))) {
-    ImGui::TableSetupColumn("counter");
-    ImGui::TableSetupColumn("predicted");
-    ImGui::TableSetupColumn(k ? "H200 SASS" : "SASS");
-    ImGui::TableSetupColumn(k ? "H200 l1tex" : "l1tex");  // also counts other warps' L1 traffic
-    ImGui::TableSetupColumn("difference");
+    ImGui::TableSetupColumn("counter (instruction-level)", ImGuiTableColumnFlags_WidthStretch, 3.5f);
+    ImGui::TableSetupColumn(t.complete ? "predicted" : "predicted >=", ImGuiTableColumnFlags_WidthStretch, 1.2f);
+    ImGui::TableSetupColumn(k ? "H200 SASS" : "SASS", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    // The hardware l1tex__ counter of the same name also counts other warps' L1 traffic.
+    ImGui::TableSetupColumn(k ? "H200 l1tex" : "l1tex", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn("difference", ImGuiTableColumnFlags_WidthStretch, 1.2f);
     ImGui::TableHeadersRow();
     const std::optional<uint64_t> none;
-    compare_row("ld wavefronts", t.ld.wavefronts, k ? k->measured_ld.wavefronts_sass : none,
-                k ? k->measured_ld.wavefronts : none);
-    compare_row("ld bank conflicts", t.ld.bank_conflicts(), none, k ? k->measured_ld.bank_conflicts : none);
-    compare_row("st wavefronts", t.st.wavefronts, k ? k->measured_st.wavefronts_sass : none,
-                k ? k->measured_st.wavefronts : none);
-    compare_row("st bank conflicts", t.st.bank_conflicts(), none, k ? k->measured_st.bank_conflicts : none);
+    for (const Op op : {Op::kLoad, Op::kStore}) {
+      const OpTotals& o = op == Op::kLoad ? t.ld : t.st;
+      const CounterSet* m = k ? (op == Op::kLoad ? &k->measured_ld : &k->measured_st) : nullptr;
+      compare_row(counters::wavefronts(op), o.wavefronts, count_text(o.wavefronts, o.saturated),
+                  m ? m->wavefronts_sass : none, m ? m->wavefronts : none);
+      const bool unknown = o.saturated && (o.wavefronts == kCountMax || o.ideal == kCountMax);
+      compare_row(counters::bank_conflicts(op), unknown ? 0 : o.wavefronts - o.ideal, conflicts_text(o),
+                  none, m ? m->bank_conflicts : none);
+    }
     ImGui::EndTable();
   }
   if (state.results && !k) {
-    ImGui::TextDisabled("no measured row for this scenario, N and stride in %s", state.results_path.c_str());
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + view.width);
+    ImGui::TextDisabled("%s", why.c_str());
+    ImGui::PopTextWrapPos();
   } else if (k && k->measured_ms) {
     std::string line = "measured " + std::to_string(*k->measured_ms).substr(0, 5) + " ms";
     if (k->measured_gbps) line += ", " + std::to_string(int(*k->measured_gbps)) + " GB/s";

@@ -29,10 +29,18 @@ screenshot $tmp/script.png
 STEPS
 passed=0
 failed=0
+# Colours (app/panels/panels.hpp, palette.cpp): 1C1C21 the window background, E69F00 orange
+# (pane titles, the wavefront being served), D55E00 vermillion (conflict counts, error lines).
+# Counts are about half of what a good build draws, so font hinting does not matter.
+check="python3 $src/tests/app/png_check.py"
+# run NAME WxH MIN_COLOURS RRGGBB MIN_PIXELS -- app arguments...
 run() {
-  local name=$1
-  shift
-  if timeout 120 xvfb-run -a "$app" "$@" >"$tmp/out.txt" 2>&1 && [[ -s "$tmp/shot.png" || -s "$tmp/script.png" ]]; then
+  local name=$1 size=$2 colours=$3 rgb=$4 pixels=$5
+  shift 6
+  local shot=$tmp/shot.png
+  [[ " $* " == *" --script "* ]] && shot=$tmp/script.png
+  if timeout 120 xvfb-run -a "$app" --size "$size" "$@" >"$tmp/out.txt" 2>&1 &&
+    $check "$shot" "${size%x*}" "${size#*x}" "$colours" "$rgb" "$pixels" >>"$tmp/out.txt" 2>&1; then
     passed=$((passed + 1))
   else
     failed=$((failed + 1))
@@ -41,13 +49,16 @@ run() {
   fi
   rm -f "$tmp/shot.png" "$tmp/script.png"
 }
-run "16x16 window" --size 16x16 --screenshot "$tmp/shot.png"
-run "40x30 window, stride 33" --size 40x30 --stride 33 --screenshot "$tmp/shot.png"
-run "a window 20 pixels high" --size 3000x20 --stride 1816 --compare off --screenshot "$tmp/shot.png"
-run "tall narrow, float4" --size 16x400 --scenario "$src/assets/scenarios/tiled_float4_32x32.json" --screenshot "$tmp/shot.png"
-run "lecture mode at 200x200" --size 200x200 --large --contrast --screenshot "$tmp/shot.png"
-run "script of extremes at 320x240" --size 320x240 --script "$tmp/steps.txt"
-run "script of extremes at 1920x1080" --size 1920x1080 --script "$tmp/steps.txt"
+# The two smallest windows show only the background (ImGui draws no widget in them): all of their
+# pixels must be it (an undrawn frame reads black).
+run "16x16 window" 16x16 1 1C1C21 256 -- --screenshot "$tmp/shot.png"
+run "40x30 window, stride 33" 40x30 1 1C1C21 1200 -- --stride 33 --screenshot "$tmp/shot.png"
+run "a window 20 pixels high" 3000x20 100 E69F00 24 -- --stride 1816 --compare off --screenshot "$tmp/shot.png"
+run "tall narrow, float4" 16x400 3 1C1C21 2400 -- --scenario "$src/assets/scenarios/tiled_float4_32x32.json" --screenshot "$tmp/shot.png"
+run "lecture mode at 200x200" 200x200 300 E69F00 600 -- --large --contrast --screenshot "$tmp/shot.png"
+run "script of extremes at 320x240" 320x240 500 E69F00 250 -- --script "$tmp/steps.txt"
+# At full size the failed 'stride 1' shows its error line (and A's 31 conflicts) in vermillion.
+run "script of extremes at 1920x1080" 1920x1080 1200 D55E00 500 -- --script "$tmp/steps.txt"
 # A script step that fails stops the script with one line naming the file and line, exit 1.
 printf 'stride 40\nscenario %s\nscreenshot %s\n' "$tmp/bad.json" "$tmp/never.png" >"$tmp/bad_steps.txt"
 timeout 120 xvfb-run -a "$app" --script "$tmp/bad_steps.txt" >"$tmp/out.txt" 2>&1

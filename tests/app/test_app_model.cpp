@@ -2,9 +2,13 @@
 // UiState + scenario -> the reports the panels draw, script steps, command-line parsing.
 #include <doctest/doctest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <thread>
 
 #include "app_model.hpp"
 #include "options.hpp"
@@ -27,6 +31,17 @@ Result<bool> run(UiState& s, AppModel& m, const std::string& text) {
     if (!r) return r;
   }
   return true;
+}
+
+// Calls update() until `done` holds (a worker finished, progress arrived), for at most 60 s.
+bool wait_for(UiState& s, AppModel& m, const std::function<bool()>& done) {
+  const auto start = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - start < std::chrono::seconds(60)) {
+    m.update(s);
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return false;
 }
 
 }  // namespace
@@ -216,23 +231,144 @@ TEST_CASE("command line: good and bad options") {
   }
 }
 
-TEST_CASE("the committed H200 results load and match the seed pair's predictions exactly") {
+// A measured row with exactly this identity and a recognisable count.
+KernelResult row_for(const ResultsKey& key, uint64_t ld_wavefronts_sass) {
+  KernelResult k;
+  k.kernel = key.scenario;
+  k.scenario = key.scenario;
+  k.n = key.n;
+  k.row_stride = key.row_stride;
+  k.xor_mask = key.xor_mask;
+  k.swizzle_bits = key.swizzle_bits;
+  k.swizzle_base = key.swizzle_base;
+  k.swizzle_shift = key.swizzle_shift;
+  k.type = key.type;
+  k.block_x = key.block_x;
+  k.block_y = key.block_y;
+  k.block_z = key.block_z;
+  k.has_layout_key = true;
+  k.measured_ld.wavefronts_sass = ld_wavefronts_sass;
+  return k;
+}
+
+TEST_CASE("results key: a measured row is shown only beside a prediction of the same layout") {
+  const std::string file = std::string(BANKSCOPE_ASSETS_DIR) + "/scenarios/tiled_32x8_32x32.json";
+  // Each variant differs from the file in one field of the key; none may take another's row.
+  struct Variant {
+    const char* edit;       // script steps on tiled_32x8_32x32.json
+    const char* described;  // what ResultsKey::describe() says of it
+  };
+  const Variant variants[] = {
+      {"", "tiled_32x8_32x32.json, n=2048, float row stride 32, block 32x8x1"},
+      {"stride 33", "tiled_32x8_32x32.json, n=2048, float row stride 33, block 32x8x1"},
+      {"xor 1", "tiled_32x8_32x32.json, n=2048, float row stride 32, xor 1, block 32x8x1"},
+      {"swizzle 3 0 3", "tiled_32x8_32x32.json, n=2048, float row stride 32, Swizzle<3,0,3>, block 32x8x1"},
+      {"type double", "tiled_32x8_32x32.json, n=2048, double row stride 32, block 32x8x1"},
+      {"block 32 16", "tiled_32x8_32x32.json, n=2048, float row stride 32, block 32x16x1"},
+      {"n 4096", "tiled_32x8_32x32.json, n=4096, float row stride 32, block 32x8x1"},
+  };
+  const int count = static_cast<int>(std::size(variants));
+  std::vector<UiState> states(static_cast<size_t>(count));
+  std::vector<std::unique_ptr<AppModel>> models;
+  GpuResults all;
+  for (int i = 0; i < count; ++i) {
+    CAPTURE(variants[i].edit);
+    UiState& st = states[static_cast<size_t>(i)];
+    load_seed_pair(st);
+    st.compare = false;
+    REQUIRE(load_scenario_into(st, 0, file).ok());
+    models.push_back(std::make_unique<AppModel>());
+    AppModel& m = *models.back();
+    if (*variants[i].edit) REQUIRE(run(st, m, variants[i].edit).ok());
+    m.update(st);
+    REQUIRE(m.pane(0).ok);
+    const ResultsKey key = pane_key(st, 0, m.pane(0));
+    CHECK(key.describe() == variants[i].described);
+    all.kernels.push_back(row_for(key, 1000 + static_cast<uint64_t>(i)));
+  }
+  // With every row loaded each variant finds its own; with only the file's row, only the file.
+  GpuResults base_only;
+  base_only.kernels.push_back(all.kernels[0]);
+  for (int i = 0; i < count; ++i) {
+    CAPTURE(variants[i].edit);
+    UiState& st = states[static_cast<size_t>(i)];
+    const PaneModel& pane = models[static_cast<size_t>(i)]->pane(0);
+    st.results = all;
+    st.results_path = "rows.json";
+    const KernelResult* k = find_result(st, 0, pane);
+    REQUIRE(k != nullptr);
+    CHECK(*k->measured_ld.wavefronts_sass == 1000 + static_cast<uint64_t>(i));
+    st.results = base_only;
+    std::string why;
+    k = find_result(st, 0, pane, &why);
+    if (i == 0) {
+      CHECK(k != nullptr);
+    } else {
+      CHECK(k == nullptr);
+      CHECK(why == std::string("no measured row for ") + variants[i].described + " in rows.json");
+    }
+  }
+}
+
+TEST_CASE("results key: the built-in seed pair against rows written out by hand") {
+  UiState s = seed_state();
+  AppModel m;
+  m.update(s);
+  ResultsKey k33;
+  k33.scenario = "seed_transpose_32x33.json";
+  k33.n = 2048;
+  k33.row_stride = 33;
+  k33.type = "float";
+  k33.block_x = 32;
+  k33.block_y = 32;
+  k33.block_z = 1;
+  GpuResults r;
+  r.kernels.push_back(row_for(k33, 131072));
+  // The same row from a format-1 file: no layout key, so it never matches.
+  KernelResult v1 = row_for(k33, 7);
+  v1.has_layout_key = false;
+  v1.scenario = "seed_transpose_32x32.json";
+  v1.row_stride = 32;
+  r.kernels.push_back(v1);
+  s.results = r;
+  s.results_path = "hand.json";
+  std::string why;
+  const KernelResult* b = find_result(s, 1, m.pane(1), &why);
+  REQUIRE(b != nullptr);
+  CHECK(*b->measured_ld.wavefronts_sass == m.pane(1).totals->ld.wavefronts);
+  CHECK(find_result(s, 0, m.pane(0), &why) == nullptr);
+  CHECK(why == "no measured row for seed_transpose_32x32.json, n=2048, float row stride 32, block "
+               "32x32x1 in hand.json");
+  // Stride 33 typed into A (built-in) is the 32x33 layout: the row applies.
+  REQUIRE(run(s, m, "edit a\nstride 33").ok());
+  m.update(s);
+  CHECK(find_result(s, 0, m.pane(0)) == b);
+}
+
+TEST_CASE("the committed H200 results: format 1 rows match nothing and say why; format 2 rows match") {
   UiState s = seed_state();
   AppModel m;
   const std::string results = std::string(BANKSCOPE_ASSETS_DIR) + "/results/h200/validate.json";
   REQUIRE(run(s, m, "results " + results).ok());
   m.update(s);
+  bool keyed = false;
+  for (const KernelResult& k : s.results->kernels) keyed = keyed || k.has_layout_key;
   for (int which = 0; which < 2; ++which) {
     CAPTURE(which);
     const PaneModel& pane = m.pane(which);
     REQUIRE(pane.totals.has_value());
-    const KernelResult* k = find_result(s, which, pane);
-    REQUIRE(k != nullptr);
-    CHECK(k->n == 2048);
-    REQUIRE(k->measured_ld.wavefronts_sass.has_value());
-    // The prediction equals the instruction-level count the H200 measured.
-    CHECK(*k->measured_ld.wavefronts_sass == pane.totals->ld.wavefronts);
-    CHECK(*k->measured_st.wavefronts_sass == pane.totals->st.wavefronts);
+    std::string why;
+    const KernelResult* k = find_result(s, which, pane, &why);
+    if (keyed) {
+      // A format-2 file from a new H200 run: the seed pair's rows, equal to the prediction.
+      REQUIRE(k != nullptr);
+      REQUIRE(k->measured_ld.wavefronts_sass.has_value());
+      CHECK(*k->measured_ld.wavefronts_sass == pane.totals->ld.wavefronts);
+      CHECK(*k->measured_st.wavefronts_sass == pane.totals->st.wavefronts);
+    } else {
+      CHECK(k == nullptr);
+      CHECK(why.find("its rows are results format 1, without the layout key") != std::string::npos);
+    }
   }
   CHECK(m.pane(0).totals->ld.wavefronts == 4194304);
   CHECK(m.pane(1).totals->ld.wavefronts == 131072);
@@ -240,4 +376,124 @@ TEST_CASE("the committed H200 results load and match the seed pair's predictions
   auto r = run(bad, m, "results /nonexistent/validate.json");
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().message.find("/nonexistent/validate.json") != std::string::npos);
+}
+
+TEST_CASE("counts: saturated ones say so; conflicts of saturated wavefronts are unknown") {
+  CHECK(count_text(4194304) == "4,194,304");
+  CHECK(count_text(kCountMax) == "18,446,744,073,709,551,615");
+  CHECK(count_text(kCountMax, true) == "> 18,446,744,073,709,551,615 (exceeds 2^64)");
+  CHECK(count_text(12, true) == "12");  // another count of the op saturated, not this one
+  OpTotals t;
+  t.wavefronts = 4194304;
+  t.ideal = 131072;
+  CHECK(conflicts_text(t) == "4,063,232");
+  t.saturated = true;
+  t.wavefronts = kCountMax;
+  CHECK(conflicts_text(t) == "unknown (wavefronts exceed 2^64)");
+}
+
+namespace {
+
+// A stand-in for launch_totals that the test holds: the bounded UI-thread pass reports "too many
+// blocks"; the worker pass reports 5 blocks done, then waits for its cancel flag and returns the
+// lower bound over those 5 blocks (each block of the seed pair: 32 ld and 32 st instructions).
+struct HeldTotals {
+  std::atomic<int> started{0};
+  std::atomic<int> cancelled{0};
+  Result<LaunchTotals> operator()(const Scenario& s, const TotalsOptions& o) {
+    LaunchTotals lt;
+    lt.grid = s.grid;
+    lt.blocks = uint64_t(s.grid.x * s.grid.y * s.grid.z);
+    lt.per_access.resize(s.accesses.size());
+    lt.complete = false;
+    if (o.max_simulated_blocks != 0) {
+      lt.stopped_because = "over the limit";
+      return lt;
+    }
+    ++started;
+    if (o.blocks_done) o.blocks_done->store(5);
+    for (int i = 0; i < 60000 && !(o.cancel && o.cancel->load()); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ++cancelled;
+    lt.blocks_counted = 5;
+    lt.stopped_because = "cancelled";
+    const uint64_t ld_wf = s.arrays[0].layout.row_stride == 32 ? 32 : 1;  // column read per warp
+    lt.ld.instructions = 5 * 32;
+    lt.ld.wavefronts = 5 * 32 * ld_wf;
+    lt.ld.ideal = 5 * 32;
+    lt.st = {5 * 32, 5 * 32, 5 * 32, false};
+    lt.estimate_ld = {4096 * 32, 4096 * 32 * ld_wf, 4096 * 32, false};
+    lt.estimate_st = {4096 * 32, 4096 * 32, 4096 * 32, false};
+    return lt;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("per-launch totals off the UI thread: progress, Cancel, and a new edit cancelling the old job") {
+  auto held = std::make_shared<HeldTotals>();
+  TotalsPolicy policy;
+  policy.compute = [held](const Scenario& s, const TotalsOptions& o) { return (*held)(s, o); };
+  UiState s = seed_state();
+  AppModel m(policy);
+  CHECK(m.update(s));
+  // Running: no totals yet, progress over the grid's 4,096 blocks.
+  CHECK(m.pane(0).totals_running);
+  CHECK_FALSE(m.pane(0).totals.has_value());
+  CHECK(m.pane(0).totals_blocks == 4096);
+  CHECK(m.totals_running());
+  REQUIRE(wait_for(s, m, [&] { return m.pane(0).totals_blocks_done == 5; }));
+  CHECK(totals_notes(m.pane(0)) == std::vector<std::string>{"computing: 5 of 4,096 blocks"});
+  // Cancel (the panel's button sets this): the worker stops; the pane shows what it has, as such.
+  s.cancel_totals[0] = true;
+  m.update(s);
+  CHECK_FALSE(s.cancel_totals[0]);
+  REQUIRE(wait_for(s, m, [&] { return !m.pane(0).totals_running; }));
+  REQUIRE(m.pane(0).totals.has_value());
+  CHECK_FALSE(m.pane(0).totals->complete);
+  CHECK(m.pane(0).totals->ld.wavefronts == 5 * 32 * 32);
+  CHECK(totals_notes(m.pane(0)) ==
+        std::vector<std::string>{"lower bound: exact over 5 of 4,096 blocks (cancelled)",
+                                 "estimate (sample of 5 blocks): ld wavefronts ~ 4,194,304, st wavefronts ~ 131,072"});
+  // B was not cancelled: still running.
+  CHECK(m.pane(1).totals_running);
+  CHECK(held->cancelled.load() == 1);
+  // A new edit of B cancels B's job and starts another.
+  REQUIRE(run(s, m, "edit b\nstride 34").ok());
+  m.update(s);
+  CHECK(m.pane(1).totals_running);
+  REQUIRE(wait_for(s, m, [&] { return held->cancelled.load() == 2 && held->started.load() == 3; }));
+  CHECK(m.pane(1).totals_running);  // the new job still waits for its cancel
+  // A failed edit keeps the last good picture and its job.
+  REQUIRE(run(s, m, "stride 31").ok());
+  m.update(s);
+  CHECK_FALSE(m.pane(1).ok);
+  CHECK(m.pane(1).totals_running);
+  CHECK(held->started.load() == 3);
+  // ~AppModel cancels and joins the last job.
+}
+
+TEST_CASE("per-launch totals of an index that depends on blockIdx: the worker's result is the brute force's") {
+  const std::string dir = std::filesystem::temp_directory_path() / "bankscope_app_totals";
+  std::filesystem::create_directories(dir);
+  const std::string file = dir + "/byblock.json";
+  // 16 x 16 blocks of 32 warps, each warp one 32-way column read: 8,192 instructions, 262,144
+  // wavefronts; every block must be visited (the column depends on blockIdx.x).
+  std::ofstream(file) << R"({"n": 512, "block": [32, 32], "arrays": [{"dims": [32, 32]}],
+    "accesses": [{"op": "ld", "target": "tile[threadIdx.x][(threadIdx.y + blockIdx.x) % 32]"}]})";
+  UiState s = seed_state();
+  s.compare = false;
+  REQUIRE(load_scenario_into(s, 0, file).ok());
+  TotalsPolicy policy;
+  policy.ui_thread_blocks = 16;  // fewer than the 256 blocks: the rest goes to a worker
+  AppModel m(policy);
+  m.update(s);
+  REQUIRE(wait_for(s, m, [&] { return !m.pane(0).totals_running; }));
+  REQUIRE(m.pane(0).totals.has_value());
+  CHECK(m.pane(0).totals->complete);
+  CHECK(m.pane(0).totals->ld.instructions == 8192);
+  CHECK(m.pane(0).totals->ld.wavefronts == 262144);
+  CHECK(totals_notes(m.pane(0)).empty());
+  std::filesystem::remove_all(dir);
 }

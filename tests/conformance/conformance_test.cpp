@@ -1,8 +1,10 @@
 // conformance_test.cpp: runs the bank model over every pattern measured on real hardware and fails
 // on any difference, on either metric (wavefronts, bank conflicts). The data is
-// tests/conformance/h200_measured.jsonl: one line per pattern, the pattern object of
-// patterns.jsonl plus "measured_wavefronts" and "measured_bank_conflicts" (written by
-// `bankscope-gpu patterns`); an optional first line without "offsets" records the device.
+// assets/results/h200/patterns_measured.jsonl (ctest conformance.h200; the fresh batches are
+// fresh_batch_measured.jsonl and fresh_r6_measured.jsonl beside it): one line per pattern, the
+// pattern object of patterns.jsonl plus "measured_wavefronts" and "measured_bank_conflicts"
+// (written by `bankscope-gpu patterns`); an optional first line without "offsets" records the
+// device.
 //
 //   conformance_test --measured FILE [--suite patterns.jsonl]   compare; exit 77 if FILE is missing
 //   conformance_test --selftest DIR                              check the checker on testdata/
