@@ -692,7 +692,10 @@ Range combine(uint8_t op, ExprType t, const Range& a, const Range& b) {
         };
         if (b.lo <= -1) corners(b.lo, std::min<i128>(b.hi, -1));
         if (b.hi >= 1) corners(std::max<i128>(b.lo, 1), b.hi);
-        return Range{std::max(lo, type_min(t)), std::min(hi, type_max(t)), may_fail};
+        // Only INT_MIN / -1 leaves the type, and it fails: bounds of the other points.
+        Range r = arithmetic_range(lo, hi, t);
+        r.may_fail = r.may_fail || may_fail;
+        return r;
       }
       // |a % b| < |b| and |a % b| <= |a|; the sign is a's.
       if (b.is_point() && b.lo > 0 && a.lo >= 0 && a.lo / b.lo == a.hi / b.lo) {
@@ -705,9 +708,9 @@ Range combine(uint8_t op, ExprType t, const Range& a, const Range& b) {
     case kShr: {
       // Counts outside [0, width) fail; the others bound the result.
       const bool bad_count = b.lo < 0 || b.hi >= width(t);
-      const int clo = static_cast<int>(std::max<i128>(b.lo, 0));
-      const int chi = static_cast<int>(std::min<i128>(b.hi, width(t) - 1));
-      if (clo > chi) return whole(t, true);
+      const i128 count_lo = std::max<i128>(b.lo, 0), count_hi = std::min<i128>(b.hi, width(t) - 1);
+      if (count_lo > count_hi) return whole(t, true);  // no valid count: fails everywhere
+      const int clo = static_cast<int>(count_lo), chi = static_cast<int>(count_hi);
       if (op == kShr) {
         const i128 lo = std::min(a.lo >> clo, a.lo >> chi), hi = std::max(a.hi >> clo, a.hi >> chi);
         return Range{lo, hi, bad_count};

@@ -363,6 +363,10 @@ TEST_CASE("intervals are conservative and tight where it matters") {
       {"(unsigned long long)threadIdx.x - 1", kInt64Min, kInt64Max, false},
       {"((unsigned long long)threadIdx.x - 1) % 32", 0, 31, false},
       {"(unsigned long long)threadIdx.x + 5", 5, 36, false},
+      // Every point fails (INT_MIN / -1, INT_MIN / 0): any bounds, but not empty (found by fuzzing).
+      {"(-2147483647 - 1) / -(int)(threadIdx.x & 1)", -2147483648, 2147483647, true},
+      // Shift counts from 2^32 - 32 up: all out of range.
+      {"1 >> (4294967264LL + threadIdx.x)", -2147483648, 2147483647, true},
   };
   for (const Row& r : rows) {
     const std::string text = r.text;
