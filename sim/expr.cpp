@@ -8,10 +8,11 @@
 // [SECTION] Intervals
 //
 // One definition of each operation: apply_binary() and apply_unary() below compute a C++ result
-// (or its error) on exact values; eval() calls them on values, and interval() calls them whenever
-// its operands are single values, so the two cannot disagree on a constant. Values are carried as
-// 128-bit integers holding the mathematical value in the node's type (an unsigned long long from
-// 0 to 2^64 - 1), so no operation here can itself overflow.
+// (or its error) on values as Env stores them (int64, an unsigned long long as its bits); eval()
+// calls them at every node, and interval() whenever its operands are single values, so the two
+// cannot disagree on a constant. Interval bounds are carried as 128-bit integers holding the
+// mathematical values of the node's type (an unsigned long long from 0 to 2^64 - 1), so no bound
+// computation can itself overflow.
 #include "expr.hpp"
 
 #include <algorithm>
@@ -110,47 +111,86 @@ ExprType result_type(uint8_t op, ExprType a, ExprType b) {
   return (is_comparison(op) || op == kAnd || op == kOr) ? kInt : operation_type(op, a, b);
 }
 
-// a op b, both already converted to t (for shifts: a of type t, b the count, any type). Returns
-// false and sets *err where C++ has undefined behaviour or a division by zero. && and || are not
-// handled here (they short-circuit).
-bool apply_binary(uint8_t op, ExprType t, i128 a, i128 b, i128* out, const char** err) {
+// Bits of type t as Env stores them (see to_bits), converted to type t: only the low 32 or 64 bits
+// matter, whatever the source type.
+int64_t convert_bits(int64_t v, ExprType t) {
+  switch (t) {
+    case kInt: return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v)));
+    case kUInt: return static_cast<uint32_t>(static_cast<uint64_t>(v));
+    default: return v;
+  }
+}
+
+// a op b on stored values (Env's representation), both already converted to t; for shifts a is of
+// type t and b is the count, of type tb. Returns false and sets *err where C++ has undefined
+// behaviour or a division by zero. && and || are not handled here (they short-circuit).
+// Works on int64 (exact for every 32-bit operation; __builtin_*_overflow for long long; native
+// wrap for unsigned long long): eval() runs per lane, so this is the model's hot path.
+bool apply_binary(uint8_t op, ExprType t, ExprType tb, int64_t a, int64_t b, int64_t* out, const char** err) {
   auto fail = [&](const char* what) {
     *err = what;
     return false;
   };
-  // Signed: the exact result, or an error; unsigned: the exact result modulo 2^N.
-  auto arithmetic = [&](i128 r) {
-    if (is_signed(t) && !fits(r, t)) return fail("integer overflow");
-    *out = convert(r, t);
+  const uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
+  // Signed: the exact result, or an error; unsigned: the result modulo 2^N.
+  auto narrow = [&](int64_t r) {  // r exact in int64, t a 32-bit type
+    if (t == kInt && (r < std::numeric_limits<int32_t>::min() || r > std::numeric_limits<int32_t>::max())) {
+      return fail("integer overflow");
+    }
+    *out = convert_bits(r, t);
     return true;
   };
   switch (op) {
-    case kAdd: return arithmetic(a + b);
-    case kSub: return arithmetic(a - b);
+    case kAdd:
+    case kSub:
     case kMul:
-      if (t == kULL) return (*out = i128(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)), true);
-      return arithmetic(a * b);
+      if (t == kULL) {
+        *out = static_cast<int64_t>(op == kAdd ? ua + ub : op == kSub ? ua - ub : ua * ub);
+        return true;
+      }
+      if (t == kLL) {
+        const bool overflow = op == kAdd   ? __builtin_add_overflow(a, b, out)
+                              : op == kSub ? __builtin_sub_overflow(a, b, out)
+                                           : __builtin_mul_overflow(a, b, out);
+        return overflow ? fail("integer overflow") : true;
+      }
+      // 32-bit operands: sums and differences are exact in int64, and so are products of two ints
+      // (< 2^62); an unsigned int product (< 2^64) wraps in uint64 as it must modulo 2^32.
+      if (op == kMul) return t == kUInt ? narrow(static_cast<int64_t>(ua * ub & 0xffffffffu)) : narrow(a * b);
+      return narrow(op == kAdd ? a + b : a - b);
     case kDiv:
     case kMod:
       if (b == 0) return fail(op == kDiv ? "division by zero" : "division by zero (modulo)");
+      if (t == kULL) return (*out = static_cast<int64_t>(op == kDiv ? ua / ub : ua % ub), true);
       // INT_MIN / -1 overflows, and C++ leaves INT_MIN % -1 undefined with it.
-      if (is_signed(t) && a == type_min(t) && b == -1) return fail("integer overflow");
+      if (is_signed(t) && b == -1 && a == static_cast<int64_t>(type_min(t))) return fail("integer overflow");
       *out = op == kDiv ? a / b : a % b;  // truncation toward zero, as C++
       return true;
     case kShl:
-    case kShr:
-      if (b < 0 || b >= width(t)) return fail("shift count out of range");
-      if (op == kShr) return (*out = a >> static_cast<int>(b), true);  // arithmetic if negative
-      if (is_signed(t) && a < 0) return fail("left shift of a negative value");
-      // a < 2^64 and b < 64: the exact product a * 2^b fits 128 bits.
-      return arithmetic(static_cast<i128>(static_cast<u128>(a) << static_cast<int>(b)));
-    case kLt: return (*out = a < b, true);
-    case kLe: return (*out = a <= b, true);
-    case kGt: return (*out = a > b, true);
-    case kGe: return (*out = a >= b, true);
+    case kShr: {
+      const bool negative_count = tb != kULL && b < 0;  // an unsigned long long count is never negative
+      if (negative_count || ub >= static_cast<uint64_t>(width(t))) return fail("shift count out of range");
+      const int c = static_cast<int>(b);
+      if (op == kShr) {
+        *out = t == kULL ? static_cast<int64_t>(ua >> c) : a >> c;  // arithmetic if negative
+        return true;
+      }
+      if (is_signed(t)) {
+        if (a < 0) return fail("left shift of a negative value");
+        if (a > (static_cast<int64_t>(type_max(t)) >> c)) return fail("integer overflow");
+        *out = a << c;
+        return true;
+      }
+      *out = convert_bits(static_cast<int64_t>(ua << c), t);
+      return true;
+    }
+    case kLt: return (*out = t == kULL ? ua < ub : a < b, true);
+    case kLe: return (*out = t == kULL ? ua <= ub : a <= b, true);
+    case kGt: return (*out = t == kULL ? ua > ub : a > b, true);
+    case kGe: return (*out = t == kULL ? ua >= ub : a >= b, true);
     case kEq: return (*out = a == b, true);
     case kNe: return (*out = a != b, true);
-    // Two's complement values of one type, sign-extended to 128 bits: the result is in range.
+    // Values of one type in its stored form: the result is in that form too.
     case kBitAnd: return (*out = a & b, true);
     case kBitXor: return (*out = a ^ b, true);
     case kBitOr: return (*out = a | b, true);
@@ -158,14 +198,14 @@ bool apply_binary(uint8_t op, ExprType t, i128 a, i128 b, i128* out, const char*
   }
 }
 
-// op a, with a of type t (the result's type for - and ~; ! gives int).
-bool apply_unary(uint8_t op, ExprType t, i128 a, i128* out, const char** err) {
+// op a, with a (stored) of type t, the result's type for - and ~; ! gives int.
+bool apply_unary(uint8_t op, ExprType t, int64_t a, int64_t* out, const char** err) {
   switch (op) {
     case kNeg:
-      if (is_signed(t) && a == type_min(t)) return (*err = "integer overflow", false);
-      *out = convert(-a, t);
+      if (is_signed(t) && a == static_cast<int64_t>(type_min(t))) return (*err = "integer overflow", false);
+      *out = convert_bits(static_cast<int64_t>(0 - static_cast<uint64_t>(a)), t);
       return true;
-    case kBitNot: *out = convert(-1 - a, t); return true;
+    case kBitNot: *out = convert_bits(~a, t); return true;
     default: *out = a == 0; return true;
   }
 }
@@ -313,7 +353,7 @@ class Parser {
       auto b = parse_ternary();
       if (!b) return b;
       // The branches convert to their common type, whichever is taken.
-      return add(Expr::Node{kTernary, 0, common_type(type_of(*a), type_of(*b)), *cond, *a, *b, 0});
+      return add(Expr::Node{kTernary, 0, common_type(type_of(*a), type_of(*b)), kInt, *cond, *a, *b, 0});
     }
     return cond;
   }
@@ -338,7 +378,7 @@ class Parser {
       if (!rhs) return rhs;
       if (too_many_nodes()) return fail("expression too long (more than " + std::to_string(kMaxExprNodes) + " terms)");
       const ExprType t = result_type(o->op, type_of(*lhs), type_of(*rhs));
-      lhs = add(Expr::Node{kBinary, o->op, t, *lhs, *rhs, -1, 0});
+      lhs = add(Expr::Node{kBinary, o->op, t, operation_type(o->op, type_of(*lhs), type_of(*rhs)), *lhs, *rhs, -1, 0});
     }
     return lhs;
   }
@@ -355,7 +395,7 @@ class Parser {
       if (!a) return a;
       if (ch == '+') return a;  // every operand is at least int: no promotion to make
       const UnOp op = ch == '-' ? kNeg : ch == '!' ? kNot : kBitNot;
-      return add(Expr::Node{kUnary, op, op == kNot ? kInt : type_of(*a), *a, -1, -1, 0});
+      return add(Expr::Node{kUnary, op, op == kNot ? kInt : type_of(*a), kInt, *a, -1, -1, 0});
     }
     return parse_primary();
   }
@@ -464,7 +504,7 @@ class Parser {
     if (is_unsigned || base != 10) candidates[n++] = kULL;
     for (int i = 0; i < n; ++i) {
       if (static_cast<i128>(v) <= type_max(candidates[i])) {
-        return add(Expr::Node{kConst, 0, candidates[i], -1, -1, -1, to_bits(static_cast<i128>(v), candidates[i])});
+        return add(Expr::Node{kConst, 0, candidates[i], kInt, -1, -1, -1, to_bits(static_cast<i128>(v), candidates[i])});
       }
     }
     return fail_at(start, "integer literal too large");
@@ -487,7 +527,7 @@ class Parser {
         if (depth_ > kMaxExprDepth) return too_deep();
         auto a = parse_unary();  // a cast applies to a unary expression: (int)x + 1 is ((int)x) + 1
         if (!a) return a;
-        return add(Expr::Node{kCast, 0, *type, *a, -1, -1, 0});
+        return add(Expr::Node{kCast, 0, *type, kInt, *a, -1, -1, 0});
       }
       auto r = parse_ternary();
       if (!r) return r;
@@ -506,7 +546,7 @@ class Parser {
       const std::string name = s_.substr(start, pos_ - start);
       const int slot = sym_.find(name);
       if (slot < 0) return fail_at(start, "unknown variable '" + name + "'");
-      return add(Expr::Node{kVar, 0, sym_.type(slot), -1, -1, -1, slot});
+      return add(Expr::Node{kVar, 0, sym_.type(slot), kInt, -1, -1, -1, slot});
     }
     return fail("unexpected '" + std::string(1, ch) + "'");
   }
@@ -533,7 +573,7 @@ Result<Expr> Expr::parse(const std::string& text, const SymbolTable& symbols) {
 Expr Expr::constant(int64_t v) {
   Expr e;
   e.text_ = std::to_string(v);
-  e.nodes_.push_back(Node{kConst, 0, kLL, -1, -1, -1, v});
+  e.nodes_.push_back(Node{kConst, 0, kLL, kInt, -1, -1, -1, v});
   return e;
 }
 
@@ -558,46 +598,47 @@ struct Evaluator {
   }
   ExprType type(int i) const { return n[static_cast<size_t>(i)].type; }
 
-  // *out = the value of node i, in its type.
-  bool ev(int i, i128* out) {
+  // *out = the value of node i, in its type, as Env stores it.
+  bool ev(int i, int64_t* out) {
     const Expr::Node& x = n[static_cast<size_t>(i)];
     const char* what = nullptr;
     switch (x.kind) {
-      case kConst: *out = from_bits(x.value, x.type); return true;
-      case kVar: *out = convert(env.v[x.value], x.type); return true;
+      case kConst: *out = x.value; return true;
+      case kVar: *out = convert_bits(env.v[x.value], x.type); return true;
       case kCast: {
         if (!ev(x.a, out)) return false;
-        *out = convert(*out, x.type);
+        *out = convert_bits(*out, x.type);
         return true;
       }
       case kUnary: {
-        i128 a;
+        int64_t a;
         if (!ev(x.a, &a)) return false;
         if (!apply_unary(x.op, type(x.a), a, out, &what)) return fail(what);
         return true;
       }
       case kTernary: {
-        i128 c;
+        int64_t c;
         if (!ev(x.a, &c)) return false;
         if (!ev(c != 0 ? x.b : x.c, out)) return false;
-        *out = convert(*out, x.type);
+        *out = convert_bits(*out, x.type);
         return true;
       }
       default: break;
     }
-    i128 a, b;
+    int64_t a, b;
     if (!ev(x.a, &a)) return false;
     // Short-circuit as C does: the right side of && / || is not evaluated when it cannot matter.
     if (x.op == kAnd && a == 0) return (*out = 0, true);
     if (x.op == kOr && a != 0) return (*out = 1, true);
     if (!ev(x.b, &b)) return false;
     if (x.op == kAnd || x.op == kOr) return (*out = b != 0, true);
-    const ExprType t = operation_type(x.op, type(x.a), type(x.b));
+    const ExprType ta = type(x.a), tb = type(x.b);
+    const ExprType t = x.operation;
     if (!is_shift(x.op)) {
-      a = convert(a, t);
-      b = convert(b, t);
+      if (ta != t) a = convert_bits(a, t);
+      if (tb != t) b = convert_bits(b, t);
     }
-    if (!apply_binary(x.op, t, a, b, out, &what)) return fail(what);
+    if (!apply_binary(x.op, t, tb, a, b, out, &what)) return fail(what);
     return true;
   }
 };
@@ -773,7 +814,9 @@ struct IntervalEvaluator {
           const int ta = truth(a);
           return ta < 0 ? Range{0, 1, a.may_fail} : Range{!ta, !ta, a.may_fail};
         }
-        if (a.is_point()) return point(a, [&](i128* out, const char** err) { return apply_unary(x.op, t, a.lo, out, err); }, t);
+        if (a.is_point()) {
+          return point(a, [&](int64_t* out, const char** err) { return apply_unary(x.op, t, to_bits(a.lo, t), out, err); }, t);
+        }
         if (x.op == kBitNot) return convert_range(Range{-1 - a.hi, -1 - a.lo, a.may_fail}, t);
         return with_fail(arithmetic_range(-a.hi, -a.lo, t), a.may_fail);  // kNeg
       }
@@ -812,17 +855,23 @@ struct IntervalEvaluator {
     }
     const bool f = a.may_fail || b.may_fail;
     if (a.is_point() && b.is_point()) {
-      return with_fail(point(a, [&](i128* out, const char** err) { return apply_binary(x.op, t, a.lo, b.lo, out, err); }, x.type), f);
+      const ExprType tb = type(x.b);
+      auto apply = [&](int64_t* out, const char** err) {
+        return apply_binary(x.op, t, tb, to_bits(a.lo, t), to_bits(b.lo, is_shift(x.op) ? tb : t), out, err);
+      };
+      return with_fail(point(a, apply, x.type), f);
     }
     return with_fail(combine(x.op, t, a, b), f);
   }
 
-  // The exact result of an operation on single values: a point, or a failure everywhere.
+  // The exact result of an operation on single values (of result type t): a point, or a failure
+  // everywhere.
   template <class Apply>
   static Range point(const Range& a, Apply&& apply, ExprType t) {
-    i128 v = 0;
+    int64_t bits = 0;
     const char* err = nullptr;
-    if (!apply(&v, &err)) return whole(t, true);
+    if (!apply(&bits, &err)) return whole(t, true);
+    const i128 v = from_bits(bits, t);
     return Range{v, v, a.may_fail};
   }
 };
@@ -832,10 +881,7 @@ struct IntervalEvaluator {
 bool Expr::eval(const Env& env, int64_t* out, std::string* error) const {
   assert(!nodes_.empty() && "eval() on an empty expression");
   Evaluator e{nodes_, env, error};
-  i128 v = 0;
-  if (!e.ev(static_cast<int>(nodes_.size()) - 1, &v)) return false;
-  *out = to_bits(v, type());
-  return true;
+  return e.ev(static_cast<int>(nodes_.size()) - 1, out);
 }
 
 Interval Expr::interval(const IntervalEnv& env) const {

@@ -140,6 +140,7 @@ class Expr {
     uint8_t kind;  // see expr.cpp
     uint8_t op;
     ExprType type;                   // of the node's value
+    ExprType operation;              // binary: the type it computes in (operands converted)
     int32_t a = -1, b = -1, c = -1;  // child node indices
     int64_t value = 0;               // constant (as Env stores it), or slot for a variable
   };
