@@ -163,7 +163,7 @@ Result<Scenario> compile(const ScenarioSpec& spec) {
     if (!is_identifier(name)) return Error{where + ": '" + name + "' is not an identifier"};
     auto e = Expr::parse(text, s.symbols);
     if (!e) return with_context(where, e.error());
-    auto slot = s.symbols.add(name);
+    auto slot = s.symbols.add(name, e->type());  // `auto name = expr;`
     if (!slot) return with_context(where, slot.error());
     s.symbols.set_deps(*slot, e->deps(s.symbols) | slot_bit(*slot));
     s.defines.emplace_back(*slot, std::move(*e));
@@ -217,7 +217,7 @@ Result<Scenario> compile(const ScenarioSpec& spec) {
         if (other.slot == slot) return Error{where + ".loops: '" + l.var + "' is used twice"};
       }
       if (slot < 0) {
-        auto added = ca.scope.add(l.var);
+        auto added = ca.scope.add(l.var, ExprType::kInt);  // for (int j = ...)
         if (!added) return with_context(where + ".loops", added.error());
         slot = *added;
       }
@@ -236,7 +236,7 @@ Result<Scenario> compile(const ScenarioSpec& spec) {
       std::vector<std::pair<int, size_t>> foreign;  // probe slot -> the statement that owns it
       for (const auto& [name, stmt] : owner) {
         if (probe.find(name) >= 0) continue;
-        auto slot = probe.add(name);
+        auto slot = probe.add(name, ExprType::kInt);  // loop variables are int
         if (!slot) break;  // out of slots: such a name is then reported as unknown
         foreign.emplace_back(*slot, stmt);
       }

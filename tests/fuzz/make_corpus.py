@@ -134,7 +134,13 @@ def main():
     # A few spellings the scenarios do not use, so every operator is in the seeds.
     exprs.update(["(lane ^ (warp << 2)) % 32", "n > 0 ? -threadIdx.x : ~blockIdx.y", "0x1f & N",
                   "!(threadIdx.z != 0) || laneid >= 16", "blockDim.x * gridDim.x / 3 - 1 + 8LL",
-                  "threadIdx.y >> 1 | threadIdx.x <= 7"])
+                  "threadIdx.y >> 1 | threadIdx.x <= 7",
+                  # Types (sim/expr.hpp): unsigned wrap, casts, octal and suffixed literals, and the
+                  # typed variables fuzz_expr.cpp adds (d_int, d_uint, d_ll, d_ull, j).
+                  "(threadIdx.x - 1) % 32", "-1 < 0u ? 010 : 0x7fffffffu", "(int)(0u - 1) << 3",
+                  "(unsigned long long)d_ll * 3u >> j", "0xffffffffffffffffull / (d_ull | 1)",
+                  "(long long)threadIdx.x - 2147483648 + d_int", "(size_t)d_uint + 18446744073709551615u",
+                  "(int32_t)d_ull ^ (uint32_t)-d_int", "1LL << 62 | 0b101 % (uint64_t)blockIdx.x"])
     for e in sorted(exprs):
         put("fuzz_expr", e.encode())
     lines = (ROOT / "tests" / "conformance" / "patterns.jsonl").read_text().splitlines()
