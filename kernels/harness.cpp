@@ -353,11 +353,9 @@ void apply_metrics(KernelResult& k, const std::map<std::string, double>& m) {
     CounterSet& c = op == Op::kLoad ? k.measured_ld : k.measured_st;
     set(c.wavefronts, get(counters::l1tex_wavefronts(op)));
     set(c.bank_conflicts, get(counters::l1tex_bank_conflicts(op)));
-    set(c.instructions, get(op == Op::kLoad ? kHardwareMetrics[4] : kHardwareMetrics[5]));
-    set(c.instructions_sass, get(counters::inst_executed(op)));
+    set(c.instructions, get(counters::inst_executed(op)));
+    set(c.instructions_sass, get(counters::sass_inst_executed(op)));
     set(c.wavefronts_sass, get(counters::wavefronts(op)));
-    set(c.bank_conflicts_sass, get(kSassConflictMetricsSm[op == Op::kLoad ? 0 : 1]));
-    set(c.bank_conflicts_sass, get(counters::bank_conflicts(op)));
   }
 }
 
@@ -379,14 +377,18 @@ std::vector<ComparedCounter> compared_counters(const KernelResult& k) {
       if (exact) out.push_back({std::string(o) + " " + what, exact_metric, *pred, *exact, false});
       else if (fallback) out.push_back({std::string(o) + " " + what, fallback_metric, *pred, *fallback, true});
     };
-    // Instructions: the hardware smsp__inst_executed_op_shared_* counts every executed warp
-    // instruction as the instruction-level one does (equal in every H200 run so far).
-    add("instructions", p.instructions, m.instructions_sass, counters::inst_executed(op), m.instructions,
-        op == Op::kLoad ? kHardwareMetrics[4] : kHardwareMetrics[5]);
+    // Two instruction counts (sim/counter_names.hpp): every warp-level execution (the hardware
+    // counter, exact) and those with at least one active thread (the SASS-patched counter); they
+    // differ where nvcc predicates a guarded access and a warp has no passing lane.
+    add("instructions", p.instructions, m.instructions, counters::inst_executed(op), std::nullopt, "");
+    add("active instructions", p.instructions_sass, m.instructions_sass, counters::sass_inst_executed(op),
+        std::nullopt, "");
     add("wavefronts", p.wavefronts, m.wavefronts_sass, counters::wavefronts(op),
         single_block ? m.wavefronts : std::nullopt, counters::l1tex_wavefronts(op));
-    add("bank_conflicts", p.bank_conflicts, m.bank_conflicts_sass, counters::bank_conflicts(op),
-        single_block ? m.bank_conflicts : std::nullopt, counters::l1tex_bank_conflicts(op));
+    // No instruction-level conflict counter exists for LDS/STS on sm_90: the hardware one is exact
+    // for a single block only, so conflicts are compared there.
+    add("bank_conflicts", p.bank_conflicts, std::nullopt, "", single_block ? m.bank_conflicts : std::nullopt,
+        counters::l1tex_bank_conflicts(op));
   }
   return out;
 }
@@ -405,7 +407,7 @@ std::string verdict_of(const KernelResult& k) {
     }
   }
   if (!bad.empty()) return "MISMATCH: " + bad;
-  std::string v = "match (" + std::to_string(cmp.size()) + " of 6 counters";
+  std::string v = "match (" + std::to_string(cmp.size()) + " of 8 counters";
   if (fallbacks > 0) v += ", " + std::to_string(fallbacks) + " from hardware counters";
   return v + ")";
 }
@@ -501,8 +503,6 @@ ValidateOutcome run_validate(const std::vector<TransposeJob>& jobs, const Valida
     return v;
   };
   const std::vector<std::vector<std::string>> tiers = {
-      concat({&kHardwareMetrics, &kSassMetrics, &kSassConflictMetrics}),
-      concat({&kHardwareMetrics, &kSassMetrics, &kSassConflictMetricsSm}),
       concat({&kHardwareMetrics, &kSassMetrics}),
       kHardwareMetrics,
   };
@@ -526,9 +526,8 @@ ValidateOutcome run_validate(const std::vector<TransposeJob>& jobs, const Valida
   if (!cupti_hw && !opt.ncu_only) std::cerr << "bankscope-gpu: counters: " << why << "\n";
   // Everything the table compares or shows that CUPTI does not give: ncu's job.
   std::vector<std::string> ncu_wanted;
-  const bool cupti_conflicts = has(cupti_metrics, kSassConflictMetricsSm[0]);  // the sm__ form
   for (const std::string& m : tiers[0])
-    if (!has(cupti_metrics, m) && !(cupti_conflicts && has(kSassConflictMetrics, m))) ncu_wanted.push_back(m);
+    if (!has(cupti_metrics, m)) ncu_wanted.push_back(m);
   std::ostringstream note;
   note << "CUPTI range profiler: ";
   if (cupti_hw) {
@@ -569,9 +568,11 @@ ValidateOutcome run_validate(const std::vector<TransposeJob>& jobs, const Valida
     k.block_z = 1;
     k.has_layout_key = true;
     k.predicted_ld = CounterSet{job.predicted.ld.instructions, job.predicted.ld.wavefronts,
-                                job.predicted.ld.bank_conflicts(), std::nullopt};
+                                job.predicted.ld.bank_conflicts(), std::nullopt,
+                                job.predicted.ld.active_instructions, std::nullopt};
     k.predicted_st = CounterSet{job.predicted.st.instructions, job.predicted.st.wavefronts,
-                                job.predicted.st.bank_conflicts(), std::nullopt};
+                                job.predicted.st.bank_conflicts(), std::nullopt,
+                                job.predicted.st.active_instructions, std::nullopt};
 
     std::string detail;
     k.correct = check_transpose_once(job.plan, out.p, in.p, n, &detail);
@@ -625,17 +626,7 @@ ValidateOutcome run_validate(const std::vector<TransposeJob>& jobs, const Valida
   if (!jobs.empty() && !opt.ncu.empty() && !ncu_wanted.empty()) {
     std::vector<std::string> args = {"run-jobs"};
     args.insert(args.end(), opt.child_args.begin(), opt.child_args.end());
-    // ncu_wanted, then with the sm__ conflict metrics instead, then without conflict metrics.
-    std::vector<std::vector<std::string>> ncu_tiers = {ncu_wanted};
-    std::vector<std::string> smaller, with_sm;
-    for (const std::string& m : ncu_wanted)
-      if (!has(kSassConflictMetrics, m)) smaller.push_back(m);
-    if (smaller.size() < ncu_wanted.size()) {
-      with_sm = smaller;
-      with_sm.insert(with_sm.end(), kSassConflictMetricsSm.begin(), kSassConflictMetricsSm.end());
-      ncu_tiers.push_back(with_sm);
-      if (!smaller.empty()) ncu_tiers.push_back(smaller);
-    }
+    const std::vector<std::vector<std::string>> ncu_tiers = {ncu_wanted};
     for (size_t t = 0; t < ncu_tiers.size(); ++t) {
       if (opt.verbose) {
         std::cerr << "bankscope-gpu: running ncu for " << jobs.size() << " launches, " << ncu_tiers[t].size()
@@ -671,10 +662,7 @@ ValidateOutcome run_validate(const std::vector<TransposeJob>& jobs, const Valida
   std::string missing;
   for (size_t i = 0; i < tiers[0].size(); ++i) {
     const std::string& m = tiers[0][i];
-    const auto conflict = std::find(kSassConflictMetrics.begin(), kSassConflictMetrics.end(), m);
-    const bool via_sm = conflict != kSassConflictMetrics.end() &&
-                        collected.count(kSassConflictMetricsSm[size_t(conflict - kSassConflictMetrics.begin())]);
-    if (!collected.count(m) && !via_sm) missing += (missing.empty() ? "" : ", ") + m;
+    if (!collected.count(m)) missing += (missing.empty() ? "" : ", ") + m;
   }
   if (!res.kernels.empty()) note << "; not collected: " << (missing.empty() ? "none" : missing);
   res.device.counters_note = note.str();
@@ -711,17 +699,18 @@ std::string format_table(const GpuResults& r) {
     << r.device.cuda_driver << ", " << r.device.date << "\n";
   o << "counters: " << r.device.counters_note << "\n\n";
   o << "Compared (the verdict): per launch, predicted by bankscope / measured\n"
-       "  inst = " << counters::inst_executed(Op::kLoad) << ", ..._st.sum\n"
-       "  wf   = " << counters::wavefronts(Op::kLoad) << ", ..._st.sum\n"
-       "  cf   = " << counters::bank_conflicts(Op::kLoad) << ", ..._st.sum\n"
-       "  a measured value marked * is a stand-in: inst from smsp__inst_executed_op_shared_{ld,st}.sum when the\n"
-       "  instruction-level counter is missing; wf/cf from the l1tex__ counters for a single-block launch (N <= 32)\n"
-       "  only; - = not collected (not compared)\n\n";
-  char line[640];
+       "  inst   = " << counters::inst_executed(Op::kLoad) << ", ..._st.sum (every warp-level execution)\n"
+       "  active = " << counters::sass_inst_executed(Op::kLoad) << ", ..._st.sum (executions with an active thread)\n"
+       "  wf     = " << counters::wavefronts(Op::kLoad) << ", ..._st.sum\n"
+       "  cf     = " << counters::l1tex_bank_conflicts(Op::kLoad) << ", ..._st.sum, compared for a single-block\n"
+       "           launch (N <= 32) only: sm_90 has no instruction-level conflict counter for LDS/STS and the\n"
+       "           hardware one reads high with many blocks\n"
+       "  a value marked * is the l1tex__ counter standing in for a single-block launch; - = not compared\n\n";
+  char line[768];
   std::snprintf(line, sizeof line,
-                "%-28s %6s | %21s %21s %21s | %21s %21s %21s | %8s %8s %6s %7s %7s | %s\n", "kernel", "N",
-                "ld inst pred/meas", "ld wf pred/meas", "ld cf pred/meas", "st inst pred/meas", "st wf pred/meas",
-                "st cf pred/meas", "ms pred", "ms meas", "ratio", "GB/s", "copy", "verdict");
+                "%-28s %6s | %17s %17s %21s %19s | %17s %17s %21s %19s | %8s %8s %6s %7s %7s | %s\n", "kernel", "N",
+                "ld inst", "ld active", "ld wf", "ld cf", "st inst", "st active", "st wf", "st cf", "ms pred",
+                "ms meas", "ratio", "GB/s", "copy", "verdict");
   o << line << std::string(std::strlen(line) - 1, '-') << "\n";
   for (const KernelResult& k : r.kernels) {
     const std::vector<ComparedCounter> cmp = compared_counters(k);
@@ -737,11 +726,13 @@ std::string format_table(const GpuResults& r) {
     std::optional<double> ratio;
     if (k.predicted_ms && k.measured_ms && *k.predicted_ms > 0) ratio = *k.measured_ms / *k.predicted_ms;
     std::snprintf(line, sizeof line,
-                  "%-28.28s %6lld | %21s %21s %21s | %21s %21s %21s | %8s %8s %6s %7s %7s | %s\n",
+                  "%-28.28s %6lld | %17s %17s %21s %19s | %17s %17s %21s %19s | %8s %8s %6s %7s %7s | %s\n",
                   k.kernel.c_str(), (long long)k.n, cell("ld instructions", k.predicted_ld.instructions).c_str(),
+                  cell("ld active instructions", k.predicted_ld.instructions_sass).c_str(),
                   cell("ld wavefronts", k.predicted_ld.wavefronts).c_str(),
                   cell("ld bank_conflicts", k.predicted_ld.bank_conflicts).c_str(),
                   cell("st instructions", k.predicted_st.instructions).c_str(),
+                  cell("st active instructions", k.predicted_st.instructions_sass).c_str(),
                   cell("st wavefronts", k.predicted_st.wavefronts).c_str(),
                   cell("st bank_conflicts", k.predicted_st.bank_conflicts).c_str(), fixed(k.predicted_ms, 4).c_str(),
                   fixed(k.measured_ms, 4).c_str(), fixed(ratio, 2).c_str(), fixed(k.measured_gbps, 0).c_str(),
@@ -753,16 +744,15 @@ std::string format_table(const GpuResults& r) {
 
   // The hardware counters, as context: with many resident blocks the l1tex__ pipe counts read high
   // (other traffic through the L1 data pipe); the model does not predict them per launch.
-  o << "\nContext, not compared (hardware counters; exact only for a single block):\n"
-       "  hw inst = smsp__inst_executed_op_shared_{ld,st}.sum, hw wf = " << counters::l1tex_wavefronts(Op::kLoad)
+  o << "\nContext, not compared (the l1tex__ hardware counters; exact only for a single block):\n"
+       "  hw wf = " << counters::l1tex_wavefronts(Op::kLoad)
     << " (and _st), hw cf = " << counters::l1tex_bank_conflicts(Op::kLoad) << " (and _st)\n";
-  std::snprintf(line, sizeof line, "%-28s %6s | %12s %12s %12s | %12s %12s %12s\n", "kernel", "N", "ld hw inst",
-                "ld hw wf", "ld hw cf", "st hw inst", "st hw wf", "st hw cf");
+  std::snprintf(line, sizeof line, "%-28s %6s | %12s %12s | %12s %12s\n", "kernel", "N", "ld hw wf", "ld hw cf",
+                "st hw wf", "st hw cf");
   o << line << std::string(std::strlen(line) - 1, '-') << "\n";
   for (const KernelResult& k : r.kernels) {
-    std::snprintf(line, sizeof line, "%-28.28s %6lld | %12s %12s %12s | %12s %12s %12s\n", k.kernel.c_str(),
-                  (long long)k.n, num(k.measured_ld.instructions).c_str(), num(k.measured_ld.wavefronts).c_str(),
-                  num(k.measured_ld.bank_conflicts).c_str(), num(k.measured_st.instructions).c_str(),
+    std::snprintf(line, sizeof line, "%-28.28s %6lld | %12s %12s | %12s %12s\n", k.kernel.c_str(), (long long)k.n,
+                  num(k.measured_ld.wavefronts).c_str(), num(k.measured_ld.bank_conflicts).c_str(),
                   num(k.measured_st.wavefronts).c_str(), num(k.measured_st.bank_conflicts).c_str());
     o << line;
   }

@@ -89,7 +89,7 @@ struct ComparedCounter {
 // instructions, wavefronts, bank_conflicts.
 std::vector<ComparedCounter> compared_counters(const KernelResult& k);
 // "WRONG OUTPUT", "timing only" (nothing to compare), "MISMATCH: <counter> <m> measured vs <p>
-// predicted; ..." or "match (<k> of 6 counters[, <f> from hardware counters])".
+// predicted; ..." or "match (<k> of 8 counters[, <f> from hardware counters])".
 std::string verdict_of(const KernelResult& k);
 
 // The table validate prints.

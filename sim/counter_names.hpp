@@ -11,8 +11,16 @@
 
 namespace bankscope::counters {
 
-// Whole launch, exact: what bankscope's per-launch totals predict.
+// Whole launch, exact: what bankscope's per-launch totals predict. Two instruction counts,
+// measured apart on the H200 (assets/results/h200/validate.json, 2026-11-30): the hardware counter
+// counts every warp-level execution of the instruction, including a predicated one whose lanes are
+// all off (nvcc predicates guarded stores: 128 at N = 33 for the seed kernel's STS), while the
+// SASS-patched counter counts executions with at least one active thread (66 there).
 inline const char* inst_executed(Op op) {
+  return op == Op::kLoad ? "smsp__inst_executed_op_shared_ld.sum"
+                         : "smsp__inst_executed_op_shared_st.sum";
+}
+inline const char* sass_inst_executed(Op op) {
   return op == Op::kLoad ? "smsp__sass_inst_executed_op_shared_ld.sum"
                          : "smsp__sass_inst_executed_op_shared_st.sum";
 }

@@ -29,6 +29,7 @@ json counters_to_json(const CounterSet& c, bool with_sass) {
   json j = {{"instructions", opt_num(c.instructions)},
             {"wavefronts", opt_num(c.wavefronts)},
             {"bank_conflicts", opt_num(c.bank_conflicts)}};
+  if (!with_sass && c.instructions_sass) j["instructions_sass"] = *c.instructions_sass;  // predicted
   if (with_sass) {
     j["instructions_sass"] = opt_num(c.instructions_sass);
     j["wavefronts_sass"] = opt_num(c.wavefronts_sass);

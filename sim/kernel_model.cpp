@@ -204,7 +204,7 @@ Result<BlockTotals> simulate_block(const Scenario& s, const Dim3& block) {
       if (!issued) return;  // the whole warp branched around it
       // Issued with no active lane (predicated): an instruction, 0 wavefronts.
       const AccessCost c = acc.mask == 0 ? AccessCost{} : cost(acc, s.spec.banks);
-      t.per_access[static_cast<size_t>(stmt)].add(c, 1);
+      t.per_access[static_cast<size_t>(stmt)].add(c, 1, acc.mask != 0);
       t.max_n_way = std::max(t.max_n_way, c.n_way);
     });
     if (!r) return r.error();
@@ -493,6 +493,7 @@ OpTotals estimate(const OpTotals& o, uint64_t blocks, uint64_t counted) {
     return static_cast<uint64_t>(x);
   };
   e.instructions = scale(o.instructions);
+  e.active_instructions = scale(o.active_instructions);
   e.wavefronts = scale(o.wavefronts);
   e.ideal = scale(o.ideal);
   e.conflicts = std::min(scale(o.conflicts), e.wavefronts);

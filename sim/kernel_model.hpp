@@ -55,7 +55,12 @@ inline uint64_t sat_mul(uint64_t a, uint64_t b, bool* sat) {
 // What the model predicts for one launch, per op. Counter names (what Nsight Compute reports for
 // the whole launch, instruction-level: exact, see README "What it predicts"):
 struct OpTotals {
-  uint64_t instructions = 0;  // smsp__sass_inst_executed_op_shared_{ld,st}.sum
+  // Every warp-level execution, a predicated one with no active lane included:
+  // smsp__inst_executed_op_shared_{ld,st}.sum
+  uint64_t instructions = 0;
+  // Executions with at least one active lane: smsp__sass_inst_executed_op_shared_{ld,st}.sum
+  // (differs from `instructions` only for IssueMode::kPredicated; measured on the H200)
+  uint64_t active_instructions = 0;
   uint64_t wavefronts = 0;    // smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum
   uint64_t ideal = 0;         // wavefronts the instructions need at minimum
   // wavefronts - ideal, accumulated on its own so that clamping keeps it <= wavefronts (a
@@ -64,8 +69,9 @@ struct OpTotals {
   bool saturated = false;     // a count exceeded 2^64 - 1 and is clamped there
   // smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st}.sum
   uint64_t bank_conflicts() const { return conflicts; }
-  void add(const AccessCost& c, uint64_t times) {
+  void add(const AccessCost& c, uint64_t times, bool active = true) {
     instructions = sat_add(instructions, times, &saturated);
+    if (active) active_instructions = sat_add(active_instructions, times, &saturated);
     wavefronts = sat_add(wavefronts, sat_mul(uint64_t(c.wavefronts), times, &saturated), &saturated);
     ideal = sat_add(ideal, sat_mul(uint64_t(c.ideal_wavefronts), times, &saturated), &saturated);
     conflicts = sat_add(conflicts, sat_mul(uint64_t(c.wavefronts - c.ideal_wavefronts), times, &saturated),
@@ -75,6 +81,7 @@ struct OpTotals {
     OpTotals o;
     o.saturated = saturated;
     o.instructions = sat_mul(instructions, times, &o.saturated);
+    o.active_instructions = sat_mul(active_instructions, times, &o.saturated);
     o.wavefronts = sat_mul(wavefronts, times, &o.saturated);
     o.ideal = sat_mul(ideal, times, &o.saturated);
     o.conflicts = sat_mul(conflicts, times, &o.saturated);
@@ -83,6 +90,7 @@ struct OpTotals {
   OpTotals& operator+=(const OpTotals& o) {
     saturated = saturated || o.saturated;
     instructions = sat_add(instructions, o.instructions, &saturated);
+    active_instructions = sat_add(active_instructions, o.active_instructions, &saturated);
     wavefronts = sat_add(wavefronts, o.wavefronts, &saturated);
     ideal = sat_add(ideal, o.ideal, &saturated);
     conflicts = sat_add(conflicts, o.conflicts, &saturated);

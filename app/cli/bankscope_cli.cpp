@@ -215,11 +215,13 @@ bs::Result<std::vector<AccessRow>> warp_rows(const bs::Scenario& s, int warp) {
 nlohmann::ordered_json totals_json(const bs::OpTotals& t, bs::Op op) {
   nlohmann::ordered_json j;
   j["instructions"] = t.instructions;
+  j["active_instructions"] = t.active_instructions;
   j["wavefronts"] = t.wavefronts;
   j["bank_conflicts"] = conflicts_unknown(t) ? nlohmann::ordered_json(nullptr)
                                              : nlohmann::ordered_json(t.wavefronts - t.ideal);
   j["saturated"] = t.saturated;  // true: a count reached 2^64 - 1 and the true one is larger
   j["counters"] = {{"instructions", cnt::inst_executed(op)},
+                   {"active_instructions", cnt::sass_inst_executed(op)},
                    {"wavefronts", cnt::wavefronts(op)},
                    {"bank_conflicts", cnt::bank_conflicts(op)}};
   return j;
@@ -314,11 +316,12 @@ int predict_scenario(const ScenarioArgs& args, int warp, bool as_json, uint64_t 
                 << value << "\n";
     };
     line(cnt::inst_executed(op), count_text(t.instructions, t.saturated));
+    line(cnt::sass_inst_executed(op), count_text(t.active_instructions, t.saturated));
     line(cnt::wavefronts(op), count_text(t.wavefronts, t.saturated));
     line(cnt::bank_conflicts(op), conflicts_text(t));
   };
   if (lt->complete) {
-    std::cout << "\nper launch, as Nsight Compute counts it (instruction-level, exact):\n";
+    std::cout << "\nper launch, as Nsight Compute counts it (exact: the hardware instruction counter and the instruction-level ones):\n";
   } else {
     std::cout << "\nper launch, " << bound_text(*lt) << ":\n";
   }
@@ -508,6 +511,8 @@ int compare(const ScenarioArgs& a_args, const ScenarioArgs& b_args, uint64_t max
     const bs::OpTotals& x = op == bs::Op::kLoad ? ta->ld : ta->st;
     const bs::OpTotals& y = op == bs::Op::kLoad ? tb->ld : tb->st;
     row(cnt::inst_executed(op), count_text(x.instructions, x.saturated), count_text(y.instructions, y.saturated));
+    row(cnt::sass_inst_executed(op), count_text(x.active_instructions, x.saturated),
+        count_text(y.active_instructions, y.saturated));
     row(cnt::wavefronts(op), count_text(x.wavefronts, x.saturated), count_text(y.wavefronts, y.saturated));
     row(cnt::bank_conflicts(op), conflicts_text(x), conflicts_text(y));
   }

@@ -34,7 +34,7 @@ nlohmann::json totals_json(const LaunchReport& l) {
   nlohmann::json j;
   for (Op op : {Op::kLoad, Op::kStore}) {
     const OpTotals& t = op == Op::kLoad ? l.ld : l.st;
-    j[counters::inst_executed(op)] = t.instructions;
+    j[counters::sass_inst_executed(op)] = t.instructions;
     j[counters::wavefronts(op)] = t.wavefronts;
     j[counters::bank_conflicts(op)] = t.bank_conflicts();
   }
@@ -115,7 +115,7 @@ void print_launch(const LaunchReport& l, const LaunchReport* w) {
         std::printf("  %-70s %14llu\n", name, static_cast<unsigned long long>(v));
       }
     };
-    line(counters::inst_executed(op), t.instructions, wt ? wt->instructions : 0);
+    line(counters::sass_inst_executed(op), t.instructions, wt ? wt->instructions : 0);
     line(counters::wavefronts(op), t.wavefronts, wt ? wt->wavefronts : 0);
     line(counters::bank_conflicts(op), t.bank_conflicts(), wt ? wt->bank_conflicts() : 0);
   }

@@ -422,9 +422,17 @@ struct HeldTotals {
     lt.ld.instructions = 5 * 32;
     lt.ld.wavefronts = 5 * 32 * ld_wf;
     lt.ld.ideal = 5 * 32;
-    lt.st = {5 * 32, 5 * 32, 5 * 32, false};
-    lt.estimate_ld = {4096 * 32, 4096 * 32 * ld_wf, 4096 * 32, false};
-    lt.estimate_st = {4096 * 32, 4096 * 32, 4096 * 32, false};
+    auto totals = [](uint64_t instructions, uint64_t wavefronts, uint64_t ideal) {
+      OpTotals t;
+      t.instructions = t.active_instructions = instructions;
+      t.wavefronts = wavefronts;
+      t.ideal = ideal;
+      t.conflicts = wavefronts - ideal;
+      return t;
+    };
+    lt.st = totals(5 * 32, 5 * 32, 5 * 32);
+    lt.estimate_ld = totals(4096 * 32, 4096 * 32 * ld_wf, 4096 * 32);
+    lt.estimate_st = totals(4096 * 32, 4096 * 32, 4096 * 32);
     return lt;
   }
 };

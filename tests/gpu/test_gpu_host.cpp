@@ -256,68 +256,68 @@ TEST_CASE("committed H200 results load, and the SASS-exact counts equal the mode
 }
 
 TEST_CASE("verdict: every predicted counter against its exact measured counterpart") {
-  // The H200's N = 33 row of tiled_32x8_32x33 (issue 16): every count equal except st instructions,
-  // 128 executed (the STS is predicated) vs 66 predicted by a model that branches around it.
+  // The H200's N = 33 row of tiled_32x8_32x33 (assets/results/h200/validate.json, 2026-11-30): the
+  // STS is predicated, so the hardware instruction counter counts all 4 x 8 x 4 = 128 warp-level
+  // executions, while the SASS-patched one counts the 66 with an active thread.
+  // CounterSet: {instructions (hw), l1tex wf, l1tex cf, sass wf, sass inst, sass cf}.
   KernelResult k;
   k.kernel = "tiled_32x8_32x33";
   k.n = 33;
   k.correct = true;
-  k.predicted_ld = CounterSet{66, 66, 0, std::nullopt, std::nullopt, std::nullopt};
-  k.predicted_st = CounterSet{66, 66, 0, std::nullopt, std::nullopt, std::nullopt};
-  k.measured_ld = CounterSet{66, 66, 0, 66, 66, std::nullopt};    // hw inst, l1tex wf/cf, sass inst, wf
-  k.measured_st = CounterSet{128, 66, 0, 66, 128, std::nullopt};
-  // Before this change the verdict compared wavefronts only and said "match (exact)".
+  k.measured_ld = CounterSet{66, 66, 0, 66, 66, std::nullopt};
+  k.measured_st = CounterSet{128, 66, 0, 66, 66, std::nullopt};
+  // A model that branches around the store (the old scenarios): 66 and 66.
+  k.predicted_ld = CounterSet{66, 66, 0, std::nullopt, 66, std::nullopt};
+  k.predicted_st = CounterSet{66, 66, 0, std::nullopt, 66, std::nullopt};
+  // Before this change the verdict compared wavefronts only and said "match".
   CHECK(verdict_of(k) == "MISMATCH: st instructions 128 measured vs 66 predicted");
   {
     // The table shows the compared pairs (predicted/measured, ! on a difference) under the metric
-    // names, and the hardware counters apart, as context.
+    // names, and the l1tex__ counters apart, as context.
     GpuResults r;
     r.kernels.push_back(k);
     r.kernels[0].verdict = verdict_of(k);
     const std::string t = format_table(r);
     CAPTURE(t);
-    CHECK(t.find("inst = smsp__sass_inst_executed_op_shared_ld.sum") != std::string::npos);
+    CHECK(t.find("inst   = smsp__inst_executed_op_shared_ld.sum") != std::string::npos);
+    CHECK(t.find("active = smsp__sass_inst_executed_op_shared_ld.sum") != std::string::npos);
     CHECK(t.find(" 66/128! ") != std::string::npos);  // st instructions
     CHECK(t.find(" 66/66 ") != std::string::npos);
     CHECK(t.find("Context, not compared") != std::string::npos);
   }
   std::vector<ComparedCounter> cmp = compared_counters(k);
-  // ld inst, ld wf (sass), ld cf (l1tex: one block... N = 33 is 4 blocks, so no cf), st inst, st wf.
-  REQUIRE(cmp.size() == 4);
+  // Per op: instructions (hw), active instructions (sass), wavefronts (sass); conflicts only for
+  // one block (N = 33 is 4 blocks).
+  REQUIRE(cmp.size() == 6);
   CHECK(cmp[0].what == "ld instructions");
-  CHECK(cmp[0].metric == "smsp__sass_inst_executed_op_shared_ld.sum");
-  CHECK(cmp[3].what == "st wavefronts");
-  CHECK(cmp[3].metric == "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum");
+  CHECK(cmp[0].metric == "smsp__inst_executed_op_shared_ld.sum");
+  CHECK(cmp[1].what == "ld active instructions");
+  CHECK(cmp[1].metric == "smsp__sass_inst_executed_op_shared_ld.sum");
+  CHECK(cmp[5].what == "st wavefronts");
+  CHECK(cmp[5].metric == "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum");
 
-  k.predicted_st.instructions = 128;  // what a model with "issue": "predicated" gives
-  CHECK(verdict_of(k) == "match (4 of 6 counters)");
+  k.predicted_st.instructions = 128;  // what the model with "issue": "predicated" gives
+  CHECK(verdict_of(k) == "match (6 of 8 counters)");
+  // A model that counted predicated-off executions as active would be caught too.
+  k.predicted_st.instructions_sass = 128;
+  CHECK(verdict_of(k) == "MISMATCH: st active instructions 66 measured vs 128 predicted");
+  k.predicted_st.instructions_sass = 66;
 
-  // Without the instruction-level instruction counter, the hardware one stands in, and says so.
-  k.measured_ld.instructions_sass.reset();
-  k.measured_st.instructions_sass.reset();
-  CHECK(verdict_of(k) == "match (4 of 6 counters, 2 from hardware counters)");
-  k.measured_st.instructions = 127;
-  CHECK(verdict_of(k) == "MISMATCH: st instructions 127 measured vs 128 predicted");
-  k.measured_st.instructions = 128;
-
-  // The instruction-level conflicts, when collected, are compared too.
-  k.measured_ld.bank_conflicts_sass = 1;
-  k.measured_st.bank_conflicts_sass = 0;
-  CHECK(verdict_of(k) == "MISMATCH: ld bank_conflicts 1 measured vs 0 predicted");
-
-  // Many blocks: the l1tex__ counters (4,216,000 vs 4,194,304 at N = 2048) are context only.
+  // Many blocks: the l1tex__ counters (4,208,563 vs 4,194,304 at N = 2048) are context only.
   KernelResult big;
   big.n = 2048;
   big.correct = true;
   big.predicted_ld = CounterSet{131072, 4194304, 4063232, std::nullopt, std::nullopt, std::nullopt};
-  big.measured_ld = CounterSet{std::nullopt, 4216000, 4085000, std::nullopt, std::nullopt, std::nullopt};
+  big.measured_ld = CounterSet{std::nullopt, 4208563, 4077491, std::nullopt, std::nullopt, std::nullopt};
   CHECK(compared_counters(big).empty());
   CHECK(verdict_of(big) == "timing only");
   // One block (N = 32): the l1tex__ counters are exact, and compared.
   big.n = 32;
   big.predicted_ld = CounterSet{32, 1024, 992, std::nullopt, std::nullopt, std::nullopt};
   big.measured_ld = CounterSet{std::nullopt, 1024, 992, std::nullopt, std::nullopt, std::nullopt};
-  CHECK(verdict_of(big) == "match (2 of 6 counters, 2 from hardware counters)");
+  CHECK(verdict_of(big) == "match (2 of 8 counters, 2 from hardware counters)");
+  big.measured_ld.bank_conflicts = 991;
+  CHECK(verdict_of(big) == "MISMATCH: ld bank_conflicts 991 measured vs 992 predicted");
   big.correct = false;
   CHECK(verdict_of(big) == "WRONG OUTPUT");
 }
