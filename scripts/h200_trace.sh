@@ -28,14 +28,16 @@ ls -l "$BUILD/bin/" | grep -E "tracer|bankscope"
 step "tracer: corpus drivers (nvcc -O3 -arch=sm_90 -lineinfo)"
 corpus=kernels/tracer/corpus
 progs=()
+pids=()  # wait for these only: a bare `wait` also waits for h200_common.sh's `tee` (bash >= 5.1)
 for src in "$corpus"/*.cu; do
   name=$(basename "$src" .cu)
   extra=()
   [[ $name == cublas_* ]] && extra=(-lcublas)
   "$NVCC" -O3 -arch=sm_90 -lineinfo -o "$tdir/$name" "$src" "${extra[@]}" &
+  pids+=($!)
   progs+=("$name")
 done
-wait
+wait "${pids[@]}"
 
 export BANKSCOPE_SANITIZER_DIR=/usr/local/cuda-13.0/compute-sanitizer
 for name in "${progs[@]}"; do
