@@ -288,46 +288,53 @@ SweepSeries column_read_sweep(ElementType type, int max_stride, Op op) {
   return s;
 }
 
+// One panel per series (small multiples: the staircases overlap too much to share axes), y on a
+// log2 scale so that 1, 2, 4, .. 32 wavefronts are evenly spaced steps.
 std::string svg_stride_sweep(const std::vector<SweepSeries>& series, const std::string& title) {
-  const int left = 60, right = 170, top = title.empty() ? 20 : 44, plot_w = 640, plot_h = 300;
-  const int width = left + plot_w + right, height = top + plot_h + 50;
+  const int left = 70, right = 20, top = title.empty() ? 14 : 40, plot_w = 760, panel_h = 110, gap = 34;
+  const int npanels = std::max<int>(1, static_cast<int>(series.size()));
+  const int width = left + plot_w + right, height = top + npanels * (panel_h + gap) + 30;
   int xmax = 1, ymax = 1;
   for (const auto& s : series) {
     for (int x : s.strides) xmax = std::max(xmax, x);
     for (int y : s.wavefronts) ymax = std::max(ymax, y);
   }
-  int ystep = 1;
-  while (ymax / ystep > 8) ystep *= 2;
-  ymax = (ymax + ystep - 1) / ystep * ystep;
+  int ylog = 0;
+  while ((1 << ylog) < ymax) ++ylog;
+  ylog = std::max(ylog, 1);
   int xstep = 1;
   while (xmax / xstep > 16) xstep *= 2;
   auto X = [&](double x) { return left + (x - 0.5) / xmax * plot_w; };
-  auto Y = [&](double y) { return top + plot_h - y / ymax * plot_h; };
 
   std::ostringstream os;
   header(os, width, height);
   if (!title.empty()) text(os, 10, 24, title, 15);
-  for (int y = 0; y <= ymax; y += ystep) {
-    os << "<line x1=\"" << left << "\" y1=\"" << Y(y) << "\" x2=\"" << left + plot_w << "\" y2=\"" << Y(y)
-       << "\" stroke=\"#ddd\"/>\n";
-    text(os, left - 6, Y(y) + 4, std::to_string(y), 11, "end");
-  }
-  for (int x = xstep; x <= xmax; x += xstep) {
-    os << "<line x1=\"" << X(x) << "\" y1=\"" << top + plot_h << "\" x2=\"" << X(x) << "\" y2=\""
-       << top + plot_h + 4 << "\" stroke=\"#000\"/>\n";
-    text(os, X(x), top + plot_h + 16, std::to_string(x), 11, "middle");
-  }
-  os << "<rect x=\"" << left << "\" y=\"" << top << "\" width=\"" << plot_w << "\" height=\"" << plot_h
-     << "\" fill=\"none\" stroke=\"#000\"/>\n";
-  text(os, left + plot_w / 2.0, height - 8, "row stride (elements); lane i reads element (i, 0)", 12, "middle");
-  os << "<text x=\"14\" y=\"" << top + plot_h / 2.0 << "\" font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 14 "
-     << top + plot_h / 2.0 << ")\">wavefronts per warp instruction</text>\n";
   static const char* kDash[] = {"", "6,3", "2,2", "8,3,2,3"};
-  for (size_t k = 0; k < series.size(); ++k) {
-    const SweepSeries& s = series[k];
-    const std::string colour = viridis(series.size() <= 1 ? 0.0 : 0.85 * double(k) / double(series.size() - 1));
+  for (int k = 0; k < npanels; ++k) {
+    const int ptop = top + k * (panel_h + gap) + 16;
+    // y: 0 wavefronts at the bottom edge, then 1, 2, 4, .. on a log2 scale above it.
+    auto Y = [&](int y) {
+      const double v = y <= 0 ? -0.5 : std::log2(double(y));
+      return ptop + panel_h - (v + 0.5) / (ylog + 0.5) * panel_h;
+    };
+    for (int e = 0; e <= ylog; ++e) {
+      os << "<line x1=\"" << left << "\" y1=\"" << Y(1 << e) << "\" x2=\"" << left + plot_w << "\" y2=\""
+         << Y(1 << e) << "\" stroke=\"#ddd\"/>\n";
+      text(os, left - 6, Y(1 << e) + 4, std::to_string(1 << e), 10, "end");
+    }
+    for (int x = xstep; x <= xmax; x += xstep) {
+      os << "<line x1=\"" << X(x) << "\" y1=\"" << ptop + panel_h << "\" x2=\"" << X(x) << "\" y2=\""
+         << ptop + panel_h + 4 << "\" stroke=\"#000\"/>\n";
+      text(os, X(x), ptop + panel_h + 15, std::to_string(x), 10, "middle");
+    }
+    os << "<rect x=\"" << left << "\" y=\"" << ptop << "\" width=\"" << plot_w << "\" height=\"" << panel_h
+       << "\" fill=\"none\" stroke=\"#000\"/>\n";
+    if (k >= static_cast<int>(series.size())) continue;
+    const SweepSeries& s = series[static_cast<size_t>(k)];
+    text(os, left, ptop - 5, s.label, 12);
+    const std::string colour = viridis(series.size() <= 1 ? 0.0 : 0.8 * double(k) / double(series.size() - 1));
     // Steps: each stride's value holds over [x - 0.5, x + 0.5].
-    os << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"2\"";
+    os << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"1.8\"";
     if (*kDash[k % 4]) os << " stroke-dasharray=\"" << kDash[k % 4] << "\"";
     os << " points=\"";
     for (size_t i = 0; i < s.strides.size() && i < s.wavefronts.size(); ++i) {
@@ -335,13 +342,11 @@ std::string svg_stride_sweep(const std::vector<SweepSeries>& series, const std::
          << Y(s.wavefronts[i]) << " ";
     }
     os << "\"><title>" << esc(s.label) << "</title></polyline>\n";
-    const double ly = top + 16 + 22.0 * double(k);
-    os << "<line x1=\"" << left + plot_w + 12 << "\" y1=\"" << ly - 4 << "\" x2=\"" << left + plot_w + 42
-       << "\" y2=\"" << ly - 4 << "\" stroke=\"" << colour << "\" stroke-width=\"2\"";
-    if (*kDash[k % 4]) os << " stroke-dasharray=\"" << kDash[k % 4] << "\"";
-    os << "/>\n";
-    text(os, left + plot_w + 48, ly, s.label, 12);
   }
+  text(os, left + plot_w / 2.0, height - 10, "row stride (elements); lane i reads element (i, 0)", 12, "middle");
+  const double mid = top + npanels * (panel_h + gap) / 2.0;
+  os << "<text x=\"16\" y=\"" << mid << "\" font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 16 "
+     << mid << ")\">wavefronts per warp instruction (log2)</text>\n";
   os << "</svg>\n";
   return os.str();
 }

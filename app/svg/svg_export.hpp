@@ -42,7 +42,7 @@ struct SweepSeries {
 // `stride` elements apart (a column read), for stride = 1 .. max_stride; computed with cost().
 SweepSeries column_read_sweep(ElementType type, int max_stride, Op op = Op::kLoad);
 
-// A step chart of one or more series sharing the x axis.
+// A step chart, one panel per series (same x axis, y on a log2 scale).
 std::string svg_stride_sweep(const std::vector<SweepSeries>& series, const std::string& title = "");
 
 }  // namespace bankscope

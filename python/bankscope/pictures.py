@@ -131,18 +131,21 @@ class StrideSweep(_Svg):
 
     def figure(self):
         import matplotlib.pyplot as plt
-        fig, ax = plt.subplots(figsize=(9, 4.5))
+        n = len(self.wavefronts)
+        fig, axes = plt.subplots(n, 1, figsize=(9, 1.9 * n + 0.8), sharex=True, squeeze=False)
         styles = ["-", "--", ":", "-."]
         cmap = plt.get_cmap("viridis")
-        n = len(self.wavefronts)
-        for k, (t, wf) in enumerate(self.wavefronts.items()):
-            ax.step(self.strides, wf, where="mid", ls=styles[k % 4], color=cmap(0.85 * k / max(n - 1, 1)),
-                    label=f"{t} ({_core.element_size(t)} B)", lw=2)
-        ax.set_xlabel("row stride (elements); lane i reads element (i, 0)")
-        ax.set_ylabel("wavefronts per warp instruction")
-        ax.set_title(self.title)
-        ax.legend()
-        ax.grid(alpha=0.3)
+        for k, ((t, wf), ax) in enumerate(zip(self.wavefronts.items(), axes[:, 0])):
+            ax.step(self.strides, wf, where="mid", ls=styles[k % 4], color=cmap(0.8 * k / max(n - 1, 1)), lw=1.6)
+            ax.set_yscale("log", base=2)
+            ax.set_yticks([1, 2, 4, 8, 16, 32])
+            ax.set_yticklabels(["1", "2", "4", "8", "16", "32"])
+            ax.set_title(f"{t} ({_core.element_size(t)} B)", loc="left", fontsize=10)
+            ax.grid(alpha=0.3)
+        axes[-1, 0].set_xlabel("row stride (elements); lane i reads element (i, 0)")
+        fig.supylabel("wavefronts per warp instruction")
+        fig.suptitle(self.title)
+        fig.tight_layout()
         return fig
 
 
