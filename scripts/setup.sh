@@ -54,6 +54,10 @@ if ! bankscope_has_tool cuobjdump || ! bankscope_has_tool nvdisasm; then
   "$bankscope_root/.venv/bin/pip" install -q --disable-pip-version-check nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm
 fi
 
+# [python] The Python package (python/, scripts/python_tests.sh) compiles against Python's headers.
+dpkg-query -W -f='${Status}' python3-dev 2>/dev/null | grep -q "install ok installed" ||
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-dev >/dev/null; }
+
 # The CUDA toolkit is optional; when it is installed but not on PATH, put it there.
 if ! command -v nvcc >/dev/null 2>&1 && [[ -x /usr/local/cuda/bin/nvcc ]]; then
   export PATH=/usr/local/cuda/bin:$PATH
