@@ -77,7 +77,7 @@ TEST_CASE("scenario errors name the file, the field and the reason") {
 TEST_CASE("a scenario survives a save / load round trip") {
   auto spec = load_scenario_file(kAssets + "tiled_32x8_32x33.json");
   REQUIRE(spec.ok());
-  const fs::path dir = fs::temp_directory_path() / "bankscope_roundtrip";
+  const fs::path dir = fs::temp_directory_path() / ("bankscope_roundtrip_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const std::string path = (dir / "s.json").string();
   REQUIRE(save_scenario_file(path, *spec).ok());
@@ -105,7 +105,7 @@ TEST_CASE("an access's issue mode is read, and written back when it is not the d
 }
 
 TEST_CASE("a failed save leaves the old file intact") {
-  const fs::path dir = fs::temp_directory_path() / "bankscope_atomic";
+  const fs::path dir = fs::temp_directory_path() / ("bankscope_atomic_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const std::string path = (dir / "keep.json").string();
   { std::ofstream(path) << "old contents"; }
@@ -177,7 +177,7 @@ TEST_CASE("JSONL pattern errors") {
 TEST_CASE("saving into a read-only directory fails cleanly and keeps the old file") {
   // Root ignores directory permissions, so the save runs in a child that drops to an unprivileged
   // user (nobody, 65534) when started as root.
-  const fs::path dir = fs::temp_directory_path() / "bankscope_readonly";
+  const fs::path dir = fs::temp_directory_path() / ("bankscope_readonly_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   const std::string path = (dir / "keep.json").string();
