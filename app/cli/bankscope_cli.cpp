@@ -34,6 +34,7 @@
 #include "sim/counter_names.hpp"
 #include "sim/json_io.hpp"
 #include "sim/kernel_model.hpp"
+#include "sim/predict_report.hpp"
 #include "sim/scenario.hpp"
 
 namespace bs = bankscope;
@@ -73,9 +74,6 @@ std::string count_text(uint64_t v, bool saturated) {
 }
 
 // wavefronts - ideal is unknown once either of them saturated.
-bool conflicts_unknown(const bs::OpTotals& t) {
-  return t.saturated && (t.wavefronts == bs::kCountMax || t.ideal == bs::kCountMax);
-}
 std::string conflicts_text(const bs::OpTotals& t) {
   if (conflicts_unknown(t)) return "unknown (wavefronts exceed 2^64)";
   return with_commas(t.wavefronts - t.ideal);
@@ -183,49 +181,10 @@ void add_scenario_options(CLI::App* cmd, ScenarioArgs& a) {
 // [SECTION] predict
 // ---------------------------------------------------------------------------------------------
 
-struct AccessRow {
-  int stmt;
-  int instructions = 0;      // for the chosen warp
-  int wf_min = 0, wf_max = 0;
-  int n_way = 0;
-  int conflicts = 0;         // summed over the warp's instructions of this statement
-  int wavefronts = 0;
-};
-
-bs::Result<std::vector<AccessRow>> warp_rows(const bs::Scenario& s, int warp) {
-  auto instr = bs::warp_instructions(s, bs::Dim3{0, 0, 0}, warp);
-  if (!instr) return instr.error();
-  std::vector<AccessRow> rows(s.accesses.size());
-  for (size_t i = 0; i < rows.size(); ++i) rows[i].stmt = static_cast<int>(i);
-  for (const bs::WarpInstruction& wi : *instr) {
-    if (!wi.issued) continue;  // the warp branches around it; issued with no lane: 0 wavefronts
-    const bs::AccessCost c = bs::cost(wi.access, s.spec.banks);
-    AccessRow& r = rows[static_cast<size_t>(wi.stmt)];
-    r.wf_min = r.instructions == 0 ? c.wavefronts : std::min(r.wf_min, c.wavefronts);
-    r.wf_max = std::max(r.wf_max, c.wavefronts);
-    r.n_way = std::max(r.n_way, c.n_way);
-    r.conflicts += c.bank_conflicts();
-    r.wavefronts += c.wavefronts;
-    ++r.instructions;
-  }
-  return rows;
-}
-
-// Per-launch counts of one op, each with the counter it predicts; a saturated count says so.
-nlohmann::ordered_json totals_json(const bs::OpTotals& t, bs::Op op) {
-  nlohmann::ordered_json j;
-  j["instructions"] = t.instructions;
-  j["active_instructions"] = t.active_instructions;
-  j["wavefronts"] = t.wavefronts;
-  j["bank_conflicts"] = conflicts_unknown(t) ? nlohmann::ordered_json(nullptr)
-                                             : nlohmann::ordered_json(t.wavefronts - t.ideal);
-  j["saturated"] = t.saturated;  // true: a count reached 2^64 - 1 and the true one is larger
-  j["counters"] = {{"instructions", cnt::inst_executed(op)},
-                   {"active_instructions", cnt::sass_inst_executed(op)},
-                   {"wavefronts", cnt::wavefronts(op)},
-                   {"bank_conflicts", cnt::bank_conflicts(op)}};
-  return j;
-}
+using bs::AccessRow;
+using bs::conflicts_unknown;
+using bs::totals_json;
+using bs::warp_rows;
 
 int predict_scenario(const ScenarioArgs& args, int warp, bool as_json, uint64_t max_blocks) {
   auto s = load(args);
@@ -236,46 +195,7 @@ int predict_scenario(const ScenarioArgs& args, int warp, bool as_json, uint64_t 
   if (!lt) return fail(lt.error().message);
 
   if (as_json) {
-    nlohmann::ordered_json j;
-    j["scenario"] = s->spec.name;
-    j["file"] = args.path;
-    j["declaration"] = s->arrays[0].declaration();
-    j["n"] = s->spec.n;
-    j["block"] = {s->spec.block.x, s->spec.block.y, s->spec.block.z};
-    j["grid"] = {s->grid.x, s->grid.y, s->grid.z};
-    j["warp"] = warp;
-    // Per warp instruction (this warp alone): the hardware l1tex__ counters.
-    j["per_instruction_counters"] = {
-        {"ld", {{"wavefronts", cnt::l1tex_wavefronts(bs::Op::kLoad)},
-                {"bank_conflicts", cnt::l1tex_bank_conflicts(bs::Op::kLoad)}}},
-        {"st", {{"wavefronts", cnt::l1tex_wavefronts(bs::Op::kStore)},
-                {"bank_conflicts", cnt::l1tex_bank_conflicts(bs::Op::kStore)}}}};
-    j["accesses"] = nlohmann::ordered_json::array();
-    for (const AccessRow& r : *rows) {
-      const bs::CompiledAccess& a = s->accesses[static_cast<size_t>(r.stmt)];
-      nlohmann::ordered_json ja;
-      ja["op"] = bs::op_name(a.op);
-      ja["access"] = a.text;
-      ja["label"] = a.label;
-      ja["width"] = a.width;
-      ja["warp_instructions"] = r.instructions;
-      ja["wavefronts_per_instruction"] = r.instructions ? (r.wf_min == r.wf_max ? nlohmann::ordered_json(r.wf_min) : nlohmann::ordered_json({r.wf_min, r.wf_max})) : nlohmann::ordered_json(nullptr);
-      ja["n_way"] = r.n_way;
-      ja["launch"] = totals_json(lt->per_access[static_cast<size_t>(r.stmt)], a.op);
-      j["accesses"].push_back(ja);
-    }
-    j["totals"] = {{"ld", totals_json(lt->ld, bs::Op::kLoad)}, {"st", totals_json(lt->st, bs::Op::kStore)}};
-    j["blocks"] = lt->blocks;
-    j["blocks_simulated"] = lt->blocks_simulated;
-    // An incomplete run: "totals" are exact over blocks_counted blocks (a lower bound for the
-    // launch); "estimate" scales them to the whole grid.
-    j["complete"] = lt->complete;
-    j["blocks_counted"] = lt->blocks_counted;
-    if (!lt->complete) {
-      j["stopped_because"] = lt->stopped_because;
-      j["estimate"] = {{"ld", totals_json(lt->estimate_ld, bs::Op::kLoad)},
-                       {"st", totals_json(lt->estimate_st, bs::Op::kStore)}};
-    }
+    const nlohmann::ordered_json j = bs::predict_json(*s, args.path, warp, *rows, *lt);
     std::cout << j.dump(2) << "\n";
     return totals_exit_code(*lt);
   }

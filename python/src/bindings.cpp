@@ -23,6 +23,7 @@
 #include "sim/bank_model.hpp"
 #include "sim/json_io.hpp"
 #include "sim/kernel_model.hpp"
+#include "sim/predict_report.hpp"
 #include "sim/layout.hpp"
 #include "sim/scenario.hpp"
 
@@ -315,71 +316,20 @@ bs::Scenario compiled(const PyScenario& ps, int64_t n, int64_t stride, const std
   return std::move(*s);
 }
 
-ojson totals_json(const bs::OpTotals& t) {
-  return {{"instructions", t.instructions}, {"wavefronts", t.wavefronts}, {"bank_conflicts", t.bank_conflicts()}};
-}
-
-// The same object as `bankscope-cli predict SCENARIO --json`, as JSON text.
+// The same object as `bankscope-cli predict SCENARIO --json` (sim/predict_report.hpp builds both).
 std::string predict_json(const PyScenario& ps, int64_t n, int64_t stride, const std::string& type, int warp) {
   const bs::Scenario s = compiled(ps, n, stride, type);
   if (warp < 0) raise("warp: " + std::to_string(warp) + " must be >= 0");
-  struct Row {
-    int instructions = 0, wf_min = 0, wf_max = 0, n_way = 0;
-  };
-  std::vector<Row> rows(s.accesses.size());
-  std::vector<bs::WarpInstruction> instr;
-  {
-    py::gil_scoped_release nogil;
-    auto wi = bs::warp_instructions(s, bs::Dim3{0, 0, 0}, warp);
-    if (!wi) {
-      py::gil_scoped_acquire gil;
-      raise(wi.error());
-    }
-    instr = std::move(*wi);
-  }
-  for (const bs::WarpInstruction& w : instr) {
-    if (w.access.mask == 0) continue;
-    const bs::AccessCost c = bs::cost(w.access, s.spec.banks);
-    Row& r = rows[static_cast<size_t>(w.stmt)];
-    r.wf_min = r.instructions == 0 ? c.wavefronts : std::min(r.wf_min, c.wavefronts);
-    r.wf_max = std::max(r.wf_max, c.wavefronts);
-    r.n_way = std::max(r.n_way, c.n_way);
-    ++r.instructions;
-  }
+  bs::Result<std::vector<bs::AccessRow>> rows = bs::Error{""};
   bs::Result<bs::LaunchTotals> lt = bs::Error{""};
   {
     py::gil_scoped_release nogil;
-    lt = bs::launch_totals(s);
+    rows = bs::warp_rows(s, warp);
+    if (rows) lt = bs::launch_totals(s);
   }
+  if (!rows) raise(rows.error());
   if (!lt) raise(lt.error());
-  ojson j;
-  j["scenario"] = s.spec.name;
-  j["file"] = ps.source;
-  j["declaration"] = s.arrays[0].declaration();
-  j["n"] = s.spec.n;
-  j["block"] = {s.spec.block.x, s.spec.block.y, s.spec.block.z};
-  j["grid"] = {s.grid.x, s.grid.y, s.grid.z};
-  j["warp"] = warp;
-  j["accesses"] = ojson::array();
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const Row& r = rows[i];
-    const bs::CompiledAccess& a = s.accesses[i];
-    ojson ja;
-    ja["op"] = bs::op_name(a.op);
-    ja["access"] = a.text;
-    ja["label"] = a.label;
-    ja["width"] = a.width;
-    ja["warp_instructions"] = r.instructions;
-    ja["wavefronts_per_instruction"] =
-        r.instructions ? (r.wf_min == r.wf_max ? ojson(r.wf_min) : ojson({r.wf_min, r.wf_max})) : ojson(nullptr);
-    ja["n_way"] = r.n_way;
-    ja["launch"] = totals_json(lt->per_access[i]);
-    j["accesses"].push_back(ja);
-  }
-  j["totals"] = {{"ld", totals_json(lt->ld)}, {"st", totals_json(lt->st)}};
-  j["blocks"] = lt->blocks;
-  j["blocks_simulated"] = lt->blocks_simulated;
-  return j.dump();
+  return bs::predict_json(s, ps.source, warp, *rows, *lt).dump();
 }
 
 // Every instruction one warp executes, as patterns {"width", "op", "mask", "offsets"} plus its

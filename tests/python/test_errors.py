@@ -22,7 +22,7 @@ GOOD = [4 * i for i in range(32)]
     (dict(offsets=GOOD, width=3), ValueError, "width: 3 bytes is not an access width (1, 2, 4, 8 or 16)"),
     (dict(offsets=GOOD, width=32), ValueError, "width: 32 is out of range 1..16"),
     (dict(offsets=GOOD, width="4"), TypeError, "width: expected an integer, got a string"),
-    (dict(offsets=GOOD, op="ldx"), ValueError, "op: 'ldx' must be \"ld\" or \"st\""),
+    (dict(offsets=GOOD, op="ldx"), ValueError, "op: 'ldx' must be \"ld\", \"st\", \"ldmatrix\", \"stmatrix\", \"atom\" or \"ldgsts\""),
     (dict(offsets=GOOD, mask=2**32), ValueError, "mask: 4294967296 is wider than 32 bits"),
     (dict(offsets=GOOD, mask=-1), TypeError, "mask: expected a hex string or a non-negative integer, got a number"),
     (dict(offsets="abc"), TypeError, "offsets: expected an array of exactly 32 byte offsets, got str"),

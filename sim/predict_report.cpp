@@ -1,0 +1,95 @@
+// predict_report.cpp: see predict_report.hpp.
+#include "predict_report.hpp"
+
+#include <algorithm>
+
+#include "counter_names.hpp"
+
+namespace bankscope {
+
+using ojson = nlohmann::ordered_json;
+
+Result<std::vector<AccessRow>> warp_rows(const Scenario& s, int warp) {
+  auto instr = warp_instructions(s, Dim3{0, 0, 0}, warp);
+  if (!instr) return instr.error();
+  std::vector<AccessRow> rows(s.accesses.size());
+  for (size_t i = 0; i < rows.size(); ++i) rows[i].stmt = static_cast<int>(i);
+  for (const WarpInstruction& wi : *instr) {
+    if (!wi.issued) continue;  // the warp branches around it; issued with no lane: 0 wavefronts
+    const AccessCost c = cost(wi.access, s.spec.banks);
+    AccessRow& r = rows[static_cast<size_t>(wi.stmt)];
+    r.wf_min = r.instructions == 0 ? c.wavefronts : std::min(r.wf_min, c.wavefronts);
+    r.wf_max = std::max(r.wf_max, c.wavefronts);
+    r.n_way = std::max(r.n_way, c.n_way);
+    r.conflicts += c.bank_conflicts();
+    r.wavefronts += c.wavefronts;
+    ++r.instructions;
+  }
+  return rows;
+}
+
+bool conflicts_unknown(const OpTotals& t) {
+  return t.saturated && (t.wavefronts == kCountMax || t.ideal == kCountMax);
+}
+
+ojson totals_json(const OpTotals& t, Op op) {
+  ojson j;
+  j["instructions"] = t.instructions;
+  j["active_instructions"] = t.active_instructions;
+  j["wavefronts"] = t.wavefronts;
+  j["bank_conflicts"] = conflicts_unknown(t) ? ojson(nullptr) : ojson(t.wavefronts - t.ideal);
+  j["saturated"] = t.saturated;  // true: a count reached 2^64 - 1 and the true one is larger
+  j["counters"] = {{"instructions", counters::inst_executed(op)},
+                   {"active_instructions", counters::sass_inst_executed(op)},
+                   {"wavefronts", counters::wavefronts(op)},
+                   {"bank_conflicts", counters::bank_conflicts(op)}};
+  return j;
+}
+
+ojson predict_json(const Scenario& s, const std::string& file, int warp, const std::vector<AccessRow>& rows,
+                   const LaunchTotals& lt) {
+  ojson j;
+  j["scenario"] = s.spec.name;
+  j["file"] = file;
+  j["declaration"] = s.arrays[0].declaration();
+  j["n"] = s.spec.n;
+  j["block"] = {s.spec.block.x, s.spec.block.y, s.spec.block.z};
+  j["grid"] = {s.grid.x, s.grid.y, s.grid.z};
+  j["warp"] = warp;
+  // Per warp instruction (this warp alone): the hardware l1tex__ counters.
+  j["per_instruction_counters"] = {
+      {"ld", {{"wavefronts", counters::l1tex_wavefronts(Op::kLoad)},
+              {"bank_conflicts", counters::l1tex_bank_conflicts(Op::kLoad)}}},
+      {"st", {{"wavefronts", counters::l1tex_wavefronts(Op::kStore)},
+              {"bank_conflicts", counters::l1tex_bank_conflicts(Op::kStore)}}}};
+  j["accesses"] = ojson::array();
+  for (const AccessRow& r : rows) {
+    const CompiledAccess& a = s.accesses[static_cast<size_t>(r.stmt)];
+    ojson ja;
+    ja["op"] = op_name(a.op);
+    ja["access"] = a.text;
+    ja["label"] = a.label;
+    ja["width"] = a.width;
+    ja["issue"] = issue_mode_name(a.issue);
+    ja["warp_instructions"] = r.instructions;
+    ja["wavefronts_per_instruction"] =
+        r.instructions ? (r.wf_min == r.wf_max ? ojson(r.wf_min) : ojson({r.wf_min, r.wf_max})) : ojson(nullptr);
+    ja["n_way"] = r.n_way;
+    ja["launch"] = totals_json(lt.per_access[static_cast<size_t>(r.stmt)], a.op);
+    j["accesses"].push_back(ja);
+  }
+  j["totals"] = {{"ld", totals_json(lt.ld, Op::kLoad)}, {"st", totals_json(lt.st, Op::kStore)}};
+  j["blocks"] = lt.blocks;
+  j["blocks_simulated"] = lt.blocks_simulated;
+  // An incomplete run: "totals" are exact over blocks_counted blocks (a lower bound for the
+  // launch); "estimate" scales them to the whole grid.
+  j["complete"] = lt.complete;
+  j["blocks_counted"] = lt.blocks_counted;
+  if (!lt.complete) {
+    j["stopped_because"] = lt.stopped_because;
+    j["estimate"] = {{"ld", totals_json(lt.estimate_ld, Op::kLoad)}, {"st", totals_json(lt.estimate_st, Op::kStore)}};
+  }
+  return j;
+}
+
+}  // namespace bankscope

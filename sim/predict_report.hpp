@@ -1,0 +1,39 @@
+// predict_report.hpp: what `bankscope-cli predict` reports for a scenario, as values and as JSON,
+// defined once so the CLI and the Python package (python/) print the same object.
+//
+//   (scenario, warp) -> per-statement rows for that warp of block 0      warp_rows()
+//   (scenario, rows, launch totals) -> the `predict --json` object        predict_json()
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kernel_model.hpp"
+#include "scenario.hpp"
+
+namespace bankscope {
+
+// One statement as one warp of block 0 issues it (its loop iterations together).
+struct AccessRow {
+  int stmt = 0;
+  int instructions = 0;  // warp instructions this warp issues for the statement
+  int wf_min = 0, wf_max = 0;  // wavefronts per instruction, smallest and largest
+  int n_way = 0;
+  int conflicts = 0;  // summed over the warp's instructions of this statement
+  int wavefronts = 0;
+};
+Result<std::vector<AccessRow>> warp_rows(const Scenario& s, int warp);
+
+// A clamped count makes wavefronts - ideal unknowable.
+bool conflicts_unknown(const OpTotals& t);
+
+// Per-launch counts of one op, each with the counter it predicts; a saturated count says so.
+nlohmann::ordered_json totals_json(const OpTotals& t, Op op);
+
+// The whole `predict --json` object. `file` is the path as the user gave it.
+nlohmann::ordered_json predict_json(const Scenario& s, const std::string& file, int warp,
+                                    const std::vector<AccessRow>& rows, const LaunchTotals& lt);
+
+}  // namespace bankscope
