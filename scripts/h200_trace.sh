@@ -49,7 +49,7 @@ for name in "${progs[@]}"; do
   t1=$(date +%s.%N)
   "$tdir/$name" >"$tdir/$name.plain.txt" 2>&1
   t2=$(date +%s.%N)
-  timeout 60 "$BUILD/bin/bankscope-gpu" trace --check -o "$tdir/$name.bstrace" -- "$tdir/$name" \
+  timeout -k 5 40 "$BUILD/bin/bankscope-gpu" trace --check -o "$tdir/$name.bstrace" -- "$tdir/$name" \
     >"$tdir/$name.trace.txt" 2>&1
   rc=$?
   t3=$(date +%s.%N)

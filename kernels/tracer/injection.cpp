@@ -261,6 +261,22 @@ void on_launch_end(State& s, const Sanitizer_LaunchData* l) {
 
 void SANITIZERAPI on_callback(void* /*userdata*/, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid,
                               const void* cbdata) {
+  // Only the three callbacks below are handled. The Compute Sanitizer calls made inside them
+  // (sanitizerAlloc, the memcpys, sanitizerAddPatchesFromFile loading the patch module, ...) can
+  // raise further callbacks on this thread; taking the mutex again there would deadlock (the first
+  // H200 run hung at the first launch), so a nested callback returns at once.
+  thread_local bool inside = false;
+  if (inside) return;
+  const bool handled =
+      (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED) ||
+      (domain == SANITIZER_CB_DOMAIN_LAUNCH &&
+       (cbid == SANITIZER_CBID_LAUNCH_BEGIN || cbid == SANITIZER_CBID_LAUNCH_END));
+  if (!handled) return;
+  struct Inside {
+    bool& flag;
+    explicit Inside(bool& f) : flag(f) { flag = true; }
+    ~Inside() { flag = false; }
+  } guard(inside);
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
   if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED) {
