@@ -132,6 +132,7 @@ AccessCost run(const WarpAccess& a, const BankConfig& cfg, AccessReport* rep) {
   const uint32_t bb = static_cast<uint32_t>(cfg.bank_bytes);
   const uint32_t nbanks = static_cast<uint32_t>(cfg.banks);
   const int words_per_lane = a.width > cfg.bank_bytes ? a.width / cfg.bank_bytes : 1;
+  const bool each_lane_alone = rules::lanes_on_one_word_serialize(a);
 
   if constexpr (kDetail) {
     rep->access = a;
@@ -174,7 +175,9 @@ AccessCost run(const WarpAccess& a, const BankConfig& cfg, AccessReport* rep) {
         const uint32_t w = w0 + static_cast<uint32_t>(k);
         const int b = static_cast<int>(w % nbanks);
         int slot = 0;
-        int16_t i = head[b];
+        // R8, R9: an atomic or a cp.async lane is served alone even on a word another lane
+        // of its phase also uses (measured here), so the search for a shared word is skipped.
+        int16_t i = each_lane_alone ? int16_t{-1} : head[b];
         int found = -1;
         for (; i >= 0; i = next[i], ++slot) {
           if (distinct_word[i] == w) {
@@ -235,6 +238,11 @@ AccessCost run(const WarpAccess& a, const BankConfig& cfg, AccessReport* rep) {
       }
     }
     wavefront_base += max_count;
+  }
+  // R8: CAS makes a second pass per wavefront; ncu counts it as a wavefront, not as a conflict.
+  if (rules::second_pass(a)) {
+    c.ideal_wavefronts += c.wavefronts;
+    c.wavefronts *= 2;
   }
   if constexpr (kDetail) rep->cost = c;
   return c;

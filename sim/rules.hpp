@@ -25,16 +25,18 @@
 //         half-warp for 16. Stores never merge. Found on the H200 (sm_90) with the conformance
 //         suite: it explains all 144 patterns where R3 alone was wrong and none of the 1,416
 //         others changes (sim/RULES.md has the evidence).
-//   [assumed]  R7  ldmatrix/stmatrix (issue 11): each 8x8 matrix is one phase of its 8 row lanes
+//   [measured] R7  ldmatrix/stmatrix (issue 11): each 8x8 matrix is one phase of its 8 row lanes
 //         (8 rows x 16 bytes = 128 bytes); within it each bank serves one distinct word per
 //         wavefront, a repeated row address is served once; .trans changes nothing on the shared
 //         side; lanes 8*num..31 are not used. The same as a 16-byte access of lanes 0..8*num-1
-//         without R6.
-//   [assumed]  R8  shared atomics (ATOMS, 4 and 8 bytes): phases as a store of that width (R3,
-//         no R6); lanes on one word are served together (as R2); the operation does not matter.
-//   [assumed]  R9  cp.async (LDGSTS) shared side: phases as a store of that width (R3, no R6);
-//         .ca and .cg alike.
-//   Not measured yet: tests/conformance/patterns_v2.jsonl is the suite that decides R7-R9.
+//         without R6. H200: 392 of 392 patterns (tests/conformance/patterns_v2.jsonl).
+//   [measured] R8  shared atomics (ATOMS, 4 and 8 bytes): phases as a store of that width (R3, no
+//         R6); every active lane is served alone, lanes on one word too (no R2): a bank costs the
+//         lanes that touch it. CAS costs twice the wavefronts, the conflicts unchanged. H200: 131
+//         of 131.
+//   [measured] R9  cp.async .ca (LDGSTS) shared side: as R8 without the CAS doubling. H200: 71 of
+//         71. .cg: OPEN, no rule fits its 25 measured patterns yet (RULES.md); the store rule with
+//         R2's sharing stays in place and is known to be wrong there.
 #pragma once
 
 #include <cstdint>
@@ -92,6 +94,17 @@ inline int phases(const WarpAccess& a, const BankConfig& cfg, uint32_t* out) {
     if (m != 0) out[n++] = m;
   }
   return n;
+}
+
+// R8, R9: lanes of one phase on the same word are served one after another, not together:
+// shared atomics (ATOMS) and the shared side of cp.async .ca (LDGSTS). Measured on the H200.
+inline bool lanes_on_one_word_serialize(const WarpAccess& a) {
+  return a.op == Op::kAtomic || (a.op == Op::kLdgsts && !a.bypass_l1);
+}
+
+// R8: compare-and-swap costs every wavefront twice; the second pass is no conflict (measured).
+inline bool second_pass(const WarpAccess& a) {
+  return a.op == Op::kAtomic && a.atom == AtomOp::kCas;
 }
 
 // R4: what the instruction needs at minimum, given its phases.

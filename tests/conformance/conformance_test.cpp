@@ -6,7 +6,8 @@
 // (written by `bankscope-gpu patterns`); an optional first line without "offsets" records the
 // device.
 //
-//   conformance_test --measured FILE [--suite patterns.jsonl]   compare; exit 77 if FILE is missing
+//   conformance_test --measured FILE [--suite patterns.jsonl] [--open ID_PREFIX]
+//                                                                compare; exit 77 if FILE is missing
 //   conformance_test --selftest DIR                              check the checker on testdata/
 //
 // A missing measurement file is SKIPPED (exit 77, ctest SKIP_RETURN_CODE), never passed: the
@@ -176,6 +177,7 @@ void print_report(const Comparison& c, const std::string& source) {
 std::string g_measured_path;
 std::string g_suite_path;
 std::string g_selftest_dir;
+std::string g_open_prefix;
 
 std::string read_or_fail(const std::string& path) {
   auto t = bankscope::read_text_file(path);
@@ -193,7 +195,19 @@ TEST_CASE("every measured pattern matches the model on both metrics") {
   CHECK_MESSAGE(c.errors.empty(), c.errors.size(), " line(s) of ", g_measured_path,
                 " could not be compared (listed above)");
   CHECK_MESSAGE(c.patterns > 0, g_measured_path, " holds no measured pattern");
-  CHECK_MESSAGE(c.mismatches.empty(), c.mismatches.size(), " of ", c.patterns,
+  // --open PREFIX: lines whose id starts with PREFIX have no fitted rule yet (sim/RULES.md says
+  // which); they are listed and counted as differing, never as matching, and every other line
+  // must match.
+  size_t open = 0;
+  for (const Mismatch& m : c.mismatches) {
+    if (!g_open_prefix.empty() && m.id.rfind(g_open_prefix, 0) == 0) ++open;
+  }
+  if (open > 0) {
+    std::printf("  %zu of the differing patterns are open (id prefix %s, no rule fitted yet)\n", open,
+                g_open_prefix.c_str());
+  }
+  const size_t closed = c.mismatches.size() - open;
+  CHECK_MESSAGE(closed == 0, closed, " of ", c.patterns,
                 " pattern(s) differ from the model (listed above)");
   if (!g_suite_path.empty()) {
     int missing = 0;
@@ -263,9 +277,10 @@ int main(int argc, char** argv) {
   rest.push_back(argv[0]);
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if ((a == "--measured" || a == "--suite" || a == "--selftest") && i + 1 < argc) {
+    if ((a == "--measured" || a == "--suite" || a == "--selftest" || a == "--open") && i + 1 < argc) {
       std::string& dst = a == "--measured" ? g_measured_path
                          : a == "--suite"  ? g_suite_path
+                         : a == "--open"   ? g_open_prefix
                                            : g_selftest_dir;
       dst = argv[++i];
     } else {
