@@ -143,6 +143,20 @@ expect "predicated store: 66 with an active lane" 0 '^  smsp__sass_inst_executed
   "$cli" predict "$sc/tiled_32x8_32x33.json" --n 33
 expect "branched load: 66 either way" 0 '^  smsp__inst_executed_op_shared_ld\.sum +66$' -- \
   "$cli" predict "$sc/tiled_32x8_32x33.json" --n 33
+# Traces recorded on the H200 (assets/results/h200/2026-11-30d, the corpus of kernels/tracer/corpus):
+# the traced 32x8 transpose with tile[32][32] at N = 256 (64 blocks x 8 warps x 4 column reads,
+# 32-way: 65,536 wavefronts, as ncu measured), its what-if with row stride 33 (2,048: the count the
+# scenario tiled_32x8_32x33.json predicts and the traced [32][33] launch has), and the reduction
+# (1,344 LDS executions with an active thread, ncu's instruction-level count).
+h200tr=$src/assets/results/h200/2026-11-30d/traces
+expect "report on an H200 trace: 32-way column read" 0 '^  smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld\.sum +65536$' -- \
+  "$cli" report "$h200tr/transpose.bstrace"
+expect "what-if stride 33 on the H200 trace" 0 '^  smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld\.sum +65536 +what-if +2048$' -- \
+  "$cli" report "$h200tr/transpose.bstrace" --array 'tile@0:float[32][32]' --layout tile:stride=33
+expect "the scenario of the same layout agrees" 0 '^  smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld\.sum +2,048$' -- \
+  "$cli" predict "$sc/tiled_32x8_32x33.json" --n 256
+expect "report on the H200 reduction trace" 0 '^  smsp__sass_inst_executed_op_shared_ld\.sum +1344$' -- \
+  "$cli" report "$h200tr/reduction.bstrace"
 expect "no subcommand" 2 "A subcommand is required" -- "$cli"
 
 # report: a synthetic trace of one 32x32 block of the seed kernel (tests/data/make_seed_trace.py).
