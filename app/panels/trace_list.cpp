@@ -1,7 +1,7 @@
-// trace_list.cpp: an open trace's shared-memory instructions, hottest first (most excess wavefronts,
-// i.e. bank conflicts), and the controls that step through the selected instruction's executions
-// (other blocks, warps, loop iterations). The bank view and timeline beside it draw the selected
-// execution's real lanes (compare.cpp).
+// trace_list.cpp: an open trace's shared-memory instructions, hottest first (most excess
+// wavefronts, i.e. bank conflicts), and the controls that step through the selected instruction's
+// executions (other blocks, warps, loop iterations). The bank view and timeline beside it draw the
+// selected execution's real lanes (compare.cpp).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -75,7 +75,8 @@ void draw_trace_list(const TraceView& view, UiState& state, float width, float h
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       char label[96];
-      std::snprintf(label, sizeof label, "%zu %s##row%zu", r.launch, short_kernel(r.kernel).c_str(), i);
+      std::snprintf(label, sizeof label, "%zu %s##row%zu", r.launch, short_kernel(r.kernel).c_str(),
+                    i);
       const bool selected = static_cast<int>(i) == state.trace.instr;
       if (ImGui::Selectable(label, selected, ImGuiSelectableFlags_SpanAllColumns) && !selected) {
         state.trace.instr = static_cast<int>(i);
