@@ -3,9 +3,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cassert>
 #include <cerrno>
 #include <cstdlib>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -245,12 +249,165 @@ bool AppModel::update(UiState& state) {
                                   return true;
                                 }),
                  retired_.end());
+  if (state.trace.active() ? (trace_.revision != state.trace.revision ||
+                               trace_.source != state.trace.loaded.get())
+                             : trace_.source != nullptr) {
+    compute_trace_view(state.trace, trace_);
+    changed = true;
+  }
   if (changed) {
     // Keep the animation inside the new instruction.
     const int total = total_cycles(state);
     if (state.anim.cycle >= total) state.anim.cycle = std::max(0, total - 1);
   }
   return changed;
+}
+
+// ---- traces --------------------------------------------------------------------------------------
+
+namespace {
+
+// Collects the executions of one instruction (launch number, pc index) as the trace is re-read.
+class ExecutionCollector : public TraceSink {
+ public:
+  ExecutionCollector(size_t launch, uint32_t pc_index, std::vector<TraceWarp>* out)
+      : launch_(launch), pc_index_(pc_index), out_(out) {}
+  void on_launch(const TraceLaunch&) override { ++seen_; }
+  void on_warp(const TraceWarp& w, const TracePc&) override {
+    if (seen_ != launch_ + 1 || w.pc_index != pc_index_) return;
+    if (out_->size() < kTraceViewMaxExecutions) {
+      out_->push_back(w);
+    } else {
+      capped = true;
+    }
+  }
+  bool capped = false;
+
+ private:
+  size_t launch_;
+  uint32_t pc_index_;
+  std::vector<TraceWarp>* out_;
+  size_t seen_ = 0;  // launches begun so far
+};
+
+}  // namespace
+
+std::string trace_row_text(const TraceRow& row) {
+  char pc[32];
+  std::snprintf(pc, sizeof pc, "pc 0x%llx", static_cast<unsigned long long>(row.stats.pc.pc));
+  std::string s = row.stats.pc.opcode + "  " + pc;
+  if (row.stats.pc.line != 0) {
+    s += "  " + std::filesystem::path(row.stats.pc.file).filename().string() + ":" +
+         std::to_string(row.stats.pc.line);
+  }
+  return s;
+}
+
+Result<std::shared_ptr<const LoadedTrace>> load_trace_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{path + ": cannot open the trace file"};
+  auto t = std::make_shared<LoadedTrace>();
+  t->path = path;
+  t->bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  if (in.bad()) return Error{path + ": cannot read the trace file"};
+  Result<TraceReports> r = report_trace(t->bytes.data(), t->bytes.size());
+  if (!r) return Error{path + ": " + r.error().message};
+  t->report = std::move(r->traced);
+  for (size_t li = 0; li < t->report.launches.size(); ++li) {
+    const LaunchReport& l = t->report.launches[li];
+    for (const PcStats& ps : l.pcs) {
+      if (ps.executions == 0) continue;  // declared, never executed: nothing to step through
+      t->rows.push_back(TraceRow{li, ps.pc.index, l.launch.kernel, ps});
+    }
+  }
+  if (t->rows.empty()) return Error{path + ": the trace holds no shared-memory instruction execution"};
+  // Hottest first: most excess wavefronts (bank conflicts), then most executions; ties keep trace order.
+  std::stable_sort(t->rows.begin(), t->rows.end(), [](const TraceRow& a, const TraceRow& b) {
+    if (a.stats.excess() != b.stats.excess()) return a.stats.excess() > b.stats.excess();
+    return a.stats.executions > b.stats.executions;
+  });
+  return std::shared_ptr<const LoadedTrace>(std::move(t));
+}
+
+Result<bool> open_trace(UiState& state, const std::string& path) {
+  Result<std::shared_ptr<const LoadedTrace>> t = load_trace_file(path);
+  if (!t) return t.error();
+  state.trace.loaded = std::move(t).value();
+  state.trace.instr = 0;
+  state.trace.exec = 0;
+  state.trace.touch();
+  state.compare = false;
+  state.anim.cycle = 0;
+  state.anim.accumulator = 0;
+  return true;
+}
+
+void compute_trace_view(TraceState& state, TraceView& view) {
+  view.revision = state.revision;
+  PaneModel& pane = view.pane;
+  pane.ok = false;
+  if (!state.loaded) {
+    view = TraceView{};
+    return;
+  }
+  const LoadedTrace& t = *state.loaded;
+  state.instr = std::clamp(state.instr, 0, static_cast<int>(t.rows.size()) - 1);
+  const TraceRow& row = t.rows[static_cast<size_t>(state.instr)];
+  if (view.source != &t || view.instr != state.instr) {
+    view.executions.clear();
+    ExecutionCollector c(row.launch, row.pc_index, &view.executions);
+    // The bytes already decoded once in load_trace_file: a second read cannot fail.
+    Result<TraceSummary> s = read_trace(t.bytes.data(), t.bytes.size(), c);
+    assert(s.ok() && "a trace that loaded reads again");
+    (void)s;
+    view.executions_capped = c.capped;
+    view.source = &t;
+    view.instr = state.instr;
+  }
+  if (view.executions.empty()) {  // cannot happen for a listed row; said rather than asserted
+    pane.error = "this instruction has no execution in the trace";
+    return;
+  }
+  state.exec = std::clamp(state.exec, 0, static_cast<int>(view.executions.size()) - 1);
+  view.exec = state.exec;
+  const TraceWarp& w = view.executions[static_cast<size_t>(state.exec)];
+  const TracePc& pc = row.stats.pc;
+  if (!row.stats.modelled()) {
+    pane.error = pc.opcode + " (" + trace_op_kind_name(pc.kind) +
+                 ") is not modelled by the bank model: only LDS/STS-like loads and stores are";
+    pane.have = false;
+    return;
+  }
+  WarpAccess a;
+  a.op = pc.kind == TraceOpKind::kStore ? Op::kStore : Op::kLoad;
+  a.width = pc.width;
+  a.mask = w.mask;
+  // Trace addresses include the launch's reserved window (1 KiB on sm_90, trace.hpp); drawn from
+  // the program's own shared memory on, so rows match the kernel's arrays. The window is a
+  // multiple of 128 bytes, so no bank changes.
+  const uint64_t reserved = t.report.launches[row.launch].launch.reserved_bytes;
+  bool shift = reserved % 128 == 0;
+  for (int l = 0; l < kWarpSize; ++l) {
+    if (w.mask >> l & 1u) shift = shift && w.addr[static_cast<size_t>(l)] >= reserved;
+  }
+  for (int l = 0; l < kWarpSize; ++l) {
+    const uint32_t addr = w.addr[static_cast<size_t>(l)];
+    a.addr[static_cast<size_t>(l)] =
+        (w.mask >> l & 1u) ? (shift ? addr - static_cast<uint32_t>(reserved) : addr) : 0;
+  }
+  const BankConfig banks;  // the aggregator costs traces with the default 32 x 4-byte banks
+  Result<WarpAccess> valid = validate(a, banks);
+  if (!valid) {
+    pane.error = valid.error().message;
+    return;
+  }
+  pane.report = simulate(*valid, banks);
+  pane.instructions.clear();
+  pane.selected = 0;
+  pane.declaration = trace_row_text(row);
+  pane.ok = true;
+  pane.have = true;
+  pane.error.clear();
 }
 
 std::string count_text(uint64_t v, bool saturated) {
@@ -288,6 +445,9 @@ std::vector<std::string> totals_notes(const PaneModel& pane) {
 
 int AppModel::total_cycles(const UiState& state) const {
   int total = 1;
+  if (state.trace.active()) {
+    return trace_.pane.have ? std::max(total, trace_.pane.report.cost.wavefronts) : total;
+  }
   for (int i = 0; i < 2; ++i) {
     if (!state.compare && i != state.edit) continue;
     const PaneModel& p = panes_[static_cast<size_t>(i)];
@@ -505,12 +665,33 @@ Result<bool> apply_step(const ScriptStep& step, UiState& state, AppModel& model)
     if (!r) return err(r.error().message);
     state.results = std::move(r).value();
     state.results_path = step.args[0];
+  } else if (v == "trace") {
+    if (!need(1)) return err("expects a trace file");
+    Result<bool> r = open_trace(state, step.args[0]);
+    if (!r) return err(r.error().message);
+  } else if (v == "trace_instr" || v == "trace_exec") {
+    if (!state.trace.active()) return err("no trace is open (trace FILE first)");
+    if (!need(1) || !int_arg(0, &a) || a < 0) return err("expects an index >= 0");
+    const bool instr = v == "trace_instr";
+    if (instr && a >= static_cast<int64_t>(state.trace.loaded->rows.size())) {
+      return err("the trace lists " + std::to_string(state.trace.loaded->rows.size()) +
+                 " instructions (0-based)");
+    }
+    (instr ? state.trace.instr : state.trace.exec) = static_cast<int>(a);
+    if (instr) state.trace.exec = 0;
+    state.trace.touch();
+    model.update(state);
+    if (!instr && model.trace().exec != a) {
+      return err("the instruction has " + std::to_string(model.trace().executions.size()) +
+                 " executions (0-based)");
+    }
+    state.anim.cycle = 0;
   } else if (v == "fullscreen") {
     state.request_fullscreen_toggle = true;
   } else {
     return err("unknown step (stride pad xor swizzle type op block warp instr mask n cycle step "
                "back play pause speed loop compare edit seed preset scenario results large "
-               "contrast fullscreen frames screenshot)");
+               "contrast trace trace_instr trace_exec fullscreen frames screenshot)");
   }
   return true;
 }

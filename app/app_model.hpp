@@ -30,6 +30,7 @@
 #include "sim/kernel_model.hpp"
 #include "sim/scenario.hpp"
 #include "sim/status.hpp"
+#include "sim/trace_report.hpp"
 
 namespace bankscope {
 
@@ -60,6 +61,34 @@ struct AnimationState {
   double accumulator = 0;  // seconds not yet turned into cycles
 };
 
+// ---- traces (bankscope --trace FILE) -----------------------------------------------------------
+// One traced instruction of one launch: a row of the trace list (the PcStats of sim/trace_report).
+struct TraceRow {
+  size_t launch = 0;      // index into TraceReport::launches
+  uint32_t pc_index = 0;  // the instruction's index within its launch (TracePc::index)
+  std::string kernel;
+  PcStats stats;
+};
+
+// A trace file, read and aggregated once when opened; the list is sorted by excess wavefronts
+// (bank conflicts), most first, so row 0 is the hottest instruction.
+struct LoadedTrace {
+  std::string path;
+  std::vector<uint8_t> bytes;  // kept to re-read the executions of the selected instruction
+  TraceReport report;
+  std::vector<TraceRow> rows;
+};
+
+// What the user picked in an open trace. `loaded` is null when no trace is open (scenario mode).
+struct TraceState {
+  std::shared_ptr<const LoadedTrace> loaded;
+  int instr = 0;  // row of the list
+  int exec = 0;   // execution of that instruction, in trace order (0-based)
+  uint64_t revision = 0;
+  bool active() const { return loaded != nullptr; }
+  void touch() { ++revision; }
+};
+
 struct Preset {
   std::string name;  // file stem, e.g. "seed_transpose_32x32"
   std::string path;
@@ -84,6 +113,7 @@ struct UiState {
   std::map<std::string, PixelRect> rects;
   // Cancel buttons of the per-launch totals (pane A, B), consumed by AppModel::update().
   std::array<bool, 2> cancel_totals{};
+  TraceState trace;
   // Text buffers of the load/save/results fields.
   std::string path_input = "assets/scenarios/my_scenario.json";
 };
@@ -110,6 +140,20 @@ struct PaneModel {
   const SharedArray& array(int i) const { return scenario.arrays[static_cast<size_t>(i)]; }
 };
 
+// What the selected trace execution computes to: its instruction's executions (read from the trace
+// when the instruction changes) and, for the selected one, a pane the bank view, timeline and
+// numbers draw like a scenario's (no scenario: `instructions` stays empty).
+struct TraceView {
+  const LoadedTrace* source = nullptr;
+  int instr = -1;              // row whose executions are in `executions`
+  std::vector<TraceWarp> executions;
+  bool executions_capped = false;  // more than kTraceViewMaxExecutions: the first ones are kept
+  int exec = 0;
+  PaneModel pane;
+  uint64_t revision = 0;
+};
+inline constexpr size_t kTraceViewMaxExecutions = size_t(1) << 20;
+
 // How per-launch totals are computed: `compute` is launch_totals (tests substitute one they can
 // hold and release); a run that needs more than `ui_thread_blocks` simulated blocks moves to a
 // worker thread.
@@ -133,6 +177,7 @@ class AppModel {
   // True while a pane's totals worker runs.
   bool totals_running() const;
   const PaneModel& pane(int i) const { return panes_[static_cast<size_t>(i)]; }
+  const TraceView& trace() const { return trace_; }
   // Cycles the animation needs: the most wavefronts of the visible panes.
   int total_cycles(const UiState& state) const;
   // Advances the animation clock by dt seconds.
@@ -144,6 +189,7 @@ class AppModel {
   void retire_job(int which);
   TotalsPolicy policy_;
   std::array<PaneModel, 2> panes_;
+  TraceView trace_;
   std::array<std::unique_ptr<Job>, 2> jobs_;
   std::vector<std::unique_ptr<Job>> retired_;  // cancelled, not yet finished
 };
@@ -177,6 +223,18 @@ Result<bool> save_config(const UiState& state, int which, const std::string& pat
 void set_row_stride(ConfigState& cfg, int64_t stride);
 int64_t row_stride(const ConfigState& cfg);  // effective (0 in the spec = cols)
 int64_t logical_cols(const ConfigState& cfg);
+
+// Reads and aggregates a trace file (sim/trace.hpp). Errors are one line naming the file:
+// "t.bstrace: trace: byte 812: ...". A file cut short at a record boundary opens (its launches say
+// "no end record"); one cut inside a record is an error.
+Result<std::shared_ptr<const LoadedTrace>> load_trace_file(const std::string& path);
+// Opens a trace in the state on its hottest instruction's first execution (single view).
+Result<bool> open_trace(UiState& state, const std::string& path);
+// Recomputes `view` for the state's selection (clamps instr/exec into range); the pure function
+// AppModel::update() calls when the trace selection changed.
+void compute_trace_view(TraceState& state, TraceView& view);
+// "LDS  pc 0x1390  transpose.cu:42" for the list and the pane header.
+std::string trace_row_text(const TraceRow& row);
 
 // One line of a --script file: "stride 33", "step", "screenshot out.png", ...
 struct ScriptStep {

@@ -88,6 +88,10 @@ int main(int argc, char** argv) {
     if (!r) return fail(r.error().message);
     state.compare = true;
   }
+  if (!opt.trace.empty()) {
+    Result<bool> r = open_trace(state, opt.trace);
+    if (!r) return fail(r.error().message);
+  }
   if (opt.compare) state.compare = *opt.compare;
   if (opt.stride) set_row_stride(state.configs[0], *opt.stride);
   state.large_font = opt.large;
@@ -107,6 +111,9 @@ int main(int argc, char** argv) {
     script = std::move(steps).value();
   }
   model.update(state);
+  if (state.trace.active() && !model.trace().pane.ok && opt.batch()) {
+    return fail(opt.trace + ": " + model.trace().pane.error);
+  }
   for (int i = 0; i < 2; ++i) {
     // A bad --stride (or scenario) is a command-line error in batch mode: say it and stop.
     if (!model.pane(i).ok && (state.compare || i == state.edit) && opt.batch()) {

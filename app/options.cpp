@@ -25,6 +25,7 @@ const char* usage_text() {
   return "usage: bankscope [options]\n"
          "  (no options)          compare mode on the seed pair tile[32][32] vs tile[32][33]\n"
          "  --scenario FILE       open a scenario file (single view)\n"
+         "  --trace FILE          open a trace (bankscope-gpu trace) on its hottest instruction\n"
          "  --scenario-b FILE     second scenario for compare mode\n"
          "  --stride S            physical row stride of the edited array (elements)\n"
          "  --compare on|off      side-by-side compare mode\n"
@@ -60,11 +61,12 @@ Result<AppOptions> parse_options(int argc, const char* const* argv) {
     } else if (arg == "--bench-empty") {
       o.bench_empty = true;
       if (o.bench_frames == 0) o.bench_frames = 300;
-    } else if (arg == "--scenario" || arg == "--scenario-b" || arg == "--screenshot" ||
+    } else if (arg == "--scenario" || arg == "--scenario-b" || arg == "--trace" || arg == "--screenshot" ||
                arg == "--script" || arg == "--results" || arg == "--dump-rects") {
       if (!value(&v) || v.empty()) return Error{arg + ": expected a file name"};
       if (arg == "--scenario") o.scenario = v;
       if (arg == "--scenario-b") o.scenario_b = v;
+      if (arg == "--trace") o.trace = v;
       if (arg == "--screenshot") o.screenshot = v;
       if (arg == "--script") o.script = v;
       if (arg == "--results") o.results = v;

@@ -1,6 +1,6 @@
 // options.hpp: the visualizer's command line, parsed without touching GLFW (testable headless).
 //
-//   bankscope [--scenario FILE] [--scenario-b FILE] [--stride S] [--compare on|off]
+//   bankscope [--trace FILE] [--scenario FILE] [--scenario-b FILE] [--stride S] [--compare on|off]
 //             [--screenshot PNG] [--frames K] [--size WxH] [--script FILE] [--results FILE]
 //             [--large] [--contrast] [--dump-rects FILE] [--bench-frames K] [--bench-empty]
 #pragma once
@@ -15,6 +15,7 @@ namespace bankscope {
 struct AppOptions {
   std::string scenario;    // configuration A (single mode unless --compare on)
   std::string scenario_b;  // configuration B (turns compare mode on)
+  std::string trace;       // a trace (bankscope-gpu trace) opened on its hottest instruction
   std::optional<long long> stride;
   std::optional<bool> compare;
   std::string screenshot;  // render, save, exit

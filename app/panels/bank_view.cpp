@@ -63,12 +63,19 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
   }
 
   // Rows to show: the array the instruction touches, or a window around the touched words.
-  const WarpInstruction& instr = pane.instructions[static_cast<size_t>(pane.selected)];
-  const SharedArray& arr =
-      pane.scenario.arrays[static_cast<size_t>(pane.scenario.accesses[static_cast<size_t>(instr.stmt)].array)];
-  const int64_t first_word = arr.base / static_cast<uint32_t>(bank_bytes);
-  const int64_t last_word = (int64_t(arr.base) + int64_t(arr.bytes()) - 1) / bank_bytes;
-  int64_t row0 = first_word / banks, row1 = last_word / banks;
+  // A trace execution has no scenario array (pane.instructions empty): the touched rows.
+  int64_t row0 = 0, row1 = 0;
+  if (!pane.instructions.empty()) {
+    const WarpInstruction& instr = pane.instructions[static_cast<size_t>(pane.selected)];
+    const SharedArray& arr =
+        pane.scenario.arrays[static_cast<size_t>(pane.scenario.accesses[static_cast<size_t>(instr.stmt)].array)];
+    const int64_t first_word = arr.base / static_cast<uint32_t>(bank_bytes);
+    const int64_t last_word = (int64_t(arr.base) + int64_t(arr.bytes()) - 1) / bank_bytes;
+    row0 = first_word / banks, row1 = last_word / banks;
+  } else if (!words.empty()) {
+    row0 = int64_t(words.begin()->first) / banks;
+    row1 = int64_t(words.rbegin()->first) / banks;
+  }
   if (row1 - row0 + 1 > kMaxRows && !words.empty()) {
     const int64_t lo = int64_t(words.begin()->first) / banks;
     const int64_t hi = int64_t(words.rbegin()->first) / banks;

@@ -45,6 +45,41 @@ void draw_pane(const PaneModel& pane, UiState& state, const PaneView& view) {
   draw_launch_numbers(pane, state, view);
 }
 
+// An open trace: the instruction list on the left; on the right the selected execution's numbers,
+// timeline and bank view (no tile views or launch totals: a trace has no scenario layout).
+void draw_trace(const AppModel& model, UiState& state, float width, float height) {
+  const TraceView& tv = model.trace();
+  const float gap = ImGui::GetFontSize() * 1.5f;
+  const float list_w = std::max(ImGui::GetFontSize() * 20, (width - gap) * 0.42f);
+  ImGui::BeginChild("trace_list_pane", ImVec2(list_w, height), false, ImGuiWindowFlags_NoScrollbar);
+  draw_trace_list(tv, state, ImGui::GetContentRegionAvail().x, ImGui::GetContentRegionAvail().y);
+  ImGui::EndChild();
+  ImGui::SameLine(0, gap);
+  ImGui::BeginChild("paneA", ImVec2(width - list_w - gap, height), false, ImGuiWindowFlags_NoScrollbar);
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const PaneView view{0, avail.x, avail.y};
+  const PaneModel& pane = tv.pane;
+  const LoadedTrace& t = *state.trace.loaded;
+  const TraceRow& row = t.rows[static_cast<size_t>(std::clamp(state.trace.instr, 0, int(t.rows.size()) - 1))];
+  ImGui::PushFont(headline_font(state));
+  ImGui::TextUnformatted(trace_row_text(row).c_str());
+  ImGui::PopFont();
+  ImGui::TextWrapped("launch %zu: %s", row.launch, row.kernel.c_str());
+  if (!pane.ok) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette::kConflict));
+    ImGui::TextWrapped("error: %s", pane.error.c_str());
+    ImGui::PopStyleColor();
+  }
+  if (pane.ok) {
+    draw_numbers(pane, state, view);
+    ImGui::Spacing();
+    draw_timeline(pane, state, view);
+    ImGui::Spacing();
+    draw_bank_view(pane, state, PaneView{0, view.width, ImGui::GetContentRegionAvail().y});
+  }
+  ImGui::EndChild();
+}
+
 }  // namespace
 
 void draw_compare(const AppModel& model, UiState& state, float width, float height) {
@@ -53,6 +88,11 @@ void draw_compare(const AppModel& model, UiState& state, float width, float heig
   const float pane_w = two ? (width - gap) / 2 : width;
   const float legend_h = ImGui::GetFrameHeightWithSpacing();
   height -= legend_h;
+  if (state.trace.active()) {
+    draw_trace(model, state, width, height);
+    draw_legend(state);
+    return;
+  }
   for (int i = 0; i < 2; ++i) {
     if (!two && i != state.edit) continue;
     if (two && i == 1) ImGui::SameLine(0, gap);

@@ -6,7 +6,8 @@
 //   animation.cpp   wavefront-by-wavefront timeline and the play/step/speed/loop controls
 //   controls.cpp    the sidebar: scenario, layout, access, lane mask, display
 //   numbers.cpp     wavefronts, bank conflicts, n-way, efficiency, launch totals, GPU results
-//   compare.cpp     one or two configurations side by side (the main area)
+//   compare.cpp     one or two configurations side by side (the main area), or an open trace
+//   trace_list.cpp  a trace's instructions, hottest first, and stepping through one's executions
 #pragma once
 
 #include <imgui.h>
@@ -32,6 +33,7 @@ void draw_animation_controls(const AppModel& model, UiState& state);
 void draw_controls(const AppModel& model, UiState& state);
 void draw_numbers(const PaneModel& pane, UiState& state, const PaneView& view);
 void draw_compare(const AppModel& model, UiState& state, float width, float height);
+void draw_trace_list(const TraceView& view, UiState& state, float width, float height);
 void draw_legend(const UiState& state);
 
 // ---- shared drawing helpers (panels/palette.cpp) ------------------------------------------------

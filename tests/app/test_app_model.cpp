@@ -505,3 +505,131 @@ TEST_CASE("per-launch totals of an index that depends on blockIdx: the worker's 
   CHECK(totals_notes(m.pane(0)).empty());
   std::filesystem::remove_all(dir);
 }
+
+// ---- traces (bankscope --trace) ------------------------------------------------------------------
+
+namespace {
+
+const std::string kTransposeTrace =
+    std::string(BANKSCOPE_ASSETS_DIR) + "/results/h200/2026-11-30d/traces/transpose.bstrace";
+
+std::string write_bytes(const std::string& name, const std::vector<uint8_t>& b) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "bankscope_app_trace";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / name).string();
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()),
+                                              static_cast<std::streamsize>(b.size()));
+  return path;
+}
+
+// A synthetic trace: one launch, a conflict-free STS (pc 0x100, 1 execution) and an LDS (pc 0x200)
+// executed twice: first at a stride of 2 words (lanes k and k+16 share a bank: 2 wavefronts), then
+// at a stride of 1 word (1 wavefront). Addresses start after a 1 KiB reserved window.
+std::vector<uint8_t> synthetic_trace() {
+  TraceWriter t;
+  TraceLaunch l;
+  l.kernel = "synthetic(float*)";
+  l.reserved_bytes = 1024;
+  t.launch(l);
+  t.pc(TracePc{0, 0x100, TraceOpKind::kStore, 4, "STS", "k.cu", 7});
+  t.pc(TracePc{1, 0x200, TraceOpKind::kLoad, 4, "LDS", "k.cu", 9});
+  for (int e = 0; e < 3; ++e) {
+    TraceWarp w;
+    w.warp = static_cast<uint32_t>(e);
+    w.pc_index = e == 0 ? 0 : 1;
+    w.mask = 0xffffffffu;
+    const uint32_t stride = e == 1 ? 8 : 4;
+    for (uint32_t k = 0; k < 32; ++k) w.addr[k] = 1024 + k * stride;
+    t.warp(w);
+  }
+  t.launch_end(TraceLaunchEnd{0, 3, 0, TraceStatus::kComplete});
+  t.end(TraceEnd{1, 0});
+  return t.take();
+}
+
+}  // namespace
+
+TEST_CASE("trace: the synthetic trace opens on its conflicting LDS; stepping re-simulates the lanes") {
+  UiState s;
+  AppModel m;
+  REQUIRE(run(s, m, "trace " + write_bytes("synthetic.bstrace", synthetic_trace())).ok());
+  m.update(s);
+  const LoadedTrace& t = *s.trace.loaded;
+  REQUIRE(t.rows.size() == 2);
+  CHECK(t.rows[0].stats.pc.opcode == "LDS");  // 1 excess wavefront beats the STS's 0
+  CHECK(t.rows[0].stats.executions == 2);
+  CHECK(t.rows[0].stats.wavefronts == 3);      // 2 + 1
+  CHECK(t.rows[0].stats.excess() == 1);
+  CHECK(trace_row_text(t.rows[0]) == "LDS  pc 0x200  k.cu:9");
+  const TraceView& v = m.trace();
+  REQUIRE(v.pane.ok);
+  CHECK(v.executions.size() == 2);
+  CHECK(v.pane.report.cost.wavefronts == 2);
+  CHECK(v.pane.report.cost.n_way == 2);
+  CHECK(v.pane.report.access.addr[1] == 8);  // the reserved window is taken off: lane 1 at byte 8
+  CHECK(m.total_cycles(s) == 2);
+  REQUIRE(run(s, m, "trace_exec 1").ok());
+  CHECK(m.trace().exec == 1);
+  CHECK(m.trace().pane.report.cost.wavefronts == 1);
+  CHECK(m.trace().pane.report.access.addr[1] == 4);
+  REQUIRE(run(s, m, "trace_instr 1").ok());  // the STS, from its first execution
+  CHECK(m.trace().exec == 0);
+  CHECK(m.trace().pane.report.access.op == Op::kStore);
+  CHECK(m.trace().pane.report.cost.wavefronts == 1);
+}
+
+TEST_CASE("trace: transpose.bstrace (H200) opens on launch 0's 32-way LDS; its 512 executions step") {
+  UiState s;
+  AppModel m;
+  REQUIRE(open_trace(s, kTransposeTrace).ok());
+  CHECK_FALSE(s.compare);
+  m.update(s);
+  const TraceRow& hot = s.trace.loaded->rows[0];
+  // assets/results/h200/2026-11-30d/traces/transpose.report.txt, first row.
+  CHECK(hot.launch == 0);
+  CHECK(hot.stats.pc.opcode == "LDS");
+  CHECK(hot.stats.pc.pc == 0x1390);
+  CHECK(hot.stats.executions == 512);
+  CHECK(hot.stats.wavefronts == 16384);
+  CHECK(hot.stats.excess() == 15872);
+  CHECK(hot.stats.worst_n_way == 32);
+  const TraceView& v = m.trace();
+  REQUIRE(v.pane.ok);
+  CHECK(v.executions.size() == 512);
+  CHECK(v.pane.report.cost.wavefronts == 32);
+  CHECK(v.pane.report.cost.n_way == 32);
+  CHECK(m.total_cycles(s) == 32);
+  const TraceWarp first = v.executions[0];
+  REQUIRE(run(s, m, "trace_exec 1").ok());
+  const TraceWarp& second = m.trace().executions[1];
+  CHECK((second.block != first.block || second.warp != first.warp));
+  CHECK(m.trace().pane.report.cost.wavefronts == 32);
+  REQUIRE(run(s, m, "trace_exec 511").ok());
+  CHECK(m.trace().exec == 511);
+  Result<bool> past = run(s, m, "trace_exec 512");
+  REQUIRE_FALSE(past.ok());
+  CHECK(past.error().message == "line 1: 'trace_exec': the instruction has 512 executions (0-based)");
+  Result<bool> instr = run(s, m, "trace_instr 16");
+  REQUIRE_FALSE(instr.ok());
+  CHECK(instr.error().message == "line 1: 'trace_instr': the trace lists 16 instructions (0-based)");
+}
+
+TEST_CASE("trace: a missing, foreign or truncated file is one line naming the file") {
+  std::ifstream in(kTransposeTrace, std::ios::binary);
+  const std::vector<uint8_t> whole((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(whole.size() == 94588);
+  const std::string cut = write_bytes("cut.bstrace", std::vector<uint8_t>(whole.begin(), whole.begin() + 5000));
+  const std::string foreign = write_bytes("foreign.bstrace", {'h', 'e', 'l', 'l', 'o', '\n'});
+  for (const std::string& path : {cut, foreign, std::string("/nonexistent/t.bstrace")}) {
+    CAPTURE(path);
+    Result<std::shared_ptr<const LoadedTrace>> r = load_trace_file(path);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message.rfind(path + ": ", 0) == 0);
+    CHECK(r.error().message.find('\n') == std::string::npos);
+  }
+  UiState s;
+  AppModel m;
+  Result<bool> r = run(s, m, "trace_exec 3");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message == "line 1: 'trace_exec': no trace is open (trace FILE first)");
+}

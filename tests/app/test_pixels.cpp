@@ -246,7 +246,8 @@ TEST_CASE("bad arguments: one line on stderr, non-zero exit, no window needed") 
   const Row rows[] = {{"--stride abc", "--stride"},
                       {"--scenario /nonexistent/x.json", "x.json"},
                       {"--size 5x5", "--size"},
-                      {"--bogus", "unknown option"}};
+                      {"--bogus", "unknown option"},
+                      {"--trace /nonexistent/t.bstrace", "t.bstrace: cannot open"}};
   for (const Row& r : rows) {
     CAPTURE(r.args);
     const std::string log = kOut + "/bad_args.log";
@@ -262,4 +263,79 @@ TEST_CASE("bad arguments: one line on stderr, non-zero exit, no window needed") 
     CHECK(out.find(r.expect) != std::string::npos);
     CHECK(std::count(out.begin(), out.end(), '\n') == 1);
   }
+}
+
+// ---- traces (bankscope --trace) ------------------------------------------------------------------
+
+namespace {
+const std::string kTransposeTrace =
+    std::string(BANKSCOPE_ASSETS_DIR) + "/results/h200/2026-11-30d/traces/transpose.bstrace";
+}  // namespace
+
+TEST_CASE("--trace transpose.bstrace: the hottest LDS's 32-way picture (one bank lit, 32 segments)") {
+  // The model's numbers for the same execution (launch 0's LDS at pc 0x1390, execution 0).
+  UiState st;
+  AppModel m;
+  REQUIRE(open_trace(st, kTransposeTrace).ok());
+  m.update(st);
+  const AccessReport& rep = m.trace().pane.report;
+  REQUIRE(rep.cost.wavefronts == 32);
+  REQUIRE(__builtin_popcountll(rep.wavefronts[0].banks) == 1);
+  const int bank = __builtin_ctzll(rep.wavefronts[0].banks);
+
+  Shot s = shoot("trace_transpose", "--trace " + kTransposeTrace + " --size 1600x900");
+  REQUIRE(s.rects.count("trace.list") == 1);
+  CHECK(segments(s.img, s.rects.at("A.timeline")) == 32);
+  // Cycle 1: exactly one bank serves, and it is the model's bank: the orange run in the header
+  // lies inside that bank's 1/32 column.
+  const Rect h = s.rects.at("A.bank_header");
+  const int y = h.y0 + 2;
+  CHECK(runs(s.img, h, y, [](Rgb c) { return c == kServe; }) == 1);
+  const float col = float(h.x1 - h.x0) / 32;
+  int first = -1, last = -1;
+  for (int x = h.x0; x < h.x1; ++x) {
+    if (s.img.at(x, y) == kServe) last = x, first = first < 0 ? x : first;
+  }
+  CHECK(first >= h.x0 + int(float(bank) * col) - 1);
+  CHECK(last <= h.x0 + int(float(bank + 1) * col) + 1);
+  // 32 words of one bank: conflict hatching in the bank view.
+  CHECK(count(s.img, s.rects.at("A.bank_words"), kConflict) > 100);
+}
+
+TEST_CASE("a script opens a trace, picks an execution and steps the animation") {
+  std::filesystem::create_directories(kOut);
+  const std::string script = kOut + "/trace_steps.txt";
+  const std::string png = kOut + "/trace_steps.png";
+  std::ofstream(script) << "trace " + kTransposeTrace + "\ntrace_exec 7\nstep\nstep\nstep\n"
+                           "frames 2\nscreenshot " + png + "\n";
+  std::filesystem::remove(png);
+  REQUIRE(run_app("--script " + script + " --dump-rects " + kOut + "/trace_steps.rects --size 1600x900",
+                  kOut + "/trace_steps.log") == 0);
+  const Image img = load_png(png);
+  const auto rects = load_rects(png + ".rects");
+  const Rect t = rects.at("A.timeline");
+  const int y = (t.y0 + t.y1) / 2;
+  CHECK(runs(img, t, y, [](Rgb c) { return c == kDone; }) == 3);
+  CHECK(runs(img, t, y, [](Rgb c) { return c == kServe; }) == 1);
+  CHECK(runs(img, t, y, [](Rgb c) { return c == kFuture; }) == 28);
+}
+
+TEST_CASE("--trace on a truncated file: one line naming the file, non-zero exit") {
+  std::filesystem::create_directories(kOut);
+  std::ifstream in(kTransposeTrace, std::ios::binary);
+  std::vector<char> head(5000);
+  in.read(head.data(), std::streamsize(head.size()));
+  const std::string cut = kOut + "/cut.bstrace";
+  std::ofstream(cut, std::ios::binary).write(head.data(), std::streamsize(head.size()));
+  const std::string log = kOut + "/trace_cut.log";
+  const int rc = std::system((kApp + " --trace " + cut + " > " + log + " 2>&1").c_str());
+  CHECK(WIFEXITED(rc));
+  CHECK(WEXITSTATUS(rc) != 0);
+  std::ifstream lf(log);
+  std::stringstream text;
+  text << lf.rdbuf();
+  const std::string out = text.str();
+  CAPTURE(out);
+  CHECK(out.rfind("bankscope: " + cut + ": trace: byte ", 0) == 0);
+  CHECK(std::count(out.begin(), out.end(), '\n') == 1);
 }
