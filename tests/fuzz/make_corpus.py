@@ -19,6 +19,7 @@ import pathlib
 import random
 import re
 import shutil
+import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -45,25 +46,9 @@ def index_expressions(target):
     return out
 
 
-def varint(v):
-    out = bytearray()
-    while v >= 0x80:
-        out.append((v & 0x7f) | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
-
-
-def zvarint(v):
-    return varint((v << 1) ^ (v >> 63) if v < 0 else v << 1)
-
-
-def string(s):
-    return varint(len(s)) + s.encode()
-
-
-def record(tag, payload):
-    return tag.encode() + varint(len(payload)) + payload
+# The trace encoding (varints, zigzag deltas, records) is written once, in tests/data/.
+sys.path.insert(0, str(ROOT / "tests" / "data"))
+from make_seed_trace import record, string, varint, zz as zvarint  # noqa: E402
 
 
 def trace_seeds():
