@@ -36,7 +36,7 @@ std::vector<uint8_t> make_trace(uint64_t warps, int random_percent) {
     w.warp = static_cast<uint32_t>(i % 32);
     if (static_cast<int>(rng() % 100) < random_percent) {
       w.pc_index = 2;
-      for (auto& a : w.addr) a = 1024 + 4 * (rng() % (48 * 256));
+      for (auto& a : w.addr) a = static_cast<uint32_t>(1024 + 4 * (rng() % (48 * 256)));
     } else {
       w.pc_index = static_cast<uint32_t>(i / 32 % 2);
       for (uint32_t lane = 0; lane < 32; ++lane)
@@ -72,7 +72,7 @@ int main() {
       best = std::min(best, s);
     }
     const char* name = random_percent == 0 ? "tiled" : random_percent == 100 ? "random" : "half";
-    std::printf("%-8s %14zu %18.0f %16.1f %12llu\n", name, bytes.size(), bytes.size() * 1e6 / kWarps,
+    std::printf("%-8s %14zu %18.0f %16.1f %12llu\n", name, bytes.size(), static_cast<double>(bytes.size()) * 1e6 / kWarps,
                 kWarps / best / 1e6, static_cast<unsigned long long>(wavefronts));
   }
   return 0;
