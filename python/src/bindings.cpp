@@ -14,6 +14,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -185,7 +186,7 @@ py::tuple cost_batch(py::array_t<uint32_t, py::array::c_style> offsets, int widt
     probe["width"] = width;
     probe["op"] = op;
     probe["offsets"] = std::vector<int>(bs::kWarpSize, 0);
-    (void)access_of(probe);
+    if (!bs::is_plain(access_of(probe).op)) raise("op: '" + op + "': cost_batch takes \"ld\" or \"st\"");
   }
   if (offsets.ndim() != 2 || offsets.shape(1) != bs::kWarpSize) raise("offsets: expected shape (N, 32)");
   const py::ssize_t n = offsets.shape(0);
@@ -196,39 +197,31 @@ py::tuple cost_batch(py::array_t<uint32_t, py::array::c_style> offsets, int widt
   const bool one_mask = masks.shape(0) == 1;
   int32_t* wf_out = wf.mutable_data();
   int32_t* bc_out = bc.mutable_data();
-  std::string error;
+  bs::WarpAccess a;
+  a.width = width;
+  a.op = op == "st" ? bs::Op::kStore : bs::Op::kLoad;
+  size_t done = 0;
   {
+    // One call for the whole batch: sim's cost_rows() checks each row and costs it with cost()'s
+    // own code, without a per-row dispatch or copy here.
     py::gil_scoped_release nogil;
-    bs::WarpAccess a;
-    a.width = width;
-    a.op = op == "st" ? bs::Op::kStore : bs::Op::kLoad;
-    const uint32_t align = static_cast<uint32_t>(width) - 1u;
-    for (py::ssize_t i = 0; i < n; ++i) {
-      const uint32_t* row = src + i * bs::kWarpSize;
-      a.mask = one_mask ? m[0] : m[i];
-      uint32_t bad = 0, out_of_range = 0;
-      for (int lane = 0; lane < bs::kWarpSize; ++lane) {
-        a.addr[static_cast<size_t>(lane)] = row[lane];
-        out_of_range |= row[lane] >= bs::kMaxSharedBytesPerBlockSm90;
-        bad |= row[lane] & align & (0u - ((a.mask >> lane) & 1u));
+    done = bs::cost_rows(a, src, m, one_mask, static_cast<size_t>(n), bs::kMaxSharedBytesPerBlockSm90, wf_out, bc_out);
+  }
+  std::string error;
+  if (done < static_cast<size_t>(n)) {  // the slow path, only to name the row and the lane
+    const uint32_t* row = src + done * bs::kWarpSize;
+    const std::string where = "row " + std::to_string(done) + ": ";
+    for (int lane = 0; lane < bs::kWarpSize && error.empty(); ++lane) {
+      if (row[lane] >= bs::kMaxSharedBytesPerBlockSm90) {
+        error = where + "offsets[" + std::to_string(lane) + "]: " + std::to_string(row[lane]) +
+                " is out of range 0.." + std::to_string(bs::kMaxSharedBytesPerBlockSm90 - 1);
       }
-      if (out_of_range | bad) {  // the slow path only to name the lane
-        for (int lane = 0; lane < bs::kWarpSize && error.empty(); ++lane) {
-          if (row[lane] >= bs::kMaxSharedBytesPerBlockSm90) {
-            error = "row " + std::to_string(i) + ": offsets[" + std::to_string(lane) + "]: " +
-                    std::to_string(row[lane]) + " is out of range 0.." +
-                    std::to_string(bs::kMaxSharedBytesPerBlockSm90 - 1);
-          }
-        }
-        if (error.empty()) {
-          auto v = bs::validate(a, bs::BankConfig{});
-          error = "row " + std::to_string(i) + ": " + (v ? std::string("invalid") : v.error().message);
-        }
-        break;
-      }
-      const bs::AccessCost c = bs::cost(a);
-      wf_out[i] = c.wavefronts;
-      bc_out[i] = c.bank_conflicts();
+    }
+    if (error.empty()) {
+      a.mask = one_mask ? m[0] : m[done];
+      std::copy(row, row + bs::kWarpSize, a.addr.begin());
+      auto v = bs::validate(a, bs::BankConfig{});
+      error = where + (v ? std::string("invalid") : v.error().message);
     }
   }
   if (!error.empty()) raise(error);
