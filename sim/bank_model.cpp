@@ -357,7 +357,9 @@ static inline AccessCost make_cost(int wavefronts, int ideal, int n_way) {
 }
 
 __attribute__((target("avx512f,avx512cd,avx512bw,avx512vl,avx512dq,avx512vpopcntdq")))
-static AccessCost cost_default_avx512(const WarpAccess& a) {
+// `addr`: the lanes' byte offsets, a.addr.data() for cost(); cost_rows() passes its row (equal to
+// a.addr), so that these vector loads do not wait on the copy into `a`.
+static AccessCost cost_default_avx512(const WarpAccess& a, const uint32_t* addr) {
   const BankConfig cfg;
   if (a.mask == 0) return AccessCost{};  // nothing issues
   uint32_t phase_mask[kWarpSize];
@@ -371,7 +373,7 @@ static AccessCost cost_default_avx512(const WarpAccess& a) {
 
   // 1. key and ext per lane; 2. inactive lanes copy the first active lane.
   const int f = __builtin_ctz(a.mask);
-  const uint32_t f_unit = a.addr[f] >> shift;
+  const uint32_t f_unit = addr[f] >> shift;
   const uint32_t f_phase = static_cast<uint32_t>(f >> lane_bits);
   const __m512i f_key = _mm512_set1_epi32(static_cast<int>(f_unit | f_phase << 30));
   const __m512i f_ext = _mm512_set1_epi32(static_cast<int>((f_unit & group_mask) | f_phase << group_bits));
@@ -379,7 +381,7 @@ static AccessCost cost_default_avx512(const WarpAccess& a) {
   __m512i key[2], ext[2];
   for (int h = 0; h < 2; ++h) {
     const __m512i unit =
-        _mm512_srl_epi32(_mm512_loadu_si512(a.addr.data() + 16 * h), _mm_cvtsi32_si128(shift));
+        _mm512_srl_epi32(_mm512_loadu_si512(addr + 16 * h), _mm_cvtsi32_si128(shift));
     const __m512i phase = _mm512_srl_epi32(_mm512_add_epi32(iota, _mm512_set1_epi32(16 * h)),
                                            _mm_cvtsi32_si128(lane_bits));
     const __mmask16 active = static_cast<__mmask16>(a.mask >> (16 * h));
@@ -449,6 +451,36 @@ static AccessCost cost_default_avx512(const WarpAccess& a) {
   }
   return make_cost(wavefronts, ideal, n_way);
 }
+
+// cost_rows() with AVX-512: the row checks as two vector compares per half warp, and the row's
+// vectors read from the row itself. Measured here: the Python batch's earlier loop (a scalar check
+// and copy per lane, then cost()) spent about a third of its time in the check and copy, and 32
+// scalar stores followed by 64-byte loads of them defeat store forwarding.
+__attribute__((target("avx512f,avx512cd,avx512bw,avx512vl,avx512dq,avx512vpopcntdq")))
+static size_t cost_rows_avx512(WarpAccess a, const uint32_t* addr, const uint32_t* masks, bool one_mask,
+                               size_t n, uint32_t limit, int32_t* wavefronts, int32_t* bank_conflicts) {
+  const __m512i too_far = _mm512_set1_epi32(static_cast<int>(limit));
+  const __m512i align = _mm512_set1_epi32(a.width - 1);
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t* row = addr + i * kWarpSize;
+    const uint32_t mask = one_mask ? masks[0] : masks[i];
+    const __m512i lo = _mm512_loadu_si512(row), hi = _mm512_loadu_si512(row + 16);
+    const uint32_t out_of_range =
+        _mm512_cmpge_epu32_mask(lo, too_far) | _mm512_cmpge_epu32_mask(hi, too_far);
+    const uint32_t misaligned = _mm512_mask_test_epi32_mask(static_cast<__mmask16>(mask), lo, align) |
+                                _mm512_mask_test_epi32_mask(static_cast<__mmask16>(mask >> 16), hi, align);
+    if ((out_of_range | misaligned) != 0) return i;
+    // The rules (phases, R6's pairs) read a.addr: copied with two vector stores; the vector loads
+    // in cost_default_avx512 read the row itself.
+    _mm512_storeu_si512(a.addr.data(), lo);
+    _mm512_storeu_si512(a.addr.data() + 16, hi);
+    a.mask = mask;
+    const AccessCost c = cost_default_avx512(a, row);
+    wavefronts[i] = c.wavefronts;
+    bank_conflicts[i] = c.bank_conflicts();
+  }
+  return n;
+}
 #endif
 
 // BANKSCOPE_NO_AVX512 (any value) forces the portable path, so that tests can check it here too.
@@ -472,10 +504,34 @@ AccessCost cost(const WarpAccess& a, const BankConfig& cfg) {
   // The fast paths below know LDS/STS only; every other kind takes the reference route.
   if (!is_plain(a.op)) return run<false>(a, cfg, nullptr);
 #ifdef BANKSCOPE_AVX512
-  if (cfg.is_default() && use_avx512()) return cost_default_avx512(a);
+  if (cfg.is_default() && use_avx512()) return cost_default_avx512(a, a.addr.data());
 #endif
   if (cfg.is_default() && cost_default_geometry(a, &c)) return c;
   return run<false>(a, cfg, nullptr);
+}
+
+size_t cost_rows(const WarpAccess& proto, const uint32_t* addr, const uint32_t* masks, bool one_mask, size_t n,
+                 uint32_t limit, int32_t* wavefronts, int32_t* bank_conflicts) {
+  assert(is_plain(proto.op) && validate(proto, BankConfig{}).ok() && "cost_rows() needs a valid LDS/STS");
+#ifdef BANKSCOPE_AVX512
+  if (use_avx512()) return cost_rows_avx512(proto, addr, masks, one_mask, n, limit, wavefronts, bank_conflicts);
+#endif
+  WarpAccess a = proto;
+  const uint32_t align = static_cast<uint32_t>(a.width) - 1u;
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t* row = addr + i * kWarpSize;
+    a.mask = one_mask ? masks[0] : masks[i];
+    uint32_t bad = 0;
+    for (int lane = 0; lane < kWarpSize; ++lane) {
+      a.addr[static_cast<size_t>(lane)] = row[lane];
+      bad |= static_cast<uint32_t>(row[lane] >= limit) | (row[lane] & align & (0u - ((a.mask >> lane) & 1u)));
+    }
+    if (bad != 0) return i;
+    const AccessCost c = cost(a);
+    wavefronts[i] = c.wavefronts;
+    bank_conflicts[i] = c.bank_conflicts();
+  }
+  return n;
 }
 
 AccessReport simulate(const WarpAccess& a, const BankConfig& cfg) {

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -149,6 +150,15 @@ struct AccessReport {
 
 // Both assume `access` passed validate(); they assert otherwise.
 AccessCost cost(const WarpAccess& access, const BankConfig& cfg = {});
+// cost() of n instructions that share op and width and differ in addresses and mask (the batch
+// path of the Python package): row i is lanes' byte offsets addr[32 i .. 32 i + 31] under
+// masks[one_mask ? 0 : i], otherwise `proto`. Each row is first checked as validate() and the JSONL
+// reader check it (every offset below `limit`, the active lanes aligned to the width); writes
+// wavefronts[i] and bank_conflicts[i] and returns the number of rows costed, so a return value
+// below n names the first bad row. `proto` must pass validate() and be a plain LDS/STS of the
+// default geometry. One dispatch for the whole batch; each row goes through the same code as cost().
+size_t cost_rows(const WarpAccess& proto, const uint32_t* addr, const uint32_t* masks, bool one_mask, size_t n,
+                 uint32_t limit, int32_t* wavefronts, int32_t* bank_conflicts);
 // Which implementation cost() uses for the default geometry on this CPU: "avx512" or "portable"
 // (both give the same numbers; the environment variable BANKSCOPE_NO_AVX512 forces "portable").
 const char* cost_implementation();

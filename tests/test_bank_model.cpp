@@ -1,5 +1,7 @@
 // test_bank_model.cpp: one warp instruction -> wavefronts, against cases checkable by hand.
+#include <algorithm>
 #include <numeric>
+#include <vector>
 
 #include <doctest/doctest.h>
 
@@ -564,6 +566,85 @@ TEST_CASE("differential: random warps of every width, op and mask") {
     const uint32_t spread = 16u << rng.below(8);  // 16 B .. 2 KiB apart
     for (uint32_t l = 0; l < 32; ++l) a.addr[l] = (rng.below(pool) * spread + rng.below(128)) / uint32_t(w) * uint32_t(w);
     bad += !same_as_run(a, "random");
+  }
+  CHECK(bad == 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] cost_rows(): the batch entry point is cost() row by row, and stops at the first bad row
+// ---------------------------------------------------------------------------------------------
+
+TEST_CASE("cost_rows: hand-checked rows, then the first bad row stops the batch") {
+  // Row 0: tile[32][32] column (stride 128 B): 32 wavefronts, 31 conflicts. Row 1: stride 132 B
+  // (tile[32][33]): 1, 0. Row 2: all lanes on one word (broadcast): 1, 0. Row 3: a misaligned lane
+  // (lane 5 at byte 2) that is outside the mask 0xffffffdf: stride 128 B without lane 5: 31, 30.
+  struct Case {
+    const char* what;
+    uint32_t bad_row;  // what is put in row 2, or 0 for none
+    int bad_lane;
+    uint32_t mask;
+    size_t costed;  // rows cost_rows() reports done
+  };
+  const Case cases[] = {
+      {"four good rows", 0, 0, 0xffffffffu, 4},
+      {"row 2 lane 7 misaligned", 6, 7, 0xffffffffu, 2},
+      {"row 2 lane 9 past 227 KiB", 227u * 1024u, 9, 0xffffffffu, 2},
+      {"row 2 lane 31 at the last 4 bytes", 227u * 1024u - 4u, 31, 0xffffffffu, 4},
+  };
+  for (const Case& c : cases) {
+    const std::string what = c.what;
+    CAPTURE(what);
+    std::vector<uint32_t> addr(4 * kWarpSize);
+    for (uint32_t l = 0; l < 32; ++l) {
+      addr[l] = 128u * l;
+      addr[32 + l] = 132u * l;
+      addr[64 + l] = 64u;
+      addr[96 + l] = l == 5 ? 2u : 128u * l;
+    }
+    if (c.bad_row != 0) addr[64 + c.bad_lane] = c.bad_row;
+    const uint32_t masks[] = {0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffdfu};
+    std::vector<int32_t> wf(4, -1), bc(4, -1);
+    const size_t done = cost_rows(warp(4, Op::kLoad), addr.data(), masks, false, 4, kMaxSharedBytesPerBlockSm90,
+                                  wf.data(), bc.data());
+    CHECK(done == c.costed);
+    CHECK(wf[0] == 32);
+    CHECK(bc[0] == 31);
+    CHECK(wf[1] == 1);
+    CHECK(bc[1] == 0);
+    if (done == 4) {
+      CHECK(wf[2] == 1);
+      CHECK(bc[2] == 0);
+      CHECK(wf[3] == 31);
+      CHECK(bc[3] == 30);
+    } else {
+      CHECK(wf[2] == -1);  // nothing written past the bad row
+    }
+  }
+}
+
+TEST_CASE("cost_rows: equals cost() row by row on random rows of every width, op and mask") {
+  Rng rng{0x5eedba7c4ull};
+  int bad = 0;
+  for (int batch = 0; batch < 200; ++batch) {
+    const int w = kWidths[rng.below(5)];
+    const Op op = rng.below(2) ? Op::kLoad : Op::kStore;
+    const size_t n = 1 + rng.below(100);
+    const bool one_mask = rng.below(2) == 0;
+    std::vector<uint32_t> addr(n * kWarpSize), masks(one_mask ? 1 : n);
+    for (uint32_t& m : masks) m = rng.below(3) ? 0xffffffffu : rng.next();
+    const uint32_t pool = 1u + rng.below(64);
+    const uint32_t spread = 16u << rng.below(8);
+    for (uint32_t& x : addr) x = (rng.below(pool) * spread + rng.below(128)) / uint32_t(w) * uint32_t(w);
+    std::vector<int32_t> wf(n), bc(n);
+    REQUIRE(cost_rows(warp(w, op), addr.data(), masks.data(), one_mask, n, kMaxSharedBytesPerBlockSm90, wf.data(),
+                      bc.data()) == n);
+    for (size_t i = 0; i < n; ++i) {
+      WarpAccess a = warp(w, op, masks[one_mask ? 0 : i]);
+      std::copy(addr.begin() + static_cast<std::ptrdiff_t>(i * kWarpSize),
+                addr.begin() + static_cast<std::ptrdiff_t>((i + 1) * kWarpSize), a.addr.begin());
+      const AccessCost c = cost(a);
+      bad += wf[i] != c.wavefronts || bc[i] != c.bank_conflicts();
+    }
   }
   CHECK(bad == 0);
 }

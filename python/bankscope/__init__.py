@@ -17,6 +17,7 @@ Errors are ``ValueError`` or ``TypeError`` with the one-line message the CLI pri
 from ._warp import Cost, BatchCost, Report, cost, simulate, cost_batch
 from .layout import Layout, Swizzle, padded, xor, cute, lane_offsets, column_read, row_read
 from .scenario import Scenario, load_scenario, scenario_from_dict
+from .trace import Trace, load_trace
 from .pictures import BankView, TileView, StrideSweep, bank_view, tile_view, stride_sweep
 from . import _core
 
@@ -33,7 +34,7 @@ def cost_implementation() -> str:
 __all__ = [
     "Cost", "BatchCost", "Report", "cost", "simulate", "cost_batch",
     "Layout", "Swizzle", "padded", "xor", "cute", "lane_offsets", "column_read", "row_read",
-    "Scenario", "load_scenario", "scenario_from_dict",
+    "Scenario", "load_scenario", "scenario_from_dict", "Trace", "load_trace",
     "BankView", "TileView", "StrideSweep", "bank_view", "tile_view", "stride_sweep",
     "cost_implementation", "WARP_SIZE", "MAX_SHARED_BYTES",
 ]

@@ -7,7 +7,7 @@
 
 Parsing, compiling and the per-launch totals are the C++ model's (sim/json_io.hpp,
 kernel_model.hpp); errors carry its messages ("x.json: arrays[0].row_stride: ...").
-Traces are not bound yet (their format is being written).
+Traces: bankscope.load_trace (trace.py).
 """
 from __future__ import annotations
 

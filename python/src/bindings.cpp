@@ -10,11 +10,15 @@
 //   [SECTION] batches
 //   [SECTION] layouts and pictures
 //   [SECTION] scenarios
+//   [SECTION] traces
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <vector>
@@ -26,6 +30,7 @@
 #include "sim/predict_report.hpp"
 #include "sim/layout.hpp"
 #include "sim/scenario.hpp"
+#include "sim/trace_report.hpp"
 
 namespace py = pybind11;
 namespace bs = bankscope;
@@ -185,7 +190,7 @@ py::tuple cost_batch(py::array_t<uint32_t, py::array::c_style> offsets, int widt
     probe["width"] = width;
     probe["op"] = op;
     probe["offsets"] = std::vector<int>(bs::kWarpSize, 0);
-    (void)access_of(probe);
+    if (!bs::is_plain(access_of(probe).op)) raise("op: '" + op + "': cost_batch takes \"ld\" or \"st\"");
   }
   if (offsets.ndim() != 2 || offsets.shape(1) != bs::kWarpSize) raise("offsets: expected shape (N, 32)");
   const py::ssize_t n = offsets.shape(0);
@@ -196,39 +201,31 @@ py::tuple cost_batch(py::array_t<uint32_t, py::array::c_style> offsets, int widt
   const bool one_mask = masks.shape(0) == 1;
   int32_t* wf_out = wf.mutable_data();
   int32_t* bc_out = bc.mutable_data();
-  std::string error;
+  bs::WarpAccess a;
+  a.width = width;
+  a.op = op == "st" ? bs::Op::kStore : bs::Op::kLoad;
+  size_t done = 0;
   {
+    // One call for the whole batch: sim's cost_rows() checks each row and costs it with cost()'s
+    // own code, without a per-row dispatch or copy here.
     py::gil_scoped_release nogil;
-    bs::WarpAccess a;
-    a.width = width;
-    a.op = op == "st" ? bs::Op::kStore : bs::Op::kLoad;
-    const uint32_t align = static_cast<uint32_t>(width) - 1u;
-    for (py::ssize_t i = 0; i < n; ++i) {
-      const uint32_t* row = src + i * bs::kWarpSize;
-      a.mask = one_mask ? m[0] : m[i];
-      uint32_t bad = 0, out_of_range = 0;
-      for (int lane = 0; lane < bs::kWarpSize; ++lane) {
-        a.addr[static_cast<size_t>(lane)] = row[lane];
-        out_of_range |= row[lane] >= bs::kMaxSharedBytesPerBlockSm90;
-        bad |= row[lane] & align & (0u - ((a.mask >> lane) & 1u));
+    done = bs::cost_rows(a, src, m, one_mask, static_cast<size_t>(n), bs::kMaxSharedBytesPerBlockSm90, wf_out, bc_out);
+  }
+  std::string error;
+  if (done < static_cast<size_t>(n)) {  // the slow path, only to name the row and the lane
+    const uint32_t* row = src + done * bs::kWarpSize;
+    const std::string where = "row " + std::to_string(done) + ": ";
+    for (int lane = 0; lane < bs::kWarpSize && error.empty(); ++lane) {
+      if (row[lane] >= bs::kMaxSharedBytesPerBlockSm90) {
+        error = where + "offsets[" + std::to_string(lane) + "]: " + std::to_string(row[lane]) +
+                " is out of range 0.." + std::to_string(bs::kMaxSharedBytesPerBlockSm90 - 1);
       }
-      if (out_of_range | bad) {  // the slow path only to name the lane
-        for (int lane = 0; lane < bs::kWarpSize && error.empty(); ++lane) {
-          if (row[lane] >= bs::kMaxSharedBytesPerBlockSm90) {
-            error = "row " + std::to_string(i) + ": offsets[" + std::to_string(lane) + "]: " +
-                    std::to_string(row[lane]) + " is out of range 0.." +
-                    std::to_string(bs::kMaxSharedBytesPerBlockSm90 - 1);
-          }
-        }
-        if (error.empty()) {
-          auto v = bs::validate(a, bs::BankConfig{});
-          error = "row " + std::to_string(i) + ": " + (v ? std::string("invalid") : v.error().message);
-        }
-        break;
-      }
-      const bs::AccessCost c = bs::cost(a);
-      wf_out[i] = c.wavefronts;
-      bc_out[i] = c.bank_conflicts();
+    }
+    if (error.empty()) {
+      a.mask = one_mask ? m[0] : m[done];
+      std::copy(row, row + bs::kWarpSize, a.addr.begin());
+      auto v = bs::validate(a, bs::BankConfig{});
+      error = where + (v ? std::string("invalid") : v.error().message);
     }
   }
   if (!error.empty()) raise(error);
@@ -358,6 +355,122 @@ py::list warp_patterns(const PyScenario& ps, int64_t n, int64_t stride, const st
   return out;
 }
 
+// ---------------------------------------------------------------------------------------------
+// [SECTION] traces
+// ---------------------------------------------------------------------------------------------
+
+// A trace file's bytes, read once; each report (as traced, or a what-if) decodes them again with
+// sim's report_trace(), the function `bankscope-cli report` uses.
+struct PyTrace {
+  std::vector<uint8_t> bytes;
+  std::string path;
+};
+
+PyTrace load_trace(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) raise(path + ": cannot open");
+  PyTrace t{std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()), path};
+  if (in.bad()) raise(path + ": cannot read");
+  return t;
+}
+
+// --array/--layout pairs -> remaps, with run_report's checks and messages (app/cli/report.cpp).
+std::vector<bs::ArrayRemap> remaps_of(const std::vector<std::string>& arrays, const std::vector<std::string>& layouts) {
+  std::vector<bs::SharedArray> parsed;
+  for (const std::string& a : arrays) parsed.push_back(unwrap(bs::parse_array_spec(a)));
+  std::vector<bs::ArrayRemap> remaps;
+  for (const std::string& l : layouts) {
+    const std::string name = l.substr(0, l.find(':'));
+    const bs::SharedArray* found = nullptr;
+    for (const bs::SharedArray& a : parsed)
+      if (a.name == name) found = &a;
+    if (found == nullptr) raise("--layout '" + l + "': no --array named '" + name + "'");
+    remaps.push_back(bs::ArrayRemap{*found, unwrap(bs::apply_layout_spec(*found, l))});
+  }
+  if (!arrays.empty() && remaps.empty()) raise("--array needs a --layout to try");
+  return remaps;
+}
+
+py::dict totals_dict(const bs::OpTotals& t) {
+  py::dict d;
+  d["instructions"] = t.instructions;  // every execution in the trace (as the CLI prints)
+  d["active_instructions"] = t.active_instructions;
+  d["wavefronts"] = t.wavefronts;
+  d["ideal"] = t.ideal;
+  d["bank_conflicts"] = t.bank_conflicts();
+  return d;
+}
+
+py::list launches_list(const bs::TraceReport& r) {
+  py::list out;
+  for (const bs::LaunchReport& l : r.launches) {
+    py::dict d;
+    d["launch"] = l.launch.launch;
+    d["kernel"] = l.launch.kernel;
+    d["grid"] = std::vector<uint32_t>(l.launch.grid.begin(), l.launch.grid.end());
+    d["block"] = std::vector<uint32_t>(l.launch.block.begin(), l.launch.block.end());
+    d["shared_bytes"] = l.launch.shared_bytes;
+    d["reserved_bytes"] = l.launch.reserved_bytes;
+    d["blocks_traced"] = l.launch.blocks_traced;  // 0 = all
+    d["status"] = l.ended ? bs::trace_status_name(l.end.status) : "no end record";
+    d["dropped"] = l.end.dropped;
+    d["ld"] = totals_dict(l.ld);
+    d["st"] = totals_dict(l.st);
+    py::dict nm;
+    for (int k = 0; k < bs::kTraceOpKinds; ++k) {
+      const auto kind = static_cast<bs::TraceOpKind>(k);
+      if (!bs::is_modelled(kind) && l.executions_by_kind[static_cast<size_t>(k)] != 0) {
+        nm[bs::trace_op_kind_name(kind)] = l.executions_by_kind[static_cast<size_t>(k)];
+      }
+    }
+    d["not_modelled_executions"] = nm;
+    out.append(d);
+  }
+  return out;
+}
+
+py::list rows_list(const bs::TraceReport& r, bool by_line) {
+  py::list out;
+  for (const bs::ReportRow& row : bs::report_rows(r, by_line)) {
+    py::dict d;
+    d["kernel"] = row.kernel;
+    d["where"] = row.where;
+    d["opcode"] = row.opcode;
+    d["kind"] = bs::trace_op_kind_name(row.kind);
+    d["modelled"] = row.modelled;
+    d["executions"] = row.executions;
+    d["wavefronts"] = row.wavefronts;
+    d["ideal"] = row.ideal;
+    d["bank_conflicts"] = row.excess();
+    d["worst_n_way"] = row.worst_n_way;
+    d["typical_n_way"] = row.typical_n_way;
+    out.append(d);
+  }
+  return out;
+}
+
+// {"executions", "dropped", "complete", "launches", "exit_code", "rows"} as traced, or for the
+// what-if when layouts are given. Errors: "PATH: trace: byte N: what" (the reader's line).
+py::dict trace_report(const PyTrace& t, const std::vector<std::string>& arrays, const std::vector<std::string>& layouts,
+                      bool by_line) {
+  const std::vector<bs::ArrayRemap> remaps = remaps_of(arrays, layouts);
+  bs::Result<bs::TraceReports> r = bs::Error{""};
+  {
+    py::gil_scoped_release nogil;
+    r = bs::report_trace(t.bytes.data(), t.bytes.size(), remaps);
+  }
+  if (!r) raise(bs::with_context(t.path, r.error()));
+  const bs::TraceReport& rep = remaps.empty() ? r->traced : r->what_if;
+  py::dict d;
+  d["executions"] = rep.summary.executions;
+  d["dropped"] = rep.summary.dropped;
+  d["complete"] = rep.summary.complete;
+  d["exit_code"] = rep.end.exit_code;
+  d["launches"] = launches_list(rep);
+  d["rows"] = rows_list(rep, by_line);
+  return d;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -391,6 +504,10 @@ PYBIND11_MODULE(_core, m) {
       .def("to_json", [](const PyScenario& s) { return bs::scenario_to_json(s.spec).dump(2); })
       .def("predict_json", &predict_json)
       .def("warp_patterns", &warp_patterns);
+  py::class_<PyTrace>(m, "Trace")
+      .def_readonly("path", &PyTrace::path)
+      .def("report", &trace_report, py::arg("arrays"), py::arg("layouts"), py::arg("by_line"));
+  m.def("load_trace", &load_trace, py::arg("path"));
   m.def("load_scenario", [](const std::string& path) {
     return PyScenario{unwrap(bs::load_scenario_file(path)), path};
   });

@@ -59,6 +59,7 @@ def test_same_message_as_the_cli(cli):
     (np.array([GOOD]), dict(mask=np.array([2**33])), ValueError, "mask: 8589934592 is not a 32-bit mask"),
     (np.array([GOOD]), dict(width=5), ValueError, "width: 5 bytes is not an access width (1, 2, 4, 8 or 16)"),
     (np.array([GOOD]), dict(op=1), TypeError, "op: expected a string, got int"),
+    (np.array([GOOD]), dict(op="ldgsts"), ValueError, "op: 'ldgsts': cost_batch takes \"ld\" or \"st\""),
     (np.array([["a"] * 32]), {}, TypeError, "offsets: expected an integer array, got <U1"),
 ])
 def test_batch_messages(offsets, kwargs, exc, message):
