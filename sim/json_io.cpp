@@ -200,7 +200,7 @@ Result<ArraySpec> parse_array(const ojson& j, const std::string& where) {
 
 Result<AccessSpec> parse_access(const ojson& j, const std::string& where) {
   if (!j.is_object()) return Error{where + ": expected an object"};
-  auto keys = check_keys(j, where, {"op", "target", "if", "loops", "width", "label", "issue", "comment"});
+  auto keys = check_keys(j, where, {"op", "target", "if", "loops", "width", "label", "issue", "line", "comment"});
   if (!keys) return keys.error();
   AccessSpec a;
   if (!j.contains("op")) return Error{where + ": missing 'op' (\"ld\" or \"st\")"};
@@ -228,6 +228,10 @@ Result<AccessSpec> parse_access(const ojson& j, const std::string& where) {
   if (j.contains("width")) {
     BANKSCOPE_TRY(w, get_int(j["width"], where + ".width", 1, 16));
     a.width = static_cast<int>(w);
+  }
+  if (j.contains("line")) {
+    BANKSCOPE_TRY(ln, get_int(j["line"], where + ".line", 1, 1 << 24));
+    a.line = static_cast<int>(ln);
   }
   if (j.contains("loops")) {
     const ojson& ls = j["loops"];
@@ -454,6 +458,7 @@ ojson scenario_to_json(const ScenarioSpec& s) {
     if (a.width != 0) ja["width"] = a.width;
     if (!a.label.empty()) ja["label"] = a.label;
     if (!a.issue.empty() && a.issue != "branch") ja["issue"] = a.issue;
+    if (a.line != 0) ja["line"] = a.line;
     j["accesses"].push_back(ja);
   }
   if (!s.banks.is_default()) j["banks"] = {{"count", s.banks.banks}, {"bytes", s.banks.bank_bytes}};

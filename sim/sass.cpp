@@ -34,6 +34,8 @@ struct Inst {
   std::string guard;  // "" for none or @PT
   std::string opcode, base, operands;
   int line = 0;
+  std::string src_file;
+  int src_line = 0;
 };
 
 struct RawFunction {
@@ -41,6 +43,8 @@ struct RawFunction {
   std::vector<Inst> insts;
   std::map<std::string, uint64_t> labels;   // nvdisasm ".L_x_3:" -> next address
   std::vector<std::string> pending_labels;  // labels waiting for their instruction
+  std::string src_file;                     // the current `//## File` comment's
+  int src_line = 0;
 };
 
 std::string trim(const std::string& s) {
@@ -130,18 +134,39 @@ bool branch_target(const Inst& b, const std::map<std::string, uint64_t>& labels,
   return parse_hex(b.operands.substr(hex + 2, end - hex - 2), target);
 }
 
+// nvdisasm -g: `//## File "/tmp/k.cu", line 18` (an inlined call adds ` inlined at "...", line 7`:
+// the first file and line are where the code comes from). False for any other line.
+bool parse_line_info(const std::string& t, std::string* file, int* line) {
+  if (t.compare(0, 10, "//## File ") != 0) return false;
+  const size_t q1 = t.find('"');
+  const size_t q2 = q1 == std::string::npos ? q1 : t.find('"', q1 + 1);
+  if (q2 == std::string::npos) return false;
+  const size_t ln = t.find(", line ", q2);
+  if (ln == std::string::npos) return false;
+  int v = 0;
+  size_t i = ln + 7;
+  for (; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])) && v < 100000000; ++i)
+    v = v * 10 + (t[i] - '0');
+  if (i == ln + 7) return false;
+  *file = t.substr(q1 + 1, q2 - q1 - 1);
+  *line = v;
+  return true;
+}
+
 SassFunction classify(const RawFunction& f) {
   // Skippable regions [from, to): after a conditional forward branch up to its target; after a
   // predicated EXIT to the end. A BRA is conditional when guarded or when it tests a predicate
   // operand ("BRA.U !UP0, 0x..." / "BRA.DIV UR4, 0x...": a comma before the target).
-  std::vector<std::pair<uint64_t, uint64_t>> regions;
+  std::vector<std::pair<uint64_t, uint64_t>> regions, loops;
   for (const Inst& i : f.insts) {
     if (i.base == "BRA") {
       const bool conditional = !i.guard.empty() || i.operands.find(',') != std::string::npos;
       uint64_t target = 0;
-      if (conditional && branch_target(i, f.labels, &target) && target > i.address) {
+      const bool known = branch_target(i, f.labels, &target);
+      if (conditional && known && target > i.address) {
         regions.push_back({i.address + 1, target});
       }
+      if (known && target <= i.address) loops.push_back({target, i.address + 1});
     } else if (i.base == "EXIT" && !i.guard.empty()) {
       regions.push_back({i.address + 1, UINT64_MAX});
     }
@@ -157,6 +182,9 @@ SassFunction classify(const RawFunction& f) {
     s.guard = i.guard;
     s.width = width_of(i.base, i.opcode);
     s.line = i.line;
+    s.src_file = i.src_file;
+    s.src_line = i.src_line;
+    for (const auto& r : loops) s.in_loop |= i.address >= r.first && i.address < r.second;
     for (const auto& r : regions)
       s.in_branch_region |= i.address >= r.first && i.address < r.second;
     s.issue = !i.guard.empty()     ? SassIssue::kPredicated
@@ -177,13 +205,22 @@ Result<std::vector<SassFunction>> parse_sass(const std::string& text) {
   while (std::getline(in, line)) {
     ++line_no;
     const std::string t = trim(line);
+    std::string file;
+    int src_line = 0;
+    if (parse_line_info(t, &file, &src_line)) {
+      if (!raw.empty()) {
+        raw.back().src_file = file;
+        raw.back().src_line = src_line;
+      }
+      continue;
+    }
     const size_t fn = t.find("Function : ");
     if (fn == 0) {  // cuobjdump: "Function : _ZN9bankscope..."
-      raw.push_back(RawFunction{trim(t.substr(11)), {}, {}, {}});
+      raw.push_back(RawFunction{trim(t.substr(11)), {}, {}, {}, {}, 0});
       continue;
     }
     if (t.size() > 7 && t.compare(0, 6, ".text.") == 0 && t.back() == ':') {  // nvdisasm section
-      raw.push_back(RawFunction{t.substr(6, t.size() - 7), {}, {}, {}});
+      raw.push_back(RawFunction{t.substr(6, t.size() - 7), {}, {}, {}, {}, 0});
       continue;
     }
     if (!raw.empty() && t.size() > 1 && t[0] == '.' && t.back() == ':' &&
@@ -198,6 +235,8 @@ Result<std::vector<SassFunction>> parse_sass(const std::string& text) {
                    ": instruction before any \"Function :\" header"};
     }
     inst.line = line_no;
+    inst.src_file = raw.back().src_file;
+    inst.src_line = raw.back().src_line;
     for (const std::string& l : raw.back().pending_labels) raw.back().labels[l] = inst.address;
     raw.back().pending_labels.clear();
     raw.back().insts.push_back(std::move(inst));

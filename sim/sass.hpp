@@ -14,6 +14,11 @@
 //                  jumps over, or after a predicated EXIT: a warp whose lanes all take the branch
 //                  (or exit) never issues it.
 //   unconditional  neither: every warp that enters the function executes it.
+//
+// With line information (`nvdisasm -g` of a cubin built with -lineinfo prints
+// `//## File "k.cu", line 18` before the instructions of that line) each instruction also carries
+// its source file and line; and an instruction between a backward branch's target and the branch
+// is marked in_loop (its static count is per iteration of a loop the SASS kept).
 #pragma once
 
 #include <cstdint>
@@ -36,6 +41,9 @@ struct SassSharedInst {
   bool in_branch_region = false;  // also true for a predicated one that a branch may skip
   int width = 0;  // bytes per lane for LDS/STS/ATOMS (4 unless a .64/.128/.U8/... suffix); 0 else
   int line = 0;   // 1-based line in the text
+  std::string src_file;  // from the last `//## File "...", line N` comment; "" without one
+  int src_line = 0;      // 0 without line information
+  bool in_loop = false;  // inside [target, BRA] of a backward branch
 };
 
 struct SassFunction {

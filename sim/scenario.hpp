@@ -57,6 +57,8 @@ struct AccessSpec {
   int width = 0;          // bytes per lane; 0 = the element size (e.g. 16 to read a float tile as float4)
   std::string label;      // short name for tables; "" = derived
   std::string issue;      // "branch" (default when empty), "predicated" or "hoisted"
+  int line = 0;           // source line of the kernel (.cu) this access is on; 0 = not given.
+                          // Only `bankscope-cli check --cu` reads it (against nvcc's SASS).
 };
 
 struct ScenarioSpec {

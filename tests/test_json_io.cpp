@@ -57,6 +57,8 @@ TEST_CASE("scenario errors name the file, the field and the reason") {
       {R"({"block": [32, 64], "arrays": [{"dims": [32, 32]}], "accesses": [{"op": "ld", "target": "tile[0][0]"}]})", "t.json: block: 2048 threads; a CUDA block has at most 1024 (and z <= 64)"},
       {minimal(R"(, "issue": "sometimes")"), "t.json: accesses[0].issue: 'sometimes' must be \"branch\", \"predicated\" or \"hoisted\""},
       {minimal(R"(, "issue": 1)"), "t.json: accesses[0].issue: "},
+      {minimal(R"(, "line": 0)"), "t.json: accesses[0].line: 0 is out of range 1..16777216"},
+      {minimal(R"(, "line": "42")"), "t.json: accesses[0].line: "},
       // C scoping: statement 1 cannot see statement 0's loop variable (issue 16, point 1).
       {R"({"block": [32], "grid": [40], "arrays": [{"dims": [32, 32]}], "accesses": [)"
        R"({"op": "st", "target": "tile[0][threadIdx.x]", "loops": [{"var": "j", "end": 25}]},)"
@@ -102,6 +104,17 @@ TEST_CASE("an access's issue mode is read, and written back when it is not the d
   auto back = parse_scenario_json(scenario_to_json(*h).dump(), "t.json");
   REQUIRE(back.ok());
   CHECK(back->accesses[0].issue == "hoisted");
+}
+
+TEST_CASE("an access's source line is read and written back; absent means 0 and is not written") {
+  auto p = parse_scenario_json(minimal(R"(, "line": 42)"), "t.json");
+  REQUIRE(p.ok());
+  CHECK(p->accesses[0].line == 42);
+  CHECK(scenario_to_json(*p)["accesses"][0]["line"] == 42);
+  auto q = parse_scenario_json(minimal(""), "t.json");
+  REQUIRE(q.ok());
+  CHECK(q->accesses[0].line == 0);
+  CHECK_FALSE(scenario_to_json(*q)["accesses"][0].contains("line"));
 }
 
 TEST_CASE("a failed save leaves the old file intact") {

@@ -4,6 +4,7 @@
 //   bankscope-cli predict --jsonl FILE|-
 //   bankscope-cli explain SCENARIO [--warp W] [--block X,Y,Z] [--access K] [--stride S]
 //   bankscope-cli compare [SCENARIO_A SCENARIO_B] [--n N] [--max-blocks K]
+//   bankscope-cli sass FILE.cu [--kernel K] [--arch sm_90] [-- NVCC_ARGS]; check SCENARIO --cu FILE.cu
 //
 // Every count names the Nsight Compute counter it predicts (sim/counter_names.hpp): per launch the
 // instruction-level smsp__sass_* counters, per warp instruction (one warp alone) the l1tex__ ones.
@@ -30,6 +31,7 @@
 #include <CLI/CLI.hpp>
 
 #include "report.hpp"
+#include "sass_cmd.hpp"
 #include "sim/bank_model.hpp"
 #include "sim/counter_names.hpp"
 #include "sim/json_io.hpp"
@@ -492,6 +494,9 @@ int main(int argc, char** argv) {
 
   bs::cli::ReportArgs rargs;
   auto* rep = bs::cli::add_report_command(app, rargs);
+  bs::cli::SassArgs sargs, kargs;
+  auto* sass = bs::cli::add_sass_command(app, sargs);
+  auto* check = bs::cli::add_check_command(app, kargs);
 
   try {
     app.parse(argc, argv);
@@ -520,6 +525,8 @@ int main(int argc, char** argv) {
   }
   if (ex->parsed()) return explain(eargs, ewarp, eblock, eaccess);
   if (rep->parsed()) return bs::cli::run_report(rargs);
+  if (sass->parsed()) return bs::cli::run_sass(sargs);
+  if (check->parsed()) return bs::cli::run_check(kargs);
   if (cmp->parsed()) {
     ca.n = cb.n = cn;
     return compare(ca, cb, cmax_blocks);
