@@ -10,12 +10,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=assets/results/cpu
 mkdir -p "$out"
+# The tree as it is before this script rewrites its own outputs.
+state="$(git rev-parse --short HEAD)$(git diff --quiet -- . ":(exclude)$out" || echo ' (with local changes)')"
 machine() {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores"
   echo "avx512: $(grep -o -w -E 'avx512[a-z_]*' /proc/cpuinfo | sort -u | tr '\n' ' ')"
   echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "commit: $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (with local changes)')"
+  echo "commit: $state"
 }
 {
   machine
