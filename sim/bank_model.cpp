@@ -241,6 +241,17 @@ AccessCost run(const WarpAccess& a, const BankConfig& cfg, AccessReport* rep) {
   }
   // R8: CAS makes a second pass per wavefront; ncu counts it as a wavefront, not as a conflict.
   if (rules::second_pass(a)) {
+    if constexpr (kDetail) {
+      // The picture: the second pass serves the same (bank, word) pairs again, after all first
+      // passes, and a lane's data is complete in its second pass. (The counts are measured; the
+      // order of the passes is assumed.)
+      const size_t first_passes = rep->wavefronts.size();
+      for (size_t i = 0; i < first_passes; ++i) rep->wavefronts.push_back(rep->wavefronts[i]);
+      for (size_t i = 0; i < first_passes; ++i) rep->wavefronts[i].lanes = 0;
+      for (LaneDetail& d : rep->lanes) {
+        if (d.active && d.wavefront >= 0) d.wavefront += static_cast<int>(first_passes);
+      }
+    }
     c.ideal_wavefronts += c.wavefronts;
     c.wavefronts *= 2;
   }
