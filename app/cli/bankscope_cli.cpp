@@ -421,7 +421,7 @@ int compare(const ScenarioArgs& a_args, const ScenarioArgs& b_args, uint64_t max
               << cell(*wa, *a, i) << std::setw(14) << cell(*wb, *b, i) << "\n";
   }
   std::cout << "\nper launch (n=" << a->spec.n << " / " << b->spec.n
-            << "), instruction-level counters" << (ta->complete && tb->complete ? ", exact" : "") << "\n";
+            << "), as Nsight Compute counts it" << (ta->complete && tb->complete ? ", exact" : "") << "\n";
   for (const auto* t : {&*ta, &*tb}) {
     if (!t->complete) std::cout << "  " << (t == &*ta ? "A" : "B") << ": " << bound_text(*t) << "\n";
   }
