@@ -27,22 +27,7 @@ nvdisasm=$(find_tool nvdisasm "${BANKSCOPE_NVDISASM:-}") ||
   { echo "SKIPPED: no nvdisasm (scripts/setup.sh installs it into .venv)"; exit 77; }
 export BANKSCOPE_NVCC=$nvcc BANKSCOPE_NVDISASM=$nvdisasm
 
-# expect NAME EXIT_CODE REGEX -- command...: exit code and a line of the combined output matching
-# REGEX (extended grep).
-expect() {
-  local name=$1 code=$2 regex=$3
-  shift 4
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [[ $rc -eq $code ]] && grep -Eq -- "$regex" <<<"$out"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $name (exit $rc, wanted $code; wanted /$regex/)"
-    echo "$out" | head -20 | sed 's/^/    /'
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/cli_expect.sh"  # expect NAME EXIT_CODE REGEX -- command...
 
 # sass: per source line, what nvcc 13.0 emits for sm_90 (measured here): the As row read of line
 # 22 becomes 8 LDS.128 (32 floats, 16 bytes each), the Bs column read of line 23 stays 32 LDS.
