@@ -18,13 +18,17 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 
 #include <CLI/CLI.hpp>
 
+#include "find_tool.hpp"
 #include "harness.hpp"
 #include "ncu_runner.hpp"
 #include "sim/counter_names.hpp"
+#include "sim/sass.hpp"
 #include "sim/trace.hpp"
+#include "sim/trace_annotate.hpp"
 #include "sim/trace_report.hpp"
 
 namespace fs = std::filesystem;
@@ -111,6 +115,57 @@ bool close_trace(const std::string& path, int64_t exit_code, std::string* note) 
   std::ofstream(path, std::ios::binary | std::ios::app)
       .write(reinterpret_cast<const char*>(w.bytes().data()), static_cast<std::streamsize>(w.bytes().size()));
   return true;
+}
+
+// Reads what the injection library left in `dir` (index.txt: "<launch> <cubin> <mangled>" per
+// traced launch), disassembles each cubin once with `nvdisasm -g`, and rewrites the trace with the
+// SASS opcode and source line of every instruction found at its offset (sim/trace_annotate.hpp).
+// Returns one line for the user; the trace is left as it was when anything fails.
+std::string annotate_from_cubins(const std::string& trace_path, const fs::path& dir) {
+  std::ifstream index(dir / "index.txt");
+  if (!index) return "opcodes named from the Compute Sanitizer API (no cubin of a traced kernel was kept)";
+  const std::string nvdisasm = find_tool("nvdisasm", "BANKSCOPE_NVDISASM");
+  if (nvdisasm.empty()) return "opcodes named from the Compute Sanitizer API; no source lines (nvdisasm not found)";
+  std::map<std::string, std::vector<SassFunction>> sass;  // cubin file -> its functions
+  std::map<uint64_t, const SassFunction*> by_launch;
+  std::string failed;
+  uint64_t launch = 0;
+  std::string cubin, mangled;
+  while (index >> launch >> cubin >> mangled) {
+    auto it = sass.find(cubin);
+    if (it == sass.end()) {
+      std::string text;
+      const std::string cmd = shell_quote(nvdisasm) + " -g " + shell_quote((dir / cubin).string()) + " 2>/dev/null";
+      if (FILE* p = popen(cmd.c_str(), "r")) {
+        char buf[1 << 16];
+        size_t n;
+        while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, n);
+        if (pclose(p) != 0) text.clear();
+      }
+      auto fns = parse_sass(text);
+      if (!fns) failed = cubin;
+      it = sass.emplace(cubin, fns ? std::move(*fns) : std::vector<SassFunction>{}).first;
+    }
+    for (const SassFunction& f : it->second) {
+      if (f.name == mangled) by_launch[launch] = &f;
+    }
+  }
+  const std::vector<uint8_t> bytes = read_all(trace_path);
+  AnnotateSummary sum;
+  auto out = annotate_trace(bytes, by_launch, &sum);
+  if (!out) return "opcodes named from the Compute Sanitizer API (" + out.error().message + ")";
+  const std::string tmp = trace_path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(out->data()), static_cast<std::streamsize>(out->size()));
+    if (!f) return "opcodes named from the Compute Sanitizer API (cannot write " + tmp + ")";
+  }
+  std::error_code ec;
+  fs::rename(tmp, trace_path, ec);
+  if (ec) return "opcodes named from the Compute Sanitizer API (cannot replace " + trace_path + ")";
+  return "SASS (nvdisasm -g): " + std::to_string(sum.with_opcode) + " of " + std::to_string(sum.instructions) +
+         " instructions named, " + std::to_string(sum.with_line) + " with a source line" +
+         (failed.empty() ? "" : "; " + failed + " could not be disassembled");
 }
 
 int run_program(const std::vector<std::string>& command, const std::vector<std::pair<std::string, std::string>>& env) {
@@ -273,6 +328,10 @@ int run_trace(const TraceArgs& a) {
   }
   std::error_code ec;
   fs::remove(a.out, ec);
+  // The traced kernels' cubins, for their SASS (removed when done).
+  const fs::path cubins = a.out + ".cubins";
+  fs::remove_all(cubins, ec);
+  fs::create_directories(cubins, ec);
   const std::string ld = env_or("LD_LIBRARY_PATH", "");
   const std::vector<std::pair<std::string, std::string>> env = {
       {"CUDA_INJECTION64_PATH", fs::absolute(lib).string()},
@@ -284,17 +343,21 @@ int run_trace(const TraceArgs& a) {
       {"BANKSCOPE_TRACE_LAUNCHES", a.launches},
       {"BANKSCOPE_TRACE_BLOCKS", a.blocks},
       {"BANKSCOPE_TRACE_RECORDS", std::to_string(a.records)},
+      {"BANKSCOPE_TRACE_CUBINS", fs::absolute(cubins).string()},
   };
   const auto t0 = std::chrono::steady_clock::now();
   const int code = run_program(a.command, env);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::string note;
   const bool closed = close_trace(a.out, code, &note);
+  const std::string sass_note = closed ? annotate_from_cubins(a.out, cubins) : "";
+  fs::remove_all(cubins, ec);
   const std::vector<uint8_t> bytes = read_all(a.out);
   auto rep = report_trace(bytes.data(), bytes.size());
   std::printf("bankscope-gpu: trace: %s exited with %d; ran %.3f s under the tracer; trace %s (%zu bytes)\n",
               a.command[0].c_str(), code, secs, a.out.c_str(), bytes.size());
   if (!note.empty()) std::printf("  %s\n", note.c_str());
+  if (!sass_note.empty()) std::printf("  %s\n", sass_note.c_str());
   if (!closed || !rep) {
     std::cerr << "bankscope-gpu: trace: " << a.out << ": " << (rep ? note : rep.error().message) << "\n";
     return kExitError;
