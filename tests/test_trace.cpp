@@ -192,35 +192,68 @@ TEST_CASE("trace what-if: bad specs are one line") {
         std::string::npos);
 }
 
-TEST_CASE("trace report: LDSM and ATOMS are counted, marked not modelled, and left out of the totals") {
+TEST_CASE("trace report: each kind costed by its rule; what no measured rule covers is left out") {
+  // Every lane at 16 * lane: 512 contiguous bytes. By hand (sim/RULES.md):
+  //   LDS.128             R3: quarter-warp phases of 128 contiguous bytes: 4 wavefronts, ideal 4
+  //   LDSM.16.M88.4       R7: 4 matrices, each 8 rows of 16 contiguous bytes: 4 wavefronts, ideal 4
+  //   ATOMS.ADD (4 B)     R8: one phase; word 4*lane puts lanes l, l+8, l+16, l+24 in one bank,
+  //                       each served alone: 4 wavefronts, 3 conflicts (ideal 1)
+  //   LDGSTS.E.128 (.ca)  R9: quarter-warp phases, one lane per bank in each: 4 wavefronts, ideal 4
+  //   ATOMS (API name)    operation unknown: not modelled
+  //   LDGSTS.E.BYPASS.128 .cg: no measured rule: not modelled
+  struct Row {
+    TraceOpKind kind;
+    int width;
+    const char* opcode;
+    bool modelled;
+    uint64_t wavefronts, ideal;
+  };
+  const Row rows[] = {{TraceOpKind::kLoad, 16, "LDS.128", true, 4, 4},
+                      {TraceOpKind::kLdsm, 16, "LDSM.16.M88.4", true, 4, 4},
+                      {TraceOpKind::kAtomic, 4, "ATOMS.ADD", true, 4, 1},
+                      {TraceOpKind::kLdgsts, 16, "LDGSTS.E.128", true, 4, 4},
+                      {TraceOpKind::kAtomic, 4, "ATOMS", false, 0, 0},
+                      {TraceOpKind::kLdgsts, 16, "LDGSTS.E.BYPASS.128", false, 0, 0}};
   TraceWriter t;
   t.launch(TraceLaunch{});
-  t.pc(TracePc{0, 0x10, TraceOpKind::kLoad, 16, "LDS.128", "", 0});
-  t.pc(TracePc{1, 0x20, TraceOpKind::kLdsm, 16, "LDSM.x4", "", 0});
-  t.pc(TracePc{2, 0x30, TraceOpKind::kAtomic, 4, "ATOMS", "", 0});
+  for (uint32_t i = 0; i < 6; ++i) t.pc(TracePc{i, 0x10 * (i + 1), rows[i].kind, rows[i].width, rows[i].opcode, "", 0});
   TraceWarp w;
   w.mask = 0xffffffffu;
-  for (int lane = 0; lane < 32; ++lane) w.addr[lane] = 16 * lane;  // 512 contiguous bytes
-  for (uint32_t pc = 0; pc < 3; ++pc) {
+  for (int lane = 0; lane < 32; ++lane) w.addr[lane] = 16 * lane;
+  for (uint32_t pc = 0; pc < 6; ++pc) {
     w.pc_index = pc;
     t.warp(w);
   }
-  t.launch_end(TraceLaunchEnd{0, 3, 0, TraceStatus::kComplete});
+  t.launch_end(TraceLaunchEnd{0, 6, 0, TraceStatus::kComplete});
   t.end(TraceEnd{1, 0});
   const auto bytes = t.take();
   auto r = report_trace(bytes.data(), bytes.size());
   REQUIRE(r.ok());
   const LaunchReport& l = r->traced.launches.at(0);
-  // Only the LDS.128: a 16-byte warp over 512 contiguous bytes is 4 wavefronts (one per quarter).
+  REQUIRE(l.pcs.size() == 6);
+  for (size_t i = 0; i < 6; ++i) {
+    CAPTURE(rows[i].opcode);
+    CHECK(l.pcs[i].modelled() == rows[i].modelled);
+    CHECK(l.pcs[i].wavefronts == rows[i].wavefronts);
+    CHECK(l.pcs[i].ideal == rows[i].ideal);
+    if (!rows[i].modelled) CHECK_FALSE(l.pcs[i].model.why.empty());
+  }
+  // Per-kind totals hold the costed executions; ld/st only the LDS.
   CHECK(l.ld.instructions == 1);
   CHECK(l.ld.wavefronts == 4);
   CHECK(l.st.instructions == 0);
-  CHECK(l.executions_by_kind[static_cast<int>(TraceOpKind::kLdsm)] == 1);
-  CHECK(l.executions_by_kind[static_cast<int>(TraceOpKind::kAtomic)] == 1);
-  const auto rows = report_rows(r->traced, false);
-  REQUIRE(rows.size() == 3);
+  const auto at = [&](TraceOpKind k) { return static_cast<size_t>(k); };
+  CHECK(l.by_kind[at(TraceOpKind::kLdsm)].wavefronts == 4);
+  CHECK(l.by_kind[at(TraceOpKind::kAtomic)].instructions == 1);
+  CHECK(l.by_kind[at(TraceOpKind::kAtomic)].bank_conflicts() == 3);
+  CHECK(l.by_kind[at(TraceOpKind::kLdgsts)].instructions == 1);
+  CHECK(l.uncosted_by_kind[at(TraceOpKind::kAtomic)] == 1);
+  CHECK(l.uncosted_by_kind[at(TraceOpKind::kLdgsts)] == 1);
+  CHECK(l.executions_by_kind[at(TraceOpKind::kAtomic)] == 2);
+  const auto report = report_rows(r->traced, false);
+  REQUIRE(report.size() == 6);
   int not_modelled = 0;
-  for (const ReportRow& row : rows) {
+  for (const ReportRow& row : report) {
     not_modelled += !row.modelled;
     if (!row.modelled) CHECK(row.wavefronts == 0);
   }

@@ -203,10 +203,12 @@ int check_against_ncu(const TraceArgs& a, const std::string& trace_path) {
   // which is what the instruction-level counter counts. The hardware instruction counter also counts
   // predicated executions with no active thread (measured on the H200: a reduction's guarded LDS/STS
   // 1,344 vs 7,744); it is printed beside, as context, not compared.
-  const std::vector<std::string> metrics = {
-      counters::sass_inst_executed(Op::kLoad), counters::sass_inst_executed(Op::kStore),
-      counters::wavefronts(Op::kLoad),         counters::wavefronts(Op::kStore),
-      counters::inst_executed(Op::kLoad),      counters::inst_executed(Op::kStore)};
+  // The issue-11 kinds (ldsm, stsm, atom, ldgsts) have their own instruction-level counters on sm_90.
+  std::vector<std::string> metrics = {counters::inst_executed(Op::kLoad), counters::inst_executed(Op::kStore)};
+  for (Op op : {Op::kLoad, Op::kStore, Op::kLdmatrix, Op::kStmatrix, Op::kAtomic, Op::kLdgsts}) {
+    metrics.push_back(counters::sass_inst_executed(op));
+    metrics.push_back(counters::wavefronts(op));
+  }
   std::string joined;
   for (const std::string& m : metrics) joined += (joined.empty() ? "" : ",") + m;
   std::string cmd = shell_quote(ncu) + " --csv --clock-control none --kernel-name-base demangled";
@@ -249,8 +251,29 @@ int check_against_ncu(const TraceArgs& a, const std::string& trace_path) {
     const NcuKernel& k = (*measured)[i];
     std::printf("  launch %llu %s (ncu: %s)%s\n", static_cast<unsigned long long>(l.launch.launch), l.launch.kernel.c_str(),
                 k.name.c_str(), l.end.dropped ? "  [trace dropped executions: lower bounds]" : "");
-    for (Op op : {Op::kLoad, Op::kStore}) {
-      const OpTotals& t = op == Op::kLoad ? l.ld : l.st;
+    for (int kind = 0; kind < kTraceOpKinds; ++kind) {
+      const TraceOpKind tk = static_cast<TraceOpKind>(kind);
+      if (tk == TraceOpKind::kOther) continue;
+      const Op op = op_of(tk);
+      const OpTotals& t = l.by_kind[static_cast<size_t>(kind)];
+      const bool plain = tk == TraceOpKind::kLoad || tk == TraceOpKind::kStore;
+      if (l.uncosted_by_kind[kind] != 0) {
+        std::printf("    (%s: %llu of %llu warp executions not modelled: not compared)\n", trace_op_kind_name(tk),
+                    static_cast<unsigned long long>(l.uncosted_by_kind[kind]),
+                    static_cast<unsigned long long>(l.executions_by_kind[kind]));
+        continue;
+      }
+      if (!plain && t.instructions == 0) {
+        // Not in the trace: the counter should read 0 (printed only when it does not).
+        for (const char* name : {counters::sass_inst_executed(op), counters::wavefronts(op)}) {
+          const auto it = k.metrics.find(name);
+          if (it != k.metrics.end() && it->second != 0) {
+            std::printf("    %-66s %14d  measured %14.0f  MISMATCH\n", name, 0, it->second);
+            ++mismatches;
+          }
+        }
+        continue;
+      }
       for (int which = 0; which < 2; ++which) {
         const char* name = which == 0 ? counters::sass_inst_executed(op) : counters::wavefronts(op);
         const uint64_t pred = which == 0 ? t.instructions : t.wavefronts;
@@ -271,13 +294,6 @@ int check_against_ncu(const TraceArgs& a, const std::string& trace_path) {
       if (it != k.metrics.end()) {
         std::printf("    %-66s %14s  measured %14.0f  (context: predicated-off executions included)\n",
                     counters::inst_executed(op), "-", it->second);
-      }
-    }
-    for (int kk = 0; kk < kTraceOpKinds; ++kk) {
-      if (!is_modelled(static_cast<TraceOpKind>(kk)) && l.executions_by_kind[kk] != 0) {
-        std::printf("    (%s: %llu warp executions not modelled, not compared)\n",
-                    trace_op_kind_name(static_cast<TraceOpKind>(kk)),
-                    static_cast<unsigned long long>(l.executions_by_kind[kk]));
       }
     }
   }

@@ -416,11 +416,16 @@ py::list launches_list(const bs::TraceReport& r) {
     d["dropped"] = l.end.dropped;
     d["ld"] = totals_dict(l.ld);
     d["st"] = totals_dict(l.st);
+    // The issue-11 kinds (ldsm, stsm, atom, ldgsts) when some of their executions were costed.
+    for (int k = 2; k < bs::kTraceOpKinds; ++k) {
+      const auto kind = static_cast<bs::TraceOpKind>(k);
+      if (l.by_kind[static_cast<size_t>(k)].instructions != 0) d[bs::trace_op_kind_name(kind)] = totals_dict(l.by_kind[static_cast<size_t>(k)]);
+    }
     py::dict nm;
     for (int k = 0; k < bs::kTraceOpKinds; ++k) {
       const auto kind = static_cast<bs::TraceOpKind>(k);
-      if (!bs::is_modelled(kind) && l.executions_by_kind[static_cast<size_t>(k)] != 0) {
-        nm[bs::trace_op_kind_name(kind)] = l.executions_by_kind[static_cast<size_t>(k)];
+      if (l.uncosted_by_kind[static_cast<size_t>(k)] != 0) {
+        nm[bs::trace_op_kind_name(kind)] = l.uncosted_by_kind[static_cast<size_t>(k)];
       }
     }
     d["not_modelled_executions"] = nm;
