@@ -241,6 +241,25 @@ uint32_t TraceAggregator::remap(uint32_t addr) const {
   return addr;
 }
 
+AccessCost TraceAggregator::cost_plain() {
+  const std::array<uint32_t, kWarpSize>& a = access_.addr;
+  if (access_.mask != 0xffffffffu) return cost(access_);
+  const uint32_t stride = a[1] - a[0];  // modulo 2^32, as the addresses are
+  uint32_t off = 0;
+  for (int lane = 2; lane < kWarpSize; ++lane) off |= a[lane] - a[lane - 1] - stride;
+  // |stride| < 2^26 keeps the key exact (31 strides span the 32-bit space otherwise).
+  const int64_t sstride = static_cast<int32_t>(stride);
+  if (off != 0 || sstride >= (int64_t{1} << 26) || sstride <= -(int64_t{1} << 26)) return cost(access_);
+  const uint64_t key = (uint64_t{access_.op == Op::kStore} << 63) | (uint64_t(access_.width) << 58) |
+                       ((uint64_t(sstride) & ((uint64_t{1} << 27) - 1)) << 12) | (a[0] & 4095u);
+  MemoEntry& e = memo_[(key ^ (key >> 12) * 0x9E3779B1u) & (memo_.size() - 1)];
+  if (e.key != key) {
+    e.key = key;
+    e.cost = cost(access_);
+  }
+  return e.cost;
+}
+
 void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
   LaunchReport& l = report_.launches.back();
   PcStats& s = l.pcs[w.pc_index];
@@ -256,11 +275,15 @@ void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
     // A predicated-off instruction still issues (measured on the H200: GPU_FACTS.md, edges) and
     // costs no wavefront.
     ++s.n_way_count[0];
-    if (plain) (pc.kind == TraceOpKind::kLoad ? l.ld : l.st).add(AccessCost{}, 1);
     l.by_kind[kind].add(AccessCost{}, 1);
     return;
   }
-  access_ = s.model.access;
+  if (plain) {
+    access_.op = s.model.access.op;
+    access_.width = s.model.access.width;
+  } else {
+    access_ = s.model.access;
+  }
   access_.mask = w.mask;
   if (remaps_.empty()) {
     access_.addr = w.addr;
@@ -273,12 +296,11 @@ void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
     ++l.uncosted_by_kind[kind];
     return;
   }
-  const AccessCost c = cost(access_);
+  const AccessCost c = plain ? cost_plain() : cost(access_);
   s.wavefronts += static_cast<uint64_t>(c.wavefronts);
   s.ideal += static_cast<uint64_t>(c.ideal_wavefronts);
   s.worst_n_way = std::max(s.worst_n_way, c.n_way);
   ++s.n_way_count[std::min(c.n_way, kWarpSize)];
-  if (plain) (access_.op == Op::kLoad ? l.ld : l.st).add(c, 1);
   l.by_kind[kind].add(c, 1);
 }
 

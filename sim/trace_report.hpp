@@ -93,14 +93,28 @@ class TraceAggregator : public TraceSink {
   void on_end(const TraceEnd& e) override { report_.end = e; }
   TraceReport take(const TraceSummary& s) {
     report_.summary = s;
+    for (LaunchReport& l : report_.launches) {  // ld and st are by_kind's first two, kept apart
+      l.ld = l.by_kind[static_cast<size_t>(TraceOpKind::kLoad)];
+      l.st = l.by_kind[static_cast<size_t>(TraceOpKind::kStore)];
+    }
     return std::move(report_);
   }
 
  private:
   uint32_t remap(uint32_t addr) const;
+  AccessCost cost_plain();  // cost(access_) for LDS/STS, through the memo below
   std::vector<ArrayRemap> remaps_;
   TraceReport report_;
   WarpAccess access_;
+  // cost() of evenly spaced full warps, keyed by (op, width, stride, base mod 4 KiB): moving every
+  // lane by a multiple of 4 KiB changes no lane's bank, no word identity and no phase (the rules
+  // compare lanes' banks and words, never absolute addresses), so those decide the cost. Rows,
+  // columns and broadcasts of a traced kernel repeat these few patterns millions of times.
+  struct MemoEntry {
+    uint64_t key = ~0ull;
+    AccessCost cost;
+  };
+  std::vector<MemoEntry> memo_ = std::vector<MemoEntry>(4096);
 };
 
 // Reads `data` once into both the as-traced report and, when remaps are given, the what-if one.

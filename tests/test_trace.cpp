@@ -2,6 +2,8 @@
 // synthetic trace of the seed kernel, and the what-if against the scenario of the same layout.
 #include <doctest/doctest.h>
 
+#include <random>
+
 #include "sim/json_io.hpp"
 #include "sim/kernel_model.hpp"
 #include "sim/trace.hpp"
@@ -258,4 +260,70 @@ TEST_CASE("trace report: each kind costed by its rule; what no measured rule cov
     if (!row.modelled) CHECK(row.wavefronts == 0);
   }
   CHECK(not_modelled == 2);
+}
+
+TEST_CASE("trace report: the cost memo for evenly spaced warps gives cost()'s numbers") {
+  // The memo keys evenly spaced full warps by (op, width, stride, base mod 4 KiB). Its premise,
+  // checked first: moving every lane by a multiple of 4 KiB changes no cost, for every width.
+  std::mt19937 rng(11);
+  for (int width : {1, 2, 4, 8, 16}) {
+    for (int i = 0; i < 300; ++i) {
+      WarpAccess a;
+      a.op = i % 2 ? Op::kStore : Op::kLoad;
+      a.width = width;
+      const int64_t stride = width * (static_cast<int64_t>(rng() % 97) - 48);
+      const uint32_t base = width * static_cast<uint32_t>(rng() % 2048) + 65536;
+      for (int lane = 0; lane < 32; ++lane) a.addr[lane] = static_cast<uint32_t>(base + lane * stride);
+      WarpAccess b = a;
+      const uint32_t shift = 4096u * (1 + rng() % 5);
+      for (auto& x : b.addr) x += shift;
+      CAPTURE(width);
+      CAPTURE(stride);
+      CAPTURE(base);
+      const AccessCost ca = cost(a), cb = cost(b);
+      CHECK(ca.wavefronts == cb.wavefronts);
+      CHECK(ca.ideal_wavefronts == cb.ideal_wavefronts);
+      CHECK(ca.n_way == cb.n_way);
+    }
+  }
+  // Then the aggregator against cost() summed by hand over warps that hit and miss the memo.
+  TraceWriter t;
+  t.launch(TraceLaunch{});
+  const int widths[] = {4, 8, 16, 4};
+  for (uint32_t i = 0; i < 4; ++i)
+    t.pc(TracePc{i, 0x10 * i, i == 3 ? TraceOpKind::kStore : TraceOpKind::kLoad, widths[i], "LDS", "", 0});
+  std::array<uint64_t, 4> want_wavefronts{}, want_ideal{};
+  for (int i = 0; i < 4000; ++i) {
+    TraceWarp w;
+    w.pc_index = static_cast<uint32_t>(rng() % 4);
+    const int width = widths[w.pc_index];
+    w.mask = rng() % 8 == 0 ? static_cast<uint32_t>(rng()) | 1u : 0xffffffffu;
+    const int64_t stride = width * (static_cast<int64_t>(rng() % 9) - 4) * (rng() % 3 == 0 ? 33 : 1);
+    const uint64_t base = 200000 + width * (rng() % 64) + 4096 * (rng() % 8);
+    for (int lane = 0; lane < 32; ++lane)
+      w.addr[lane] = w.mask >> lane & 1u ? static_cast<uint32_t>(base + lane * stride) : 0;
+    if (i % 10 == 0 && w.mask == 0xffffffffu) w.addr[17] += static_cast<uint32_t>(width);  // not evenly spaced
+    t.warp(w);
+    WarpAccess a;
+    a.op = w.pc_index == 3 ? Op::kStore : Op::kLoad;
+    a.width = width;
+    a.mask = w.mask;
+    a.addr = w.addr;
+    const AccessCost c = cost(a);
+    want_wavefronts[w.pc_index] += static_cast<uint64_t>(c.wavefronts);
+    want_ideal[w.pc_index] += static_cast<uint64_t>(c.ideal_wavefronts);
+  }
+  t.launch_end(TraceLaunchEnd{0, 4000, 0, TraceStatus::kComplete});
+  t.end(TraceEnd{1, 0});
+  const auto bytes = t.take();
+  auto r = report_trace(bytes.data(), bytes.size());
+  REQUIRE(r.ok());
+  const LaunchReport& l = r->traced.launches.at(0);
+  for (size_t i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    CHECK(l.pcs[i].wavefronts == want_wavefronts[i]);
+    CHECK(l.pcs[i].ideal == want_ideal[i]);
+  }
+  CHECK(l.ld.wavefronts == want_wavefronts[0] + want_wavefronts[1] + want_wavefronts[2]);
+  CHECK(l.st.wavefronts == want_wavefronts[3]);
 }
