@@ -208,7 +208,11 @@ PcModel pc_model(const TracePc& pc) {
         m.why = "cp.async .cg: no measured rule yet (sim/RULES.md R9)";
         return m;
       }
-      m.costed = true;
+      // R9 .ca matched 71 of 71 single-warp patterns, but not whole kernels: cuBLAS's 4-byte
+      // LDGSTS.E.LTC128B measured 344,064 wavefronts for 147,456 instructions where R9 predicts one
+      // each (H200, assets/results/h200/2026-12-01a). The global side matters; not costed until a
+      // rule explains it.
+      m.why = "cp.async .ca: R9 fits single-warp patterns, not cuBLAS's LDGSTS (sim/RULES.md R9)";
       return m;
     case TraceOpKind::kOther:
       break;

@@ -200,7 +200,7 @@ TEST_CASE("trace report: each kind costed by its rule; what no measured rule cov
   //   LDSM.16.M88.4       R7: 4 matrices, each 8 rows of 16 contiguous bytes: 4 wavefronts, ideal 4
   //   ATOMS.ADD (4 B)     R8: one phase; word 4*lane puts lanes l, l+8, l+16, l+24 in one bank,
   //                       each served alone: 4 wavefronts, 3 conflicts (ideal 1)
-  //   LDGSTS.E.128 (.ca)  R9: quarter-warp phases, one lane per bank in each: 4 wavefronts, ideal 4
+  //   LDGSTS.E.128 (.ca)  R9 fits single warps but not cuBLAS's whole kernels: not modelled
   //   ATOMS (API name)    operation unknown: not modelled
   //   LDGSTS.E.BYPASS.128 .cg: no measured rule: not modelled
   struct Row {
@@ -213,7 +213,7 @@ TEST_CASE("trace report: each kind costed by its rule; what no measured rule cov
   const Row rows[] = {{TraceOpKind::kLoad, 16, "LDS.128", true, 4, 4},
                       {TraceOpKind::kLdsm, 16, "LDSM.16.M88.4", true, 4, 4},
                       {TraceOpKind::kAtomic, 4, "ATOMS.ADD", true, 4, 1},
-                      {TraceOpKind::kLdgsts, 16, "LDGSTS.E.128", true, 4, 4},
+                      {TraceOpKind::kLdgsts, 16, "LDGSTS.E.128", false, 0, 0},
                       {TraceOpKind::kAtomic, 4, "ATOMS", false, 0, 0},
                       {TraceOpKind::kLdgsts, 16, "LDGSTS.E.BYPASS.128", false, 0, 0}};
   TraceWriter t;
@@ -248,9 +248,9 @@ TEST_CASE("trace report: each kind costed by its rule; what no measured rule cov
   CHECK(l.by_kind[at(TraceOpKind::kLdsm)].wavefronts == 4);
   CHECK(l.by_kind[at(TraceOpKind::kAtomic)].instructions == 1);
   CHECK(l.by_kind[at(TraceOpKind::kAtomic)].bank_conflicts() == 3);
-  CHECK(l.by_kind[at(TraceOpKind::kLdgsts)].instructions == 1);
+  CHECK(l.by_kind[at(TraceOpKind::kLdgsts)].instructions == 0);
   CHECK(l.uncosted_by_kind[at(TraceOpKind::kAtomic)] == 1);
-  CHECK(l.uncosted_by_kind[at(TraceOpKind::kLdgsts)] == 1);
+  CHECK(l.uncosted_by_kind[at(TraceOpKind::kLdgsts)] == 2);
   CHECK(l.executions_by_kind[at(TraceOpKind::kAtomic)] == 2);
   const auto report = report_rows(r->traced, false);
   REQUIRE(report.size() == 6);
@@ -259,7 +259,7 @@ TEST_CASE("trace report: each kind costed by its rule; what no measured rule cov
     not_modelled += !row.modelled;
     if (!row.modelled) CHECK(row.wavefronts == 0);
   }
-  CHECK(not_modelled == 2);
+  CHECK(not_modelled == 3);
 }
 
 TEST_CASE("trace report: the cost memo for evenly spaced warps gives cost()'s numbers") {
@@ -275,7 +275,7 @@ TEST_CASE("trace report: the cost memo for evenly spaced warps gives cost()'s nu
       const uint32_t base = width * static_cast<uint32_t>(rng() % 2048) + 65536;
       for (int lane = 0; lane < 32; ++lane) a.addr[lane] = static_cast<uint32_t>(base + lane * stride);
       WarpAccess b = a;
-      const uint32_t shift = 4096u * (1 + rng() % 5);
+      const uint32_t shift = 4096u * static_cast<uint32_t>(1 + rng() % 5);
       for (auto& x : b.addr) x += shift;
       CAPTURE(width);
       CAPTURE(stride);

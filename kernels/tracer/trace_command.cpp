@@ -188,6 +188,93 @@ int run_program(const std::vector<std::string>& command, const std::vector<std::
   return -1;
 }
 
+std::string run_capture(const std::string& cmd) {
+  std::string log;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) log.append(buf, n);
+    pclose(p);
+  }
+  return log;
+}
+
+// Per instruction: ncu's source view (SASS) of the same launches, "L1 Wavefronts Shared" and its
+// "Ideal" at each traced instruction's offset, beside the trace's predicted per-PC counts. Returns
+// the number of mismatching instructions; prints one line per mismatch and a summary line.
+int check_per_instruction(const TraceArgs& a, const std::string& ncu, const TraceReport& traced) {
+  std::string cmd = shell_quote(ncu) +
+                    " --csv --clock-control none --kernel-name-base demangled --section SourceCounters"
+                    " --page source --print-source sass";
+  if (!a.kernel.empty()) cmd += " --kernel-name " + shell_quote("regex:" + a.kernel);
+  if (a.launch != 0) cmd += " --launch-skip " + std::to_string(a.launch);
+  if (a.launches != "all") cmd += " --launch-count " + a.launches;
+  for (const std::string& c : a.command) cmd += " " + shell_quote(c);
+  cmd += " 2>&1";
+  auto source = parse_ncu_source_csv(run_capture(cmd));
+  if (!source) {
+    std::printf("--check per instruction: %s\n", source.error().message.c_str());
+    return 1;
+  }
+  std::vector<NcuSourceKernel> ks = std::move(*source);
+  const auto& launches = traced.launches;
+  // ncu 2025.3.1 printed some launches' tables twice, identically (the H200 corpus, 2026-12-01a):
+  // with exactly two per launch, pairwise equal, one of each pair is kept.
+  if (ks.size() == 2 * launches.size()) {
+    bool pairs = true;
+    for (size_t i = 0; i < launches.size() && pairs; ++i) {
+      const auto& x = ks[2 * i];
+      const auto& y = ks[2 * i + 1];
+      pairs = x.name == y.name && x.insts.size() == y.insts.size();
+      for (size_t j = 0; pairs && j < x.insts.size(); ++j) {
+        pairs = x.insts[j].offset == y.insts[j].offset && x.insts[j].wavefronts == y.insts[j].wavefronts &&
+                x.insts[j].ideal == y.insts[j].ideal && x.insts[j].executed == y.insts[j].executed;
+      }
+    }
+    if (pairs) {
+      std::vector<NcuSourceKernel> once;
+      for (size_t i = 0; i < launches.size(); ++i) once.push_back(std::move(ks[2 * i]));
+      ks = std::move(once);
+    }
+  }
+  if (ks.size() != launches.size()) {
+    std::printf("--check per instruction: ncu's source view has %zu launches, the trace %zu: not compared\n", ks.size(),
+                launches.size());
+    return 1;
+  }
+  int compared = 0, bad = 0, missing = 0, skipped = 0;
+  for (size_t i = 0; i < launches.size(); ++i) {
+    std::map<uint64_t, const NcuSourceInst*> at;
+    for (const NcuSourceInst& x : ks[i].insts) at[x.offset] = &x;
+    for (const PcStats& s : launches[i].pcs) {
+      if (!s.modelled()) {
+        ++skipped;
+        continue;
+      }
+      const auto it = at.find(s.pc.pc);
+      if (it == at.end()) {
+        std::printf("    launch %zu pc 0x%llx %s: not in ncu's source view\n", i, static_cast<unsigned long long>(s.pc.pc),
+                    s.pc.opcode.c_str());
+        ++missing;
+        continue;
+      }
+      ++compared;
+      const NcuSourceInst& x = *it->second;
+      if (static_cast<double>(s.wavefronts) != x.wavefronts || static_cast<double>(s.ideal) != x.ideal) {
+        ++bad;
+        std::printf("    launch %zu pc 0x%llx %-18s wavefronts %llu ideal %llu predicted; ncu %.0f / %.0f (%s)  MISMATCH\n", i,
+                    static_cast<unsigned long long>(s.pc.pc), s.pc.opcode.c_str(),
+                    static_cast<unsigned long long>(s.wavefronts), static_cast<unsigned long long>(s.ideal), x.wavefronts,
+                    x.ideal, x.sass.c_str());
+      }
+    }
+  }
+  const std::string note = skipped ? ", " + std::to_string(skipped) + " not modelled, not compared" : "";
+  std::printf("--check per instruction (ncu source view, L1 Wavefronts Shared and Ideal): %d of %d instructions equal%s\n",
+              compared - bad, compared + missing, note.c_str());
+  return bad + missing;
+}
+
 int check_against_ncu(const TraceArgs& a, const std::string& trace_path) {
   const std::string ncu = a.ncu == "auto" ? find_ncu() : a.ncu;
   if (ncu.empty()) {
@@ -218,14 +305,7 @@ int check_against_ncu(const TraceArgs& a, const std::string& trace_path) {
   cmd += " --metrics " + joined;
   for (const std::string& c : a.command) cmd += " " + shell_quote(c);
   cmd += " 2>&1";
-  std::string log;
-  if (FILE* p = popen(cmd.c_str(), "r")) {
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) log.append(buf, n);
-    pclose(p);
-  }
-  auto measured = parse_ncu_csv(log);
+  auto measured = parse_ncu_csv(run_capture(cmd));
   if (!measured) {
     std::cerr << "bankscope-gpu: trace --check: " << measured.error().message << "\n";
     return kExitError;
@@ -297,7 +377,10 @@ int check_against_ncu(const TraceArgs& a, const std::string& trace_path) {
       }
     }
   }
-  std::printf("--check: %s (%d mismatching counts)\n", mismatches == 0 ? "all equal" : "MISMATCH", mismatches);
+  const int per_instruction = check_per_instruction(a, ncu, rep->traced);
+  std::printf("--check: %s (%d mismatching counts per launch, %d per instruction)\n",
+              mismatches + per_instruction == 0 ? "all equal" : "MISMATCH", mismatches, per_instruction);
+  mismatches += per_instruction;
   return mismatches == 0 ? kExitOk : kExitMismatch;
 }
 
