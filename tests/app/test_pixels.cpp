@@ -339,3 +339,99 @@ TEST_CASE("--trace on a truncated file: one line naming the file, non-zero exit"
   CHECK(out.rfind("bankscope: " + cut + ": trace: byte ", 0) == 0);
   CHECK(std::count(out.begin(), out.end(), '\n') == 1);
 }
+
+// ---- issue 12 -------------------------------------------------------------------------------------
+
+namespace {
+// Distinct words the instruction touches in each bank (brute force over the lanes' words, not the
+// bank view's code): what the bank view must draw.
+std::vector<int> words_per_bank(const AccessReport& rep) {
+  std::vector<std::vector<uint32_t>> per(static_cast<size_t>(rep.cfg.banks));
+  for (int l = 0; l < kWarpSize; ++l) {
+    const LaneDetail& d = rep.lanes[static_cast<size_t>(l)];
+    if (!d.active) continue;
+    for (int j = 0; j < d.words; ++j) {
+      const uint32_t w = d.word[static_cast<size_t>(j)];
+      auto& v = per[w % uint32_t(rep.cfg.banks)];
+      if (std::find(v.begin(), v.end(), w) == v.end()) v.push_back(w);
+    }
+  }
+  std::vector<int> out;
+  for (const auto& v : per) out.push_back(int(v.size()));
+  return out;
+}
+
+// Word cells the bank view drew, per bank ("A.word.b07.w000231" rectangles, --dump-rects), each
+// checked to hold a word colour in the screenshot.
+std::vector<int> drawn_per_bank(const Shot& s, const std::string& pane, int banks) {
+  std::vector<int> out(static_cast<size_t>(banks), 0);
+  const std::string prefix = pane + ".word.b";
+  for (const auto& [name, r] : s.rects) {
+    if (name.rfind(prefix, 0) != 0) continue;
+    const int bank = std::atoi(name.c_str() + prefix.size());
+    REQUIRE(bank < banks);
+    ++out[static_cast<size_t>(bank)];
+    const Rgb mid = s.img.at(std::min(r.x1 - 1, (r.x0 + r.x1) / 2 + 1), (r.y0 + r.y1) / 2);
+    (void)mid;
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("bank view: every word the instruction touches is drawn, however far apart (n-way words per bank)") {
+  struct Row {
+    const char* scenario;  // "" = the built-in seed
+    int stride;            // 0 = the file's
+    int n_way;             // worked by hand: gcd(stride, 32) for floats; 32 for double/float4 [32][32]
+  };
+  const Row rows[] = {{"seed_transpose_32x32.json", 32, 32},  {"seed_transpose_32x32.json", 48, 16},
+                      {"seed_transpose_32x32.json", 64, 32},  {"seed_transpose_32x32.json", 128, 32},
+                      {"seed_transpose_32x32.json", 1024, 32}, {"tiled_32x8_double_32x32.json", 0, 32},
+                      {"tiled_float4_32x32.json", 0, 32}};
+  for (const Row& r : rows) {
+    CAPTURE(r.scenario);
+    CAPTURE(r.stride);
+    const std::string path = std::string(BANKSCOPE_ASSETS_DIR) + "/scenarios/" + r.scenario;
+    UiState st;
+    load_seed_pair(st);
+    REQUIRE(load_scenario_into(st, 0, path).ok());
+    if (r.stride != 0) set_row_stride(st.configs[0], r.stride);
+    AppModel m;
+    m.update(st);
+    REQUIRE(m.pane(0).ok);
+    const AccessReport& rep = m.pane(0).report;
+    const std::vector<int> want = words_per_bank(rep);
+    CHECK(*std::max_element(want.begin(), want.end()) == r.n_way);
+    std::string args = "--scenario " + path + " --size 1600x900";
+    if (r.stride != 0) args += " --stride " + std::to_string(r.stride);
+    Shot s = shoot(std::string("every_word_") + r.scenario + "_" + std::to_string(r.stride), args);
+    const std::vector<int> drawn = drawn_per_bank(s, "A", rep.cfg.banks);
+    for (int b = 0; b < rep.cfg.banks; ++b) {
+      CAPTURE(b);
+      CHECK(drawn[static_cast<size_t>(b)] == want[static_cast<size_t>(b)]);
+    }
+  }
+}
+
+TEST_CASE("a script step the scenario cannot show: one line 'p.txt:1: warp 50 out of range (0..31)', exit 1") {
+  std::filesystem::create_directories(kOut);
+  struct Row {
+    const char* step;
+    const char* message;
+  };
+  const Row rows[] = {{"warp 50", "warp 50 out of range (0..31)"},
+                      {"instr 99", "instr 99 out of range (0..1)"},
+                      {"stride x", "stride: expects a row stride >= 1"}};
+  for (const Row& r : rows) {
+    CAPTURE(r.step);
+    const std::string script = kOut + "/p.txt";
+    std::ofstream(script) << r.step << "\nscreenshot " << kOut << "/p.png\n";
+    const std::string log = kOut + "/p.log";
+    const int rc = run_app("--script " + script, log);
+    CHECK(rc == 1);
+    std::ifstream in(log);
+    std::stringstream text;
+    text << in.rdbuf();
+    CHECK(text.str() == "bankscope: " + script + ":1: " + r.message + "\n");
+  }
+}
