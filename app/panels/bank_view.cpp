@@ -19,7 +19,8 @@ namespace bankscope {
 namespace {
 
 constexpr int kMaxRows = 40;  // more rows than this get too thin to read on a projector
-constexpr float kBreakScale = 0.6f;  // a break marker's height, in word rows
+constexpr float kBreakScale = 0.6f;
+constexpr float kMinLabelPx = 7.0f;  // smaller lane numbers are not legible  // a break marker's height, in word rows
 
 // One row of the picture: a row of words, or a break marker standing for `skipped` empty rows.
 struct DisplayRow {
@@ -220,9 +221,14 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
       // Lane marker: the (first) lane's number when it fits, "+" when several lanes share the word.
       char label[12];
       std::snprintf(label, sizeof label, info.lanes.size() > 1 ? "%d+" : "%d", info.lanes.front());
-      const ImVec2 ts = ImGui::CalcTextSize(label);
-      if (ts.x <= cell_w - gap && ts.y <= cell_h + 2) {
-        dl->AddText(ImVec2(a.x + (cell_w - gap - ts.x) / 2, a.y + (cell_h - ts.y) / 2), text_on(fill), label);
+      // A smaller size when the body font does not fit (two digits in a 1/32 column), so lanes
+      // 10..31 are labelled like 0..9; none below kMinLabelPx, where no lane gets one.
+      const ImVec2 full = ImGui::CalcTextSize(label);
+      const float size = std::min({font, font * (cell_w - gap) / full.x, font * (cell_h + 2) / full.y});
+      if (size >= kMinLabelPx) {
+        const ImVec2 ts = ImGui::GetFont()->CalcTextSizeA(size, 1e9f, 0, label);
+        dl->AddText(ImGui::GetFont(), size,
+                    ImVec2(a.x + (cell_w - gap - ts.x) / 2, a.y + (cell_h - ts.y) / 2), text_on(fill), label);
         std::snprintf(cell_name, sizeof cell_name, ".lane_label.w%06u", word);
         record_rect(state, view.id() + cell_name, a, c);
       }

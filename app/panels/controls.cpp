@@ -96,13 +96,17 @@ void draw_controls(const AppModel& model, UiState& state) {
         ImGui::EndCombo();
       }
     }
-    int stride = static_cast<int>(row_stride(cfg));
-    ImGui::SetNextItemWidth(-1);
-    if (ImGui::SliderInt("##stride", &stride, 1, 128, "row stride %d (arrows)")) set_row_stride(cfg, stride);
-    int64_t typed = row_stride(cfg);
-    if (input_int64("stride", &typed, 1, 1 << 20)) set_row_stride(cfg, typed);
-    int64_t pad = row_stride(cfg) - logical_cols(cfg);
-    if (input_int64("padding", &pad, 0, 4096)) set_row_stride(cfg, logical_cols(cfg) + pad);
+    if (arr.dims.size() >= 2) {
+      int stride = static_cast<int>(row_stride(cfg));
+      ImGui::SetNextItemWidth(-1);
+      if (ImGui::SliderInt("##stride", &stride, 1, 128, "row stride %d (arrows)")) set_row_stride(cfg, stride);
+      int64_t typed = row_stride(cfg);
+      if (input_int64("stride", &typed, 1, 1 << 20)) set_row_stride(cfg, typed);
+      int64_t pad = row_stride(cfg) - logical_cols(cfg);
+      if (input_int64("padding", &pad, 0, 4096)) set_row_stride(cfg, logical_cols(cfg) + pad);
+    } else {
+      ImGui::TextDisabled("1-D array: no row stride");  // the slider would mean nothing
+    }
     if (input_int64("xor mask", &arr.xor_mask, 0, 4095)) cfg.touch();
     int sw[3] = {arr.swizzle_bits, arr.swizzle_base, arr.swizzle_shift};
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);

@@ -435,3 +435,44 @@ TEST_CASE("a script step the scenario cannot show: one line 'p.txt:1: warp 50 ou
     CHECK(text.str() == "bankscope: " + script + ":1: " + r.message + "\n");
   }
 }
+
+namespace {
+// A 1-D array, as reductions declare it: __shared__ float sdata[256], read sdata[tid].
+std::string write_sdata_scenario() {
+  std::filesystem::create_directories(kOut);
+  const std::string path = kOut + "/sdata256.json";
+  std::ofstream(path) << R"({"name": "reduction, sdata[256]", "n": 256, "block": [256, 1],
+    "grid": [1, 1], "arrays": [{"name": "sdata", "type": "float", "dims": [256]}],
+    "accesses": [{"op": "ld", "target": "sdata[threadIdx.x]"}]})";
+  return path;
+}
+}  // namespace
+
+TEST_CASE("narrow cells keep every lane label: sdata[256] in compare mode at 1280x720") {
+  const std::string sdata = write_sdata_scenario();
+  Shot s = shoot("narrow_labels", "--scenario " + sdata + " --scenario-b " + sdata + " --size 1280x720");
+  for (const char* pane : {"A", "B"}) {
+    CAPTURE(pane);
+    int words = 0, labels = 0;
+    for (const auto& [name, r] : s.rects) {
+      words += name.rfind(std::string(pane) + ".word.", 0) == 0;
+      labels += name.rfind(std::string(pane) + ".lane_label.", 0) == 0;
+    }
+    // Warp 0 reads words 0..31, one lane each: 32 labels, lanes 10..31 too.
+    CHECK(words == 32);
+    CHECK(labels == 32);
+  }
+}
+
+TEST_CASE("1-D arrays: sdata[256] is drawn wrapped at the banks' width (8 rows of 32), not a strip") {
+  const std::string sdata = write_sdata_scenario();
+  Shot s = shoot("sdata_1d", "--scenario " + sdata + " --size 1600x900");
+  for (const char* view : {"A.logical", "A.physical"}) {
+    CAPTURE(view);
+    const Rect r = s.rects.at(view);
+    // 256 floats, 32 per row of banks: 32 x 8 square cells, width / height = 4.
+    const float aspect = float(r.x1 - r.x0) / float(std::max(1, r.y1 - r.y0));
+    CHECK(aspect > 3.6f);
+    CHECK(aspect < 4.4f);
+  }
+}
