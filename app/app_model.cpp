@@ -268,7 +268,13 @@ bool AppModel::update(UiState& state) {
   bool changed = false;
   changed |= refresh(state, 0);
   changed |= refresh(state, 1);
-  if (changed) pair_b(state);
+  // Pair again when a pane changed or compare mode / pairing was switched on (the c key).
+  if (changed || state.compare != paired_compare_ || state.pair_statements != paired_pair_) {
+    paired_compare_ = state.compare;
+    paired_pair_ = state.pair_statements;
+    pair_b(state);
+    changed = true;
+  }
   for (size_t i = 0; i < panes_.size(); ++i) {
     PaneModel& pane = panes_[i];
     Job* job = jobs_[i].get();

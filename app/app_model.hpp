@@ -209,6 +209,7 @@ class AppModel {
   TraceView trace_;
   std::array<std::unique_ptr<Job>, 2> jobs_;
   std::vector<std::unique_ptr<Job>> retired_;  // cancelled, not yet finished
+  bool paired_compare_ = false, paired_pair_ = false;  // the modes pair_b() last ran under
 };
 
 // Recomputes one pane from its configuration (the pure function update() calls), the per-launch

@@ -676,6 +676,15 @@ TEST_CASE("compare pairs the statements: both sides show the same statement (32x
     REQUIRE(m.pane(1).ok);
     CHECK(shown(m.pane(0)).rfind("ld ", 0) == 0);  // A opens on its conflicted read
     CHECK(shown(m.pane(1)) == shown(m.pane(0)));
+    // Compare off, B picks its own; compare on again (the c key): B follows A again.
+    s.compare = false;
+    s.configs[1].instruction = 0;
+    s.configs[1].touch();
+    m.update(s);
+    s.compare = true;
+    m.update(s);
+    CHECK(shown(m.pane(1)) == shown(m.pane(0)));
+    CHECK(m.pane(1).pairing.rfind("paired with A by ", 0) == 0);
     // A's pick moves: B follows.
     s.configs[0].instruction = 0;
     s.configs[0].touch();
