@@ -79,7 +79,8 @@ void set_row_stride(ConfigState& cfg, int64_t stride) {
   // the subtitle never says tile[32][32] over a [32][33] picture.
   if (arr.dims.size() >= 2) {
     std::string shape;
-    for (size_t i = 0; i + 1 < arr.dims.size(); ++i) shape += "[" + std::to_string(arr.dims[i]) + "]";
+    for (size_t i = 0; i + 1 < arr.dims.size(); ++i)
+      shape += "[" + std::to_string(arr.dims[i]) + "]";
     const int64_t old = arr.row_stride != 0 ? arr.row_stride : arr.dims.back();
     const std::string from = arr.name + shape + "[" + std::to_string(old) + "]";
     const size_t at = cfg.spec.name.find(from);
@@ -88,7 +89,8 @@ void set_row_stride(ConfigState& cfg, int64_t stride) {
     }
   }
   arr.row_stride = stride;
-  if (cfg.source == "built-in") cfg.spec.name = "seed transpose, tile[32][" + std::to_string(stride) + "]";
+  if (cfg.source == "built-in")
+    cfg.spec.name = "seed transpose, tile[32][" + std::to_string(stride) + "]";
   cfg.touch();
 }
 
@@ -474,7 +476,8 @@ namespace {
 bool same_loops(const WarpInstruction& x, const WarpInstruction& y) {
   if (x.nloops != y.nloops) return false;
   for (int i = 0; i < x.nloops; ++i) {
-    if (x.loop_values[static_cast<size_t>(i)] != y.loop_values[static_cast<size_t>(i)]) return false;
+    if (x.loop_values[static_cast<size_t>(i)] != y.loop_values[static_cast<size_t>(i)])
+      return false;
   }
   return true;
 }
@@ -496,7 +499,9 @@ int paired_instruction(const PaneModel& a, const PaneModel& b, std::string* how)
   const Rule rules[] = {
       {"by label", [&](int st) { return !sa.label.empty() && accb[size_t(st)].label == sa.label; }},
       {"by op and target",
-       [&](int st) { return accb[size_t(st)].op == sa.op && accb[size_t(st)].target == sa.target; }},
+       [&](int st) {
+         return accb[size_t(st)].op == sa.op && accb[size_t(st)].target == sa.target;
+       }},
       {"by position", [&](int st) { return same_ops && st == ia.stmt; }}};
   for (const Rule& r : rules) {
     for (size_t i = 0; i < b.instructions.size(); ++i) {
@@ -621,14 +626,15 @@ std::vector<Preset> find_presets(const std::string& dir) {
   }
   // The lesson: the seed pair, the 32x8 tiled pair, its XOR and swizzle fixes, then the wider
   // elements (double, float4) where padding by one is not enough. Keys 1..9 are the first nine.
-  static const char* const kLessonPresets[] = {
-      "seed_transpose_32x32",    "seed_transpose_32x33",    "tiled_32x8_32x32",
-      "tiled_32x8_32x33",        "tiled_32x8_xor",          "tiled_32x8_swizzle",
-      "tiled_32x8_double_32x32", "tiled_32x8_double_32x33", "tiled_float4_32x32",
-      "tiled_float4_32x33"};
+  static const char* const kLessonPresets[] = {"seed_transpose_32x32",    "seed_transpose_32x33",
+                                               "tiled_32x8_32x32",        "tiled_32x8_32x33",
+                                               "tiled_32x8_xor",          "tiled_32x8_swizzle",
+                                               "tiled_32x8_double_32x32", "tiled_32x8_double_32x33",
+                                               "tiled_float4_32x32",      "tiled_float4_32x33"};
   auto rank = [](const std::string& name) {
     const auto* end = std::end(kLessonPresets);
-    return static_cast<size_t>(std::find(std::begin(kLessonPresets), end, name) - std::begin(kLessonPresets));
+    return static_cast<size_t>(std::find(std::begin(kLessonPresets), end, name) -
+                               std::begin(kLessonPresets));
   };
   std::sort(out.begin(), out.end(), [&](const Preset& a, const Preset& b) {
     const size_t ra = rank(a.name), rb = rank(b.name);
@@ -852,10 +858,11 @@ namespace {
 // no XOR or swizzle.
 const KernelResult* find_format1_result(const GpuResults& results, const ResultsKey& key) {
   if (key.xor_mask != 0 || key.swizzle_bits != 0 || key.scenario.size() <= 5) return nullptr;
-  const std::string kernel = key.scenario.substr(0, key.scenario.size() - 5) + "_" +
-                             std::to_string(key.row_stride);
+  const std::string kernel =
+      key.scenario.substr(0, key.scenario.size() - 5) + "_" + std::to_string(key.row_stride);
   for (const KernelResult& r : results.kernels) {
-    if (r.has_layout_key || r.n != key.n || r.row_stride != key.row_stride || r.type != key.type) continue;
+    if (r.has_layout_key || r.n != key.n || r.row_stride != key.row_stride || r.type != key.type)
+      continue;
     if (r.kernel == kernel && r.scenario == kernel + ".json") return &r;
   }
   return nullptr;

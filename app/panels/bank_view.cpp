@@ -20,7 +20,8 @@ namespace {
 
 constexpr int kMaxRows = 40;  // more rows than this get too thin to read on a projector
 constexpr float kBreakScale = 0.6f;
-constexpr float kMinLabelPx = 7.0f;  // smaller lane numbers are not legible  // a break marker's height, in word rows
+constexpr float kMinLabelPx =
+    7.0f;  // smaller lane numbers are not legible  // a break marker's height, in word rows
 
 // One row of the picture: a row of words, or a break marker standing for `skipped` empty rows.
 struct DisplayRow {
@@ -114,9 +115,9 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
   const float cell_w = std::max(4.0f, (view.width - label_w) / float(banks));
   const float header_h = font + 6;
   const float degree_h = font + 2;
-  const float cell_h = std::clamp((view.height - header_h - degree_h - 2) /
-                                       (float(word_rows) + kBreakScale * float(breaks)),
-                                   3.0f, font * 2);
+  const float cell_h = std::clamp(
+      (view.height - header_h - degree_h - 2) / (float(word_rows) + kBreakScale * float(breaks)),
+      3.0f, font * 2);
   const float break_h = cell_h * kBreakScale;
   const float x0 = origin.x + label_w;
   const float gap = cell_w >= 8 ? 1.0f : 0.0f;
@@ -172,7 +173,8 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
       std::snprintf(label, sizeof label, "... %lld", static_cast<long long>(skipped));
       const float small = std::min(font, break_h + 2);
       if (small >= 7) {
-        dl->AddText(ImGui::GetFont(), small, ImVec2(origin.x, y + (break_h - small) / 2), col, label);
+        dl->AddText(ImGui::GetFont(), small, ImVec2(origin.x, y + (break_h - small) / 2), col,
+                    label);
       }
       record_rect(state, view.id() + ".bank_break." + std::to_string(row), ImVec2(x0, y),
                   ImVec2(x0 + float(banks) * cell_w, y + break_h));
@@ -224,11 +226,13 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
       // A smaller size when the body font does not fit (two digits in a 1/32 column), so lanes
       // 10..31 are labelled like 0..9; none below kMinLabelPx, where no lane gets one.
       const ImVec2 full = ImGui::CalcTextSize(label);
-      const float size = std::min({font, font * (cell_w - gap) / full.x, font * (cell_h + 2) / full.y});
+      const float size =
+          std::min({font, font * (cell_w - gap) / full.x, font * (cell_h + 2) / full.y});
       if (size >= kMinLabelPx) {
         const ImVec2 ts = ImGui::GetFont()->CalcTextSizeA(size, 1e9f, 0, label);
         dl->AddText(ImGui::GetFont(), size,
-                    ImVec2(a.x + (cell_w - gap - ts.x) / 2, a.y + (cell_h - ts.y) / 2), text_on(fill), label);
+                    ImVec2(a.x + (cell_w - gap - ts.x) / 2, a.y + (cell_h - ts.y) / 2),
+                    text_on(fill), label);
         std::snprintf(cell_name, sizeof cell_name, ".lane_label.w%06u", word);
         record_rect(state, view.id() + cell_name, a, c);
       }

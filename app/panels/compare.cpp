@@ -24,7 +24,8 @@ void draw_pane(const PaneModel& pane, UiState& state, const PaneView& view) {
     // What is shown, from the picture's own model (not the edit, which may have failed): the
     // statement (numbered as in the selector, "worst" when that was the choice), warp and name.
     // B says how it was paired with A on the same line, so both panes keep one layout.
-    const bool paired = view.which == 1 && state.compare && !pane.pairing_failed && !pane.pairing.empty();
+    const bool paired =
+        view.which == 1 && state.compare && !pane.pairing_failed && !pane.pairing.empty();
     const std::string stmt = instruction_text(pane, pane.selected);
     ImGui::Text("%s%s, warp %d, block (0,0) of %s%s%s", pane.worst ? "worst: " : "", stmt.c_str(),
                 pane.warp, pane.scenario.spec.name.c_str(), paired ? "; " : "",

@@ -45,7 +45,8 @@ void draw_tile_views(const PaneModel& pane, UiState& state, const PaneView& view
   const int banks_ = pane.report.cfg.banks;
   // A 1-D array (sdata[256]) has no row stride: both views wrap it at the banks' width (one drawn
   // row = one row of words across the banks), rather than a one-pixel strip.
-  const int64_t wrap = std::max<int64_t>(1, int64_t(banks_) * pane.report.cfg.bank_bytes / arr.elem_bytes());
+  const int64_t wrap =
+      std::max<int64_t>(1, int64_t(banks_) * pane.report.cfg.bank_bytes / arr.elem_bytes());
   const bool one_d = rows == 1 && cols > wrap;
   const int64_t lrows = one_d ? (cols + wrap - 1) / wrap : rows, lcols = one_d ? wrap : cols;
   // (drawn row, drawn col) -> physical offset of the logical element there, -1 past the end.
@@ -103,8 +104,8 @@ void draw_tile_views(const PaneModel& pane, UiState& state, const PaneView& view
     std::snprintf(title, sizeof title, "physical: 1-D, %lld per row of %d banks",
                   static_cast<long long>(wrap), banks_);
   } else {
-    std::snprintf(title, sizeof title, "physical: row stride %lld%s", static_cast<long long>(stride),
-                  stride > cols ? " (grey = padding)" : "");
+    std::snprintf(title, sizeof title, "physical: row stride %lld%s",
+                  static_cast<long long>(stride), stride > cols ? " (grey = padding)" : "");
   }
   dl->AddText(ImVec2(start.x + half + font, start.y), text_col, title);
 

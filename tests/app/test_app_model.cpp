@@ -636,7 +636,8 @@ TEST_CASE("trace: a missing, foreign or truncated file is one line naming the fi
   CHECK(r.error().message == "trace_exec: no trace is open (trace FILE first)");
 }
 
-// ---- issue 12: statements, scripts, presets, results of dynamic strides --------------------------
+// ---- issue 12: statements, scripts, presets, results of dynamic strides
+// --------------------------
 
 namespace {
 const std::string kScenarios = std::string(BANKSCOPE_ASSETS_DIR) + "/scenarios/";
@@ -647,12 +648,14 @@ std::string shown(const PaneModel& p) {
   const WarpInstruction& in = p.instructions[static_cast<size_t>(p.selected)];
   std::string s = p.scenario.accesses[static_cast<size_t>(in.stmt)].op == Op::kLoad ? "ld " : "st ";
   s += p.scenario.spec.accesses[static_cast<size_t>(in.stmt)].target;
-  for (int i = 0; i < in.nloops; ++i) s += " " + std::to_string(in.loop_values[static_cast<size_t>(i)]);
+  for (int i = 0; i < in.nloops; ++i)
+    s += " " + std::to_string(in.loop_values[static_cast<size_t>(i)]);
   return s;
 }
 }  // namespace
 
-TEST_CASE("compare pairs the statements: both sides show the same statement (32x8 pairs, double pair)") {
+TEST_CASE(
+    "compare pairs the statements: both sides show the same statement (32x8 pairs, double pair)") {
   struct Row {
     const char* a;
     const char* b;
@@ -747,14 +750,16 @@ TEST_CASE("script steps invalid for the scenario fail with one message and chang
 
 TEST_CASE("keys 1-9: the lesson's presets in lesson order") {
   const std::vector<Preset> p = find_presets(kScenarios);
-  const char* lesson[] = {"seed_transpose_32x32",   "seed_transpose_32x33",   "tiled_32x8_32x32",
-                          "tiled_32x8_32x33",       "tiled_32x8_xor",         "tiled_32x8_swizzle",
-                          "tiled_32x8_double_32x32", "tiled_32x8_double_32x33", "tiled_float4_32x32"};
+  const char* lesson[] = {
+      "seed_transpose_32x32",    "seed_transpose_32x33",    "tiled_32x8_32x32",
+      "tiled_32x8_32x33",        "tiled_32x8_xor",          "tiled_32x8_swizzle",
+      "tiled_32x8_double_32x32", "tiled_32x8_double_32x33", "tiled_float4_32x32"};
   REQUIRE(p.size() >= 9);
   for (size_t i = 0; i < 9; ++i) CHECK(p[i].name == lesson[i]);
 }
 
-TEST_CASE("the subtitle follows the stride: seed_transpose_32x32.json at stride 33 says tile[32][33]") {
+TEST_CASE(
+    "the subtitle follows the stride: seed_transpose_32x32.json at stride 33 says tile[32][33]") {
   UiState s = seed_state();
   REQUIRE(load_scenario_into(s, 0, kScenarios + "seed_transpose_32x32.json").ok());
   set_row_stride(s.configs[0], 33);
@@ -764,11 +769,13 @@ TEST_CASE("the subtitle follows the stride: seed_transpose_32x32.json at stride 
   CHECK(s.configs[1].spec.name == "tiled transpose, 32x8 threads, tile[32][36]");
 }
 
-TEST_CASE("measured rows of dynamic strides 34/36/40/48 show for dynamic_stride.json at that stride") {
+TEST_CASE(
+    "measured rows of dynamic strides 34/36/40/48 show for dynamic_stride.json at that stride") {
   UiState s = seed_state();
   AppModel m;
   const std::string results = std::string(BANKSCOPE_ASSETS_DIR) + "/results/h200/validate.json";
-  REQUIRE(run(s, m, "results " + results + "\nscenario " + kScenarios + "dynamic_stride.json").ok());
+  REQUIRE(
+      run(s, m, "results " + results + "\nscenario " + kScenarios + "dynamic_stride.json").ok());
   s.compare = false;
   for (int stride : {34, 36, 40, 48}) {
     CAPTURE(stride);

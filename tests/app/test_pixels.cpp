@@ -340,7 +340,8 @@ TEST_CASE("--trace on a truncated file: one line naming the file, non-zero exit"
   CHECK(std::count(out.begin(), out.end(), '\n') == 1);
 }
 
-// ---- issue 12 -------------------------------------------------------------------------------------
+// ---- issue 12
+// -------------------------------------------------------------------------------------
 
 namespace {
 // Distinct words the instruction touches in each bank (brute force over the lanes' words, not the
@@ -378,16 +379,19 @@ std::vector<int> drawn_per_bank(const Shot& s, const std::string& pane, int bank
 }
 }  // namespace
 
-TEST_CASE("bank view: every word the instruction touches is drawn, however far apart (n-way words per bank)") {
+TEST_CASE(
+    "bank view: every word the instruction touches is drawn, however far apart (n-way words per "
+    "bank)") {
   struct Row {
     const char* scenario;  // "" = the built-in seed
     int stride;            // 0 = the file's
-    int n_way;             // worked by hand: gcd(stride, 32) for floats; 32 for double/float4 [32][32]
+    int n_way;  // worked by hand: gcd(stride, 32) for floats; 32 for double/float4 [32][32]
   };
-  const Row rows[] = {{"seed_transpose_32x32.json", 32, 32},  {"seed_transpose_32x32.json", 48, 16},
-                      {"seed_transpose_32x32.json", 64, 32},  {"seed_transpose_32x32.json", 128, 32},
-                      {"seed_transpose_32x32.json", 1024, 32}, {"tiled_32x8_double_32x32.json", 0, 32},
-                      {"tiled_float4_32x32.json", 0, 32}};
+  const Row rows[] = {
+      {"seed_transpose_32x32.json", 32, 32},   {"seed_transpose_32x32.json", 48, 16},
+      {"seed_transpose_32x32.json", 64, 32},   {"seed_transpose_32x32.json", 128, 32},
+      {"seed_transpose_32x32.json", 1024, 32}, {"tiled_32x8_double_32x32.json", 0, 32},
+      {"tiled_float4_32x32.json", 0, 32}};
   for (const Row& r : rows) {
     CAPTURE(r.scenario);
     CAPTURE(r.stride);
@@ -413,7 +417,9 @@ TEST_CASE("bank view: every word the instruction touches is drawn, however far a
   }
 }
 
-TEST_CASE("a script step the scenario cannot show: one line 'p.txt:1: warp 50 out of range (0..31)', exit 1") {
+TEST_CASE(
+    "a script step the scenario cannot show: one line 'p.txt:1: warp 50 out of range (0..31)', "
+    "exit 1") {
   std::filesystem::create_directories(kOut);
   struct Row {
     const char* step;
@@ -450,7 +456,8 @@ std::string write_sdata_scenario() {
 
 TEST_CASE("narrow cells keep every lane label: sdata[256] in compare mode at 1280x720") {
   const std::string sdata = write_sdata_scenario();
-  Shot s = shoot("narrow_labels", "--scenario " + sdata + " --scenario-b " + sdata + " --size 1280x720");
+  Shot s =
+      shoot("narrow_labels", "--scenario " + sdata + " --scenario-b " + sdata + " --size 1280x720");
   for (const char* pane : {"A", "B"}) {
     CAPTURE(pane);
     int words = 0, labels = 0;
@@ -464,7 +471,8 @@ TEST_CASE("narrow cells keep every lane label: sdata[256] in compare mode at 128
   }
 }
 
-TEST_CASE("1-D arrays: sdata[256] is drawn wrapped at the banks' width (8 rows of 32), not a strip") {
+TEST_CASE(
+    "1-D arrays: sdata[256] is drawn wrapped at the banks' width (8 rows of 32), not a strip") {
   const std::string sdata = write_sdata_scenario();
   Shot s = shoot("sdata_1d", "--scenario " + sdata + " --size 1600x900");
   for (const char* view : {"A.logical", "A.physical"}) {
