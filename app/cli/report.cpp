@@ -24,10 +24,17 @@ constexpr int kExitBadInput = 1;
 constexpr int kExitUsage = 2;
 
 nlohmann::json row_json(const ReportRow& r) {
-  return {{"kernel", r.kernel},           {"where", r.where},           {"opcode", r.opcode},
-          {"kind", trace_op_kind_name(r.kind)}, {"modelled", r.modelled}, {"executions", r.executions},
-          {"wavefronts", r.wavefronts},   {"ideal", r.ideal},           {"bank_conflicts", r.excess()},
-          {"worst_n_way", r.worst_n_way}, {"typical_n_way", r.typical_n_way}};
+  return {{"kernel", r.kernel},
+          {"where", r.where},
+          {"opcode", r.opcode},
+          {"kind", trace_op_kind_name(r.kind)},
+          {"modelled", r.modelled},
+          {"executions", r.executions},
+          {"wavefronts", r.wavefronts},
+          {"ideal", r.ideal},
+          {"bank_conflicts", r.excess()},
+          {"worst_n_way", r.worst_n_way},
+          {"typical_n_way", r.typical_n_way}};
 }
 
 nlohmann::json totals_json(const LaunchReport& l) {
@@ -73,7 +80,8 @@ void print_rows(const std::vector<ReportRow>& rows, const std::vector<ReportRow>
     std::string k = r.kernel.size() > 28 ? r.kernel.substr(0, 25) + "..." : r.kernel;
     if (!r.modelled) {
       std::printf("%-28s %-20s %-18s %10llu %12s (%s: not modelled)\n", k.c_str(), r.where.c_str(),
-                  r.opcode.c_str(), static_cast<unsigned long long>(r.executions), "-", trace_op_kind_name(r.kind));
+                  r.opcode.c_str(), static_cast<unsigned long long>(r.executions), "-",
+                  trace_op_kind_name(r.kind));
       continue;
     }
     std::printf("%-28s %-20s %-18s %10llu %12llu %12llu %12llu %5d %5d", k.c_str(), r.where.c_str(), r.opcode.c_str(),

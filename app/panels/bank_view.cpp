@@ -242,7 +242,23 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
   }
   const ImVec2 grid_end(x0 + float(banks) * cell_w, y);
   record_rect(state, view.id() + ".bank_words", ImVec2(x0, gy), grid_end);
-  ImGui::Dummy(ImVec2(view.width, grid_end.y - origin.y));
+  float bottom = grid_end.y;
+  const int phases = static_cast<int>(rep.phase_masks.size());
+  if (phases > 1) {
+    // 8- and 16-byte lanes are served a half or a quarter warp at a time (sim/rules.hpp R3):
+    // n-way is one phase's, while a bank shows the words of every phase.
+    char note[160];
+    std::snprintf(note, sizeof note,
+                  "%d-byte lanes: %d phases of %d lanes; n-way counts one phase, a bank shows the "
+                  "words of all %d",
+                  rep.access.width, phases, kWarpSize / phases, phases);
+    const ImVec2 at(origin.x, grid_end.y + 2);
+    dl->AddText(at, text_col, note);
+    const ImVec2 ns = ImGui::CalcTextSize(note);
+    record_rect(state, view.id() + ".bank_phases_note", at, ImVec2(at.x + ns.x, at.y + ns.y));
+    bottom = at.y + ns.y;
+  }
+  ImGui::Dummy(ImVec2(view.width, bottom - origin.y));
 
   if (hovered_word >= 0) {
     const WordInfo& info = words[static_cast<uint32_t>(hovered_word)];
