@@ -57,6 +57,17 @@ bool parse_on_off(const std::string& s, bool* out) {
   return false;
 }
 
+// "worst", or a file just loaded: the costliest instruction (ties: the first).
+int costliest_instruction(const std::vector<WarpInstruction>& instrs, const BankConfig& banks) {
+  int selected = 0, best = -1;
+  for (size_t i = 0; i < instrs.size(); ++i) {
+    if (!instrs[i].issued) continue;  // a predicated instruction with no lane costs 0
+    const int w = cost(instrs[i].access, banks).wavefronts;
+    if (w > best) best = w, selected = static_cast<int>(i);
+  }
+  return selected;
+}
+
 }  // namespace
 
 int64_t logical_cols(const ConfigState& cfg) {
@@ -118,17 +129,7 @@ void compute_pane(const ConfigState& cfg, PaneModel& pane, const TotalsOptions& 
     return fail("instr " + std::to_string(selected) + " out of range (0.." +
                 std::to_string(instrs->size() - 1) + ")");
   }
-  if (selected < 0) {
-    // "worst", or a file just loaded: the costliest instruction (ties: the first).
-    selected = 0;
-    int best = -1;
-    for (size_t i = 0; i < instrs->size(); ++i) {
-      const WarpAccess& a = (*instrs)[i].access;
-      if (!(*instrs)[i].issued) continue;  // a predicated instruction with no lane costs 0
-      const int w = cost(a, cfg.spec.banks).wavefronts;
-      if (w > best) best = w, selected = static_cast<int>(i);
-    }
-  }
+  if (selected < 0) selected = costliest_instruction(*instrs, cfg.spec.banks);
   WarpAccess access = (*instrs)[static_cast<size_t>(selected)].access;
   access.mask &= cfg.lane_mask;
   Result<WarpAccess> valid = validate(access, cfg.spec.banks);
@@ -609,6 +610,12 @@ Result<bool> load_scenario_into(UiState& state, int which, const std::string& pa
   ConfigState& c = state.configs[static_cast<size_t>(which)];
   const uint64_t rev = c.revision;
   c = ConfigState{};
+  // The file opens on its own costliest statement of warp 0, picked before any edit (--stride 33
+  // would tie the 32x8 tile's row write with its column read and pick the write).
+  if (Result<std::vector<WarpInstruction>> in = warp_instructions(*compiled, Dim3{0, 0, 0}, 0);
+      in && !in->empty()) {
+    c.instruction = costliest_instruction(*in, spec->banks);
+  }
   c.spec = std::move(spec).value();
   c.source = path;
   c.revision = rev + 1;

@@ -719,6 +719,20 @@ TEST_CASE("the statement picked stays picked while the stride moves (dynamic_str
   CHECK(m.pane(0).report.cost.wavefronts == 1);
 }
 
+TEST_CASE("--scenario FILE --stride 33: the file's own costliest statement is picked, not the edit's") {
+  // As main.cpp does: load, then --stride, then the first update. At stride 33 the row write and
+  // the column read of the 32x8 tile both cost 1 wavefront; the file (stride 32) opens on its
+  // 32-way column read, and that read is what stride 33 must show going conflict-free.
+  UiState s = seed_state();
+  REQUIRE(load_scenario_into(s, 0, kScenarios + "tiled_32x8_32x32.json").ok());
+  s.compare = false;
+  set_row_stride(s.configs[0], 33);
+  AppModel m;
+  m.update(s);
+  CHECK(shown(m.pane(0)) == "ld tile[threadIdx.x][threadIdx.y + j] 0");
+  CHECK(m.pane(0).report.cost.wavefronts == 1);
+}
+
 TEST_CASE("script steps invalid for the scenario fail with one message and change nothing") {
   struct Row {
     const char* text;
