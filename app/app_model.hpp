@@ -236,7 +236,8 @@ std::vector<std::string> totals_notes(const PaneModel& pane);
 
 // The seed pair: A = tile[32][32], B = tile[32][33], both showing the transposed column read.
 void load_seed_pair(UiState& state);
-// Loads a scenario file into configuration `which`; on error keeps the old one and returns it.
+// Loads a scenario file into configuration `which`, on warp 0's costliest instruction (picked from
+// the file as written; it stays picked as the layout changes); on error keeps the old one.
 Result<bool> load_scenario_into(UiState& state, int which, const std::string& path);
 // assets/scenarios/*.json: the lesson's files first in lesson order (kLessonPresets, the keys
 // 1..9 pick the first nine), then the rest sorted by name.
@@ -270,7 +271,9 @@ struct ScriptStep {
 };
 Result<std::vector<ScriptStep>> parse_script(const std::string& text, const std::string& source);
 // Applies a step that changes state ("stride", "compare", "step", "preset", ...). Steps the main
-// loop handles itself ("frames", "screenshot") return false; unknown steps return an error.
+// loop handles itself ("frames", "screenshot") return false; unknown steps return an error, and so
+// does a step the scenario cannot show ("warp 50 out of range (0..31)"), which is undone. Messages
+// name the step, not the line: the caller prefixes "file:line: ".
 Result<bool> apply_step(const ScriptStep& step, UiState& state, AppModel& model);
 
 // The identity of what pane `which` predicts: key_of(scenario file basename, compiled scenario).
