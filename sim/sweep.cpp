@@ -55,13 +55,22 @@ Result<Sweep> stride_sweep(const ScenarioSpec& spec, const SweepOptions& opt) {
   for (int64_t stride = sw.first; stride <= opt.last; ++stride) {
     ScenarioSpec s = spec;
     s.arrays[ai].row_stride = stride;
-    auto sc = compile(s);
-    if (!sc) return with_context("stride " + std::to_string(stride), sc.error());
     SweepPoint p;
     p.stride = stride;
-    for (int w = 0; w < sc->warps_per_block(); ++w) {
+    auto sc = compile(s);
+    if (!sc) {
+      p.invalid = sc.error().message;
+      sw.points.push_back(p);
+      continue;
+    }
+    for (int w = 0; w < sc->warps_per_block() && p.invalid.empty(); ++w) {
       auto rows = warp_rows(*sc, w);
-      if (!rows) return rows.error();
+      if (!rows) {
+        p = SweepPoint{};
+        p.stride = stride;
+        p.invalid = rows.error().message;
+        break;
+      }
       const AccessRow& r = (*rows)[static_cast<size_t>(opt.access)];
       if (r.instructions == 0) continue;
       p.wf_min = p.instructions == 0 ? r.wf_min : std::min(p.wf_min, r.wf_min);

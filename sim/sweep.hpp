@@ -10,7 +10,8 @@
 //
 // Strides below the row length: a 2-D array's rows would overlap, which no C declaration can
 // express and compile() rejects, so the sweep starts at max(A, cols) and says so (Sweep::first).
-// A 1-D array has no row stride: an Error.
+// A stride the scenario cannot run at (misaligned wide access, too much shared memory) is a point
+// marked invalid, not the end of the sweep. A 1-D array has no row stride: an Error.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +35,9 @@ struct SweepPoint {
   uint64_t wavefronts = 0;    // their wavefronts, summed
   int wf_min = 0, wf_max = 0; // wavefronts of one instruction, smallest and largest
   int n_way = 0;              // most distinct words one bank serves in one instruction
+  // Why this stride cannot run ("" = it can): e.g. a 16-byte access that a stride leaves
+  // misaligned (the GPU faults), or an array too large for shared memory. The sweep goes on.
+  std::string invalid;
   double wavefronts_per_instruction() const {
     return instructions == 0 ? 0.0 : double(wavefronts) / double(instructions);
   }

@@ -8,6 +8,7 @@
 // The seed has 32 warps of one column-read instruction each, all with the same cost.
 #include <doctest/doctest.h>
 
+#include "sim/json_io.hpp"
 #include "sim/sweep.hpp"
 
 using namespace bankscope;
@@ -87,4 +88,24 @@ TEST_CASE("strides below the row length are skipped; 1-D arrays and bad ranges a
   auto r1 = stride_sweep(one_d, opt);
   REQUIRE_FALSE(r1.ok());
   CHECK(r1.error().message.find("one-dimensional") != std::string::npos);
+}
+
+TEST_CASE("a stride the scenario cannot run at is a marked point, not the end of the sweep") {
+  // fast_f4_128x64_t256: float tile[128][64] written as float4 (16 bytes per lane): a row stride
+  // that is not a multiple of 4 floats leaves rows misaligned for 16-byte accesses (the GPU faults).
+  auto spec = load_scenario_file(std::string(BANKSCOPE_SOURCE_DIR) + "/assets/scenarios/fast_f4_128x64_t256.json");
+  REQUIRE(spec.ok());
+  SweepOptions opt;
+  opt.access = 0;
+  opt.first = 64;
+  opt.last = 72;
+  auto sw = stride_sweep(*spec, opt);
+  REQUIRE(sw.ok());
+  REQUIRE(sw->points.size() == 9);
+  for (const SweepPoint& p : sw->points) {
+    CAPTURE(p.stride);
+    CHECK(p.invalid.empty() == (p.stride % 4 == 0));
+    if (!p.invalid.empty()) CHECK(p.invalid.find("16-byte aligned") != std::string::npos);
+    if (p.invalid.empty()) CHECK(p.instructions > 0);
+  }
 }
