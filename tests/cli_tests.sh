@@ -130,6 +130,12 @@ expect "sweep double stride 36: 8" 0 '^ +36 +32 +256 +8 +4$' -- \
 expect "sweep starts at the row length" 0 'row stride swept 32\.\.40 \(strides below the row length would overlap rows\)' -- \
   "$cli" sweep "$sc/seed_transpose_32x32.json" --access 1 --stride 1..40
 expect "sweep --svg writes a chart" 0 '<polyline' -- bash -c "'$cli' sweep '$sc/seed_transpose_32x32.json' --access 1 --stride 32..64 --svg '$tmp/sw.svg' >/dev/null && cat '$tmp/sw.svg'"
+# A float4 write of a float tile: strides that are not a multiple of 4 floats misalign rows for
+# 16-byte accesses; they are rows marked "cannot run", and the sweep goes on.
+expect "sweep marks strides that cannot run" 0 '^3 strides cannot run; stride 65: .*16-byte aligned' -- \
+  "$cli" sweep "$sc/fast_f4_128x64_t256.json" --stride 64..68
+expect "sweep goes on after them" 0 '^ +68 +[0-9,]+ +[0-9,]+ +[0-9.]+ +[0-9]+$' -- \
+  "$cli" sweep "$sc/fast_f4_128x64_t256.json" --stride 64..68
 expect "sweep 1-D array" 1 "^bankscope-cli: .*broadcast.json: array coeff is one-dimensional" -- \
   "$cli" sweep "$sc/broadcast.json" --access 0
 expect "sweep bad range" 1 "^bankscope-cli: --stride: '32-40' is not a stride range A\.\.B" -- \

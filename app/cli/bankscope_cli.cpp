@@ -600,7 +600,14 @@ int sweep(const std::string& path, int access, const std::string& range, const s
   std::cout << std::right << std::setw(6) << "stride" << std::setw(14) << "instructions" << std::setw(12)
             << "wavefronts" << std::setw(12) << "wavefronts" << std::setw(7) << "n-way" << "\n"
             << std::setw(32 + 12) << "per instr." << "\n";
+  const bs::SweepPoint* first_invalid = nullptr;
+  int invalid = 0;
   for (const bs::SweepPoint& p : sw->points) {
+    if (!p.invalid.empty()) {
+      if (invalid++ == 0) first_invalid = &p;
+      std::cout << std::setw(6) << p.stride << "  cannot run (see below)\n";
+      continue;
+    }
     std::ostringstream per;
     if (p.instructions == 0) {
       per << "-";
@@ -614,10 +621,15 @@ int sweep(const std::string& path, int access, const std::string& range, const s
   }
   std::cout << "(instructions, wavefronts: summed over block 0's warps; per instr.: their mean, exact when all\n"
                " are equal; n-way: most distinct words one bank serves in one instruction)\n";
+  if (first_invalid != nullptr) {
+    std::cout << invalid << " stride" << (invalid == 1 ? "" : "s") << " cannot run; stride " << first_invalid->stride
+              << ": " << first_invalid->invalid << "\n";
+  }
   if (!svg_path.empty()) {
     bs::SweepSeries series;
     series.label = sw->access + "  (" + sw->element + ")";
     for (const bs::SweepPoint& p : sw->points) {
+      if (!p.invalid.empty()) continue;  // a gap in the chart
       series.strides.push_back(static_cast<int>(p.stride));
       series.wavefronts.push_back(p.wf_max);
     }
