@@ -16,8 +16,9 @@ Result<Sweep> stride_sweep(const ScenarioSpec& spec, const SweepOptions& opt) {
   if (!base) return base.error();
   const int nstmt = static_cast<int>(base->accesses.size());
   if (opt.access < 0 || opt.access >= nstmt) {
-    return Error{"access " + std::to_string(opt.access) + " is outside 0.." + std::to_string(nstmt - 1) +
-                 " (the scenario has " + std::to_string(nstmt) + " statements)"};
+    return Error{"access " + std::to_string(opt.access) + " is outside 0.." +
+                 std::to_string(nstmt - 1) + " (the scenario has " + std::to_string(nstmt) +
+                 " statements)"};
   }
   const CompiledAccess& stmt = base->accesses[static_cast<size_t>(opt.access)];
   size_t ai = static_cast<size_t>(stmt.array);
@@ -45,8 +46,9 @@ Result<Sweep> stride_sweep(const ScenarioSpec& spec, const SweepOptions& opt) {
   sw.cols = arr.shape.cols;
   sw.first = std::max(opt.first, sw.cols);
   if (opt.last < sw.first) {
-    return Error{"stride range " + std::to_string(opt.first) + ".." + std::to_string(opt.last) + " lies below " +
-                 arr.name + "'s row length " + std::to_string(sw.cols) + " (a row stride must be >= cols)"};
+    return Error{"stride range " + std::to_string(opt.first) + ".." + std::to_string(opt.last) +
+                 " lies below " + arr.name + "'s row length " + std::to_string(sw.cols) +
+                 " (a row stride must be >= cols)"};
   }
   if (opt.last - sw.first + 1 > kMaxPoints) {
     return Error{"stride range: " + std::to_string(opt.last - sw.first + 1) + " strides; at most " +

@@ -24,17 +24,17 @@
 namespace bankscope {
 
 struct SweepOptions {
-  int access = 0;      // statement index K (ScenarioSpec::accesses)
-  std::string array;   // "" = the array statement K accesses
+  int access = 0;     // statement index K (ScenarioSpec::accesses)
+  std::string array;  // "" = the array statement K accesses
   int64_t first = 1, last = 128;
 };
 
 struct SweepPoint {
   int64_t stride = 0;
-  uint64_t instructions = 0;  // warp instructions of statement K, all warps of block 0
-  uint64_t wavefronts = 0;    // their wavefronts, summed
-  int wf_min = 0, wf_max = 0; // wavefronts of one instruction, smallest and largest
-  int n_way = 0;              // most distinct words one bank serves in one instruction
+  uint64_t instructions = 0;   // warp instructions of statement K, all warps of block 0
+  uint64_t wavefronts = 0;     // their wavefronts, summed
+  int wf_min = 0, wf_max = 0;  // wavefronts of one instruction, smallest and largest
+  int n_way = 0;               // most distinct words one bank serves in one instruction
   // Why this stride cannot run ("" = it can): e.g. a 16-byte access that a stride leaves
   // misaligned (the GPU faults), or an array too large for shared memory. The sweep goes on.
   std::string invalid;
@@ -44,11 +44,11 @@ struct SweepPoint {
 };
 
 struct Sweep {
-  std::string array;        // the array whose row stride varies
-  std::string access;       // statement K's text, "ld tile[threadIdx.x][threadIdx.y]"
-  std::string element;      // element type name of that array
-  int64_t cols = 0;         // its row length: the smallest stride a declaration allows
-  int64_t first = 0;        // first stride swept (max(options.first, cols))
+  std::string array;    // the array whose row stride varies
+  std::string access;   // statement K's text, "ld tile[threadIdx.x][threadIdx.y]"
+  std::string element;  // element type name of that array
+  int64_t cols = 0;     // its row length: the smallest stride a declaration allows
+  int64_t first = 0;    // first stride swept (max(options.first, cols))
   std::vector<SweepPoint> points;
 };
 

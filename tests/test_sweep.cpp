@@ -45,15 +45,18 @@ void check_curve(const char* type, const std::vector<Row>& rows) {
 }  // namespace
 
 TEST_CASE("float column read: the gcd(stride, 32) staircase") {
-  check_curve("float", {{32, 32}, {33, 1}, {34, 2}, {36, 4}, {40, 8}, {48, 16}, {64, 32}, {35, 1}, {44, 4}});
+  check_curve("float",
+              {{32, 32}, {33, 1}, {34, 2}, {36, 4}, {40, 8}, {48, 16}, {64, 32}, {35, 1}, {44, 4}});
 }
 
 TEST_CASE("double column read: 2 * gcd(stride, 16)") {
-  check_curve("double", {{32, 32}, {33, 2}, {34, 4}, {36, 8}, {40, 16}, {48, 32}, {64, 32}, {35, 2}});
+  check_curve("double",
+              {{32, 32}, {33, 2}, {34, 4}, {36, 8}, {40, 16}, {48, 32}, {64, 32}, {35, 2}});
 }
 
 TEST_CASE("float4 column read: 4 * gcd(stride, 8)") {
-  check_curve("float4", {{32, 32}, {33, 4}, {34, 8}, {36, 16}, {40, 32}, {48, 32}, {64, 32}, {37, 4}});
+  check_curve("float4",
+              {{32, 32}, {33, 4}, {34, 8}, {36, 16}, {40, 32}, {48, 32}, {64, 32}, {37, 4}});
 }
 
 TEST_CASE("strides below the row length are skipped; 1-D arrays and bad ranges are errors") {
@@ -92,8 +95,10 @@ TEST_CASE("strides below the row length are skipped; 1-D arrays and bad ranges a
 
 TEST_CASE("a stride the scenario cannot run at is a marked point, not the end of the sweep") {
   // fast_f4_128x64_t256: float tile[128][64] written as float4 (16 bytes per lane): a row stride
-  // that is not a multiple of 4 floats leaves rows misaligned for 16-byte accesses (the GPU faults).
-  auto spec = load_scenario_file(std::string(BANKSCOPE_SOURCE_DIR) + "/assets/scenarios/fast_f4_128x64_t256.json");
+  // that is not a multiple of 4 floats leaves rows misaligned for 16-byte accesses (the GPU
+  // faults).
+  auto spec = load_scenario_file(std::string(BANKSCOPE_SOURCE_DIR) +
+                                 "/assets/scenarios/fast_f4_128x64_t256.json");
   REQUIRE(spec.ok());
   SweepOptions opt;
   opt.access = 0;
