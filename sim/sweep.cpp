@@ -35,7 +35,7 @@ Result<Sweep> stride_sweep(const ScenarioSpec& spec, const SweepOptions& opt) {
     if (!found) return Error{"array: no array named '" + opt.array + "' (arrays: " + names + ")"};
   }
   const SharedArray& arr = base->arrays[ai];
-  if (arr.shape.rank != 2) {
+  if (arr.shape.rank < 2) {  // N-D arrays sweep the stride of their flattened rows
     return Error{"array " + arr.name + " is one-dimensional: it has no row stride to sweep"};
   }
   constexpr int64_t kMaxPoints = 4096;  // a table and a chart, not a benchmark

@@ -17,7 +17,10 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cerrno>
+#include <climits>
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
@@ -61,7 +64,13 @@ struct ScenarioArgs {
   std::string type;
   std::string array;  // which array --stride/--type change; "" = the first
   bool overridden() const { return stride != 0 || !type.empty() || !array.empty(); }
+  std::vector<std::string> params;  // --param NAME=VALUE, applied in order
 };
+
+// "n=2048" or, when the file gave no n, "n=2048, the default: the scenario gives no \"n\"".
+std::string n_text(const bs::ScenarioSpec& s) {
+  return "n=" + std::to_string(s.n) + (s.n_defaulted ? ", the default: the scenario gives no \"n\"" : "");
+}
 
 int fail(const std::string& message) {
   std::cerr << "bankscope-cli: " << message << "\n";
@@ -164,7 +173,31 @@ bs::Result<bs::Scenario> load(const ScenarioArgs& a, int64_t default_stride = 32
     if (!r) return r.error();
     spec = *r;
   }
-  if (a.n != 0) spec.n = a.n;
+  if (a.n != 0) {
+    spec.n = a.n;
+    spec.n_defaulted = false;
+  }
+  for (const std::string& p : a.params) {
+    const size_t eq = p.find('=');
+    const std::string name = p.substr(0, eq);
+    auto it = std::find_if(spec.params.begin(), spec.params.end(), [&](const auto& kv) { return kv.first == name; });
+    if (eq == std::string::npos || it == spec.params.end()) {
+      std::string known;
+      for (const auto& kv : spec.params) known += (known.empty() ? "" : ", ") + kv.first;
+      return bs::Error{"--param " + p + ": " +
+                       (eq == std::string::npos ? "expected NAME=VALUE"
+                                                : "the scenario declares no param '" + name + "' (params: " +
+                                                      (known.empty() ? "none" : known) + ")")};
+    }
+    const std::string v = p.substr(eq + 1);
+    char* end = nullptr;
+    errno = 0;
+    const long long x = std::strtoll(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || errno != 0 || x < INT32_MIN || x > INT32_MAX) {
+      return bs::Error{"--param " + p + ": '" + v + "' is not an int"};
+    }
+    it->second = x;
+  }
   size_t ai = 0;
   if (!a.array.empty()) {
     std::string names;
@@ -186,7 +219,7 @@ bs::Result<bs::Scenario> load(const ScenarioArgs& a, int64_t default_stride = 32
     if (spec.name.find('[') != std::string::npos) spec.name += " (stride " + std::to_string(a.stride) + ")";
   }
   if (!a.type.empty()) {
-    // One parser for type names (sim/layout): an alias such as int is refused, not shown as float.
+    // One parser for type names (sim/layout): an alias such as fp32 is refused, never shown as another type.
     auto t = bs::parse_element_type_exact(a.type);
     if (!t) return bs::Error{"--type: " + t.error().message};
     spec.arrays[ai].type = bs::element_name(*t);
@@ -206,6 +239,7 @@ void add_scenario_options(CLI::App* cmd, ScenarioArgs& a) {
   for (bs::ElementType t : bs::kAllElementTypes) types += std::string(types.empty() ? "" : ", ") + bs::element_name(t);
   cmd->add_option("--type", a.type, "element type of the first array (or --array): " + types);
   cmd->add_option("--array", a.array, "the array --stride and --type change, by name (default: the first)");
+  cmd->add_option("--param", a.params, "NAME=VALUE: override a kernel parameter the scenario declares in \"params\" (repeatable)");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -240,7 +274,7 @@ int predict_scenario(const ScenarioArgs& args, int warp, bool as_json, uint64_t 
               << "], " << a.bytes() << " bytes\n";
   }
   std::cout << "launch    block " << sc.spec.block.x << "x" << sc.spec.block.y << "x" << sc.spec.block.z
-            << ", grid " << sc.grid.x << "x" << sc.grid.y << "x" << sc.grid.z << " (n=" << sc.spec.n << "), "
+            << ", grid " << sc.grid.x << "x" << sc.grid.y << "x" << sc.grid.z << " (" << n_text(sc.spec) << "), "
             << with_commas(lt->blocks) << " blocks, " << sc.warps_per_block() << " warps each\n\n";
   // Two tables, each in one unit: per launch (sums over every block) and per warp instruction (one
   // warp alone). Warp 0 beside the worst warp of block 0, so a warp 0 without conflicts cannot make
@@ -517,7 +551,7 @@ int compare(const ScenarioArgs& a_args, const ScenarioArgs& b_args, uint64_t max
   }
   std::cout << "(wavefronts: per warp instruction, this warp alone: " << cnt::l1tex_wavefronts(bs::Op::kLoad)
             << " and _st;\n n-way: most distinct words one bank serves in one instruction)\n";
-  std::cout << "\nper launch (n=" << a->spec.n << " / " << b->spec.n
+  std::cout << "\nper launch (" << n_text(a->spec) << " / " << n_text(b->spec)
             << "), as Nsight Compute counts it" << (ta->complete && tb->complete ? ", exact" : "") << "\n";
   for (const auto* t : {&*ta, &*tb}) {
     if (!t->complete) std::cout << "  " << (t == &*ta ? "A" : "B") << ": " << bound_text(*t) << "\n";
