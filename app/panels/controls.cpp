@@ -101,6 +101,7 @@ void draw_controls(const AppModel& model, UiState& state) {
       ImGui::SetNextItemWidth(-1);
       if (ImGui::SliderInt("##stride", &stride, 1, 128, "row stride %d (arrows)"))
         set_row_stride(cfg, stride);
+      draw_sweep_chart(cfg, pane, state, state.edit);
       int64_t typed = row_stride(cfg);
       if (input_int64("stride", &typed, 1, 1 << 20)) set_row_stride(cfg, typed);
       int64_t pad = row_stride(cfg) - logical_cols(cfg);

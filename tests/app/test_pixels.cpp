@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -500,4 +501,32 @@ TEST_CASE(
     CHECK(aspect > 3.6f);
     CHECK(aspect < 4.4f);
   }
+// Issue 12: the stride sweep beside the slider. The seed's column read (statement 1) at strides
+// 32..128: gcd(stride, 32) wavefronts (sim/sweep, doctest test_sweep.cpp), drawn as steps on a
+// log2 axis (1 at the bottom, 32 at the top) with the current stride (34) marked in orange.
+TEST_CASE("stride sweep chart: the gcd staircase, the current stride marked") {
+  const std::string scenario = std::string(BANKSCOPE_ASSETS_DIR) + "/scenarios/seed_transpose_32x32.json";
+  Shot s = shoot("sweep_chart", "--scenario " + scenario + " --stride 34 --size 1600x900");
+  const Rect c = s.rects.at("A.sweep_chart");
+  const Rect m = s.rects.at("A.sweep_marker");
+  const double w = c.x1 - c.x0, h = c.y1 - c.y0;
+  REQUIRE(w > 50);
+  // Strides 32..128: 97 steps; stride k's step is centred at (k - 31.5) / 97 of the width.
+  auto center = [&](int stride) { return c.x0 + (stride - 31.5) / 97.0 * w; };
+  CHECK(std::abs((m.x0 + m.x1) / 2.0 - center(34)) < 2.0);
+  CHECK(count(s.img, m, kServe) > 0);
+  constexpr Rgb kCurve = kDone;  // palette::kDone
+  // The curve's pixels in one stride's column: its height is log2(wavefronts) / 5 of the chart.
+  auto curve_top = [&](int stride) {
+    const int x = int(center(stride));
+    for (int y = c.y0; y < c.y1; ++y)
+      if (s.img.at(x, y) == kCurve) return (c.y1 - y) / h;  // 0 = bottom, 1 = top
+    return -1.0;
+  };
+  CHECK(curve_top(33) >= 0);
+  CHECK(curve_top(33) < 0.1);                               // 1 wavefront
+  CHECK(curve_top(64) > 0.9);                               // 32
+  CHECK(std::abs(curve_top(48) - 0.8) < 0.1);               // 16: log2 16 / log2 32
+  CHECK(std::abs(curve_top(40) - 0.6) < 0.1);               // 8
+  CHECK(std::abs(curve_top(36) - 0.4) < 0.1);               // 4
 }
