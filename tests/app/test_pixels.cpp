@@ -501,6 +501,8 @@ TEST_CASE(
     CHECK(aspect > 3.6f);
     CHECK(aspect < 4.4f);
   }
+}
+
 // Issue 12: the stride sweep beside the slider. The seed's column read (statement 1) at strides
 // 32..128: gcd(stride, 32) wavefronts (sim/sweep, doctest test_sweep.cpp), drawn as steps on a
 // log2 axis (1 at the bottom, 32 at the top) with the current stride (34) marked in orange.
