@@ -2,6 +2,7 @@
 #include "json_io.hpp"
 
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -148,7 +149,7 @@ Result<Dim3> get_dim3(const ojson& j, const std::string& where, int64_t lo, int6
 
 Result<ArraySpec> parse_array(const ojson& j, const std::string& where) {
   if (!j.is_object()) return Error{where + ": expected an object"};
-  auto keys = check_keys(j, where, {"name", "type", "dims", "row_stride", "xor", "swizzle", "comment"});
+  auto keys = check_keys(j, where, {"name", "type", "dims", "row_stride", "xor", "swizzle", "offset", "comment"});
   if (!keys) return keys.error();
   ArraySpec a;
   if (j.contains("name")) {
@@ -159,14 +160,15 @@ Result<ArraySpec> parse_array(const ojson& j, const std::string& where) {
     BANKSCOPE_TRY(type, get_string(j["type"], where + ".type"));
     if (!parse_element_type(type)) {
       return Error{where + ".type: unknown element type '" + type +
-                   "' (expected char, half, float, double, float2 or float4)"};
+                   "' (expected char, short, half, bfloat16, float, int, unsigned, half2, double, "
+                   "long long, float2, float4 or int4)"};
     }
     a.type = type;
   }
   if (!j.contains("dims")) return Error{where + ": missing 'dims' (e.g. \"dims\": [32, 32])"};
   const ojson& d = j["dims"];
-  if (!d.is_array() || d.empty() || d.size() > 2) {
-    return Error{where + ".dims: expected [cols] or [rows, cols]"};
+  if (!d.is_array() || d.empty() || d.size() > size_t(kMaxArrayRank)) {
+    return Error{where + ".dims: expected 1 to 4 sizes, [cols] .. [d0, d1, d2, cols]"};
   }
   a.dims.clear();
   for (size_t i = 0; i < d.size(); ++i) {
@@ -176,6 +178,10 @@ Result<ArraySpec> parse_array(const ojson& j, const std::string& where) {
   if (j.contains("row_stride")) {
     BANKSCOPE_TRY(v, get_int(j["row_stride"], where + ".row_stride", 1, 1 << 20));
     a.row_stride = v;
+  }
+  if (j.contains("offset")) {
+    BANKSCOPE_TRY(v, get_int(j["offset"], where + ".offset", 0, kMaxSharedBytesPerBlockSm90));
+    a.offset = v;
   }
   if (j.contains("xor")) {
     BANKSCOPE_TRY(v, get_int(j["xor"], where + ".xor", 0, 1 << 20));
@@ -198,11 +204,84 @@ Result<ArraySpec> parse_array(const ojson& j, const std::string& where) {
   return a;
 }
 
+// A number or an expression (string) as expression text.
+Result<std::string> get_expr(const ojson& j, const std::string& where) {
+  if (j.is_string()) return j.get<std::string>();
+  BANKSCOPE_TRY(v, get_int(j, where, -(int64_t{1} << 31), (int64_t{1} << 31) - 1));
+  return std::to_string(v);
+}
+
+// {"var", "begin", "end", "step"} (numbers: the old form, kept as numbers; expressions: turned
+// into the new form) or {"var", "init", "cond", "update"}.
+Result<LoopSpec> parse_loop(const ojson& j, const std::string& lw) {
+  if (!j.is_object()) return Error{lw + ": expected an object"};
+  auto lk = check_keys(j, lw, {"var", "begin", "end", "step", "init", "cond", "update", "comment"});
+  if (!lk) return lk.error();
+  LoopSpec l;
+  l.path = lw;
+  if (!j.contains("var")) return Error{lw + ": needs 'var'"};
+  BANKSCOPE_TRY(var, get_string(j["var"], lw + ".var"));
+  l.var = var;
+  const bool old_keys = j.contains("begin") || j.contains("end") || j.contains("step");
+  const bool new_keys = j.contains("init") || j.contains("cond") || j.contains("update");
+  if (old_keys && new_keys) {
+    return Error{lw + ": give either \"begin\", \"end\", \"step\" or \"init\", \"cond\", \"update\", not both"};
+  }
+  if (new_keys) {
+    for (const char* k : {"init", "cond", "update"}) {
+      if (!j.contains(k)) return Error{lw + ": needs '" + k + "' (for (int " + var + " = init; cond; update))"};
+    }
+    BANKSCOPE_TRY(init, get_expr(j["init"], lw + ".init"));
+    BANKSCOPE_TRY(cond, get_string(j["cond"], lw + ".cond"));
+    BANKSCOPE_TRY(update, get_string(j["update"], lw + ".update"));
+    l.init = init;
+    l.cond = cond;
+    l.update = update;
+    return l;
+  }
+  if (!j.contains("end")) return Error{lw + ": needs 'var' and 'end'"};
+  const bool numbers = j["end"].is_number() && (!j.contains("begin") || j["begin"].is_number()) &&
+                       (!j.contains("step") || j["step"].is_number());
+  if (numbers) {
+    if (j.contains("begin")) {
+      BANKSCOPE_TRY(b, get_int(j["begin"], lw + ".begin", -(1 << 20), 1 << 20));
+      l.begin = b;
+    }
+    BANKSCOPE_TRY(e, get_int(j["end"], lw + ".end", -(1 << 20), 1 << 20));
+    l.end = e;
+    if (j.contains("step")) {
+      BANKSCOPE_TRY(st, get_int(j["step"], lw + ".step", 1, 1 << 20));
+      l.step = st;
+    }
+    return l;
+  }
+  std::string begin = "0", step = "1";
+  if (j.contains("begin")) {
+    BANKSCOPE_TRY(b, get_expr(j["begin"], lw + ".begin"));
+    begin = b;
+  }
+  BANKSCOPE_TRY(e, get_expr(j["end"], lw + ".end"));
+  if (j.contains("step")) {
+    BANKSCOPE_TRY(st, get_expr(j["step"], lw + ".step"));
+    step = st;
+  }
+  l.init = begin;
+  l.cond = var + " < (" + e + ")";
+  l.update = var + " += " + step;
+  return l;
+}
+
+Result<ojson> loop_to_json(const LoopSpec& l) {
+  if (l.old_form()) return ojson{{"var", l.var}, {"begin", l.begin}, {"end", l.end}, {"step", l.step}};
+  return ojson{{"var", l.var}, {"init", l.init}, {"cond", l.cond}, {"update", l.update}};
+}
+
 Result<AccessSpec> parse_access(const ojson& j, const std::string& where) {
   if (!j.is_object()) return Error{where + ": expected an object"};
   auto keys = check_keys(j, where, {"op", "target", "if", "loops", "width", "label", "issue", "line", "comment"});
   if (!keys) return keys.error();
   AccessSpec a;
+  a.path = where;
   if (!j.contains("op")) return Error{where + ": missing 'op' (\"ld\" or \"st\")"};
   BANKSCOPE_TRY(op, get_string(j["op"], where + ".op"));
   if (op != "ld" && op != "st") return Error{where + ".op: '" + op + "' must be \"ld\" or \"st\""};
@@ -237,28 +316,87 @@ Result<AccessSpec> parse_access(const ojson& j, const std::string& where) {
     const ojson& ls = j["loops"];
     if (!ls.is_array()) return Error{where + ".loops: expected an array of {\"var\", \"begin\", \"end\", \"step\"}"};
     for (size_t i = 0; i < ls.size(); ++i) {
-      const std::string lw = where + ".loops[" + std::to_string(i) + "]";
-      if (!ls[i].is_object()) return Error{lw + ": expected an object"};
-      auto lk = check_keys(ls[i], lw, {"var", "begin", "end", "step"});
-      if (!lk) return lk.error();
-      LoopSpec l;
-      if (!ls[i].contains("var") || !ls[i].contains("end")) return Error{lw + ": needs 'var' and 'end'"};
-      BANKSCOPE_TRY(var, get_string(ls[i]["var"], lw + ".var"));
-      l.var = var;
-      if (ls[i].contains("begin")) {
-        BANKSCOPE_TRY(b, get_int(ls[i]["begin"], lw + ".begin", -(1 << 20), 1 << 20));
-        l.begin = b;
-      }
-      BANKSCOPE_TRY(e, get_int(ls[i]["end"], lw + ".end", -(1 << 20), 1 << 20));
-      l.end = e;
-      if (ls[i].contains("step")) {
-        BANKSCOPE_TRY(s, get_int(ls[i]["step"], lw + ".step", 1, 1 << 20));
-        l.step = s;
-      }
+      BANKSCOPE_TRY(l, parse_loop(ls[i], where + ".loops[" + std::to_string(i) + "]"));
       a.loops.push_back(l);
     }
   }
   return a;
+}
+
+// An entry of "accesses" (or of a "body"): an access, or {"loop", "defines", "body"}. Bodies are
+// flattened into statements whose leading loops carry the body's id (LoopSpec::body), so that the
+// model runs them interleaved, and whose `path` names the entry for errors.
+Result<bool> parse_entries(const ojson& arr, const std::string& where, const std::vector<LoopSpec>& outer,
+                           int* next_body, std::vector<AccessSpec>* out) {
+  if (!arr.is_array()) return Error{where + ": expected an array of objects"};
+  for (size_t i = 0; i < arr.size(); ++i) {
+    const std::string ew = where + "[" + std::to_string(i) + "]";
+    const ojson& e = arr[i];
+    if (e.is_object() && (e.contains("loop") || e.contains("body"))) {
+      auto keys = check_keys(e, ew, {"loop", "body", "defines", "comment"});
+      if (!keys) return keys.error();
+      if (!e.contains("loop") || !e.contains("body")) return Error{ew + ": a loop entry needs 'loop' and 'body'"};
+      BANKSCOPE_TRY(l, parse_loop(e["loop"], ew + ".loop"));
+      l.body = (*next_body)++;
+      if (e.contains("defines")) {
+        const ojson& d = e["defines"];
+        if (!d.is_object()) return Error{ew + ".defines: expected an object of name: expression"};
+        for (auto it = d.begin(); it != d.end(); ++it) {
+          BANKSCOPE_TRY(v, get_string(it.value(), ew + ".defines." + it.key()));
+          l.defines.emplace_back(it.key(), v);
+        }
+      }
+      if (!e["body"].is_array() || e["body"].empty()) return Error{ew + ".body: expected a non-empty array of entries"};
+      std::vector<LoopSpec> inner = outer;
+      inner.push_back(l);
+      BANKSCOPE_TRY(ok, parse_entries(e["body"], ew + ".body", inner, next_body, out));
+      (void)ok;
+      continue;
+    }
+    BANKSCOPE_TRY(a, parse_access(e, ew));
+    a.loops.insert(a.loops.begin(), outer.begin(), outer.end());
+    out->push_back(a);
+  }
+  return true;
+}
+
+// The inverse: statements [lo, hi) from loop depth `depth` as entries.
+ojson entries_to_json(const std::vector<AccessSpec>& acc, size_t lo, size_t hi, size_t depth) {
+  ojson out = ojson::array();
+  for (size_t i = lo; i < hi;) {
+    const AccessSpec& a = acc[i];
+    if (depth < a.loops.size() && a.loops[depth].body >= 0) {
+      const LoopSpec& l = a.loops[depth];
+      size_t j = i + 1;
+      while (j < hi && acc[j].loops.size() > depth && acc[j].loops[depth].body == l.body) ++j;
+      ojson e;
+      e["loop"] = *loop_to_json(l);
+      if (!l.defines.empty()) {
+        ojson d = ojson::object();
+        for (const auto& [k, v] : l.defines) d[k] = v;
+        e["defines"] = d;
+      }
+      e["body"] = entries_to_json(acc, i, j, depth + 1);
+      out.push_back(e);
+      i = j;
+      continue;
+    }
+    ojson ja;
+    ja["op"] = a.op;
+    ja["target"] = a.target;
+    if (!a.guard.empty()) ja["if"] = a.guard;
+    if (a.loops.size() > depth) {
+      ja["loops"] = ojson::array();
+      for (size_t k = depth; k < a.loops.size(); ++k) ja["loops"].push_back(*loop_to_json(a.loops[k]));
+    }
+    if (a.width != 0) ja["width"] = a.width;
+    if (!a.label.empty()) ja["label"] = a.label;
+    if (!a.issue.empty() && a.issue != "branch") ja["issue"] = a.issue;
+    if (a.line != 0) ja["line"] = a.line;
+    out.push_back(ja);
+    ++i;
+  }
+  return out;
 }
 
 }  // namespace
@@ -328,8 +466,8 @@ Result<ScenarioSpec> parse_scenario_json(const std::string& text, const std::str
   }
   auto fail = [&](const Error& e) { return with_context(src, e); };
   if (!j.is_object()) return fail(Error{"the top level must be an object"});
-  auto keys = check_keys(j, "", {"name", "description", "gpu_kernel", "n", "block", "grid", "tile",
-                                 "arrays", "defines", "accesses", "banks", "comment"});
+  auto keys = check_keys(j, "", {"name", "description", "gpu_kernel", "n", "block", "grid", "tile", "params",
+                                 "extern", "arrays", "defines", "accesses", "banks", "comment"});
   if (!keys) return fail(keys.error());
   ScenarioSpec s;
   s.arrays.clear();
@@ -348,10 +486,32 @@ Result<ScenarioSpec> parse_scenario_json(const std::string& text, const std::str
     if (!v) return fail(v.error());
     s.gpu_kernel = *v;
   }
+  // No silent default: a file without "n" gets n = 2048 (what older files relied on) and the
+  // spec says so, for every output to show (ScenarioSpec::n_defaulted).
+  s.n_defaulted = !j.contains("n");
   if (j.contains("n")) {
     auto v = get_int(j["n"], "n", 1, int64_t{1} << 31);
     if (!v) return fail(v.error());
     s.n = *v;
+  }
+  if (j.contains("params")) {
+    const ojson& p = j["params"];
+    if (!p.is_object()) return fail(Error{"params: expected an object of name: integer"});
+    for (auto it = p.begin(); it != p.end(); ++it) {
+      auto v = get_int(it.value(), "params." + it.key(), INT32_MIN, INT32_MAX);
+      if (!v) return fail(v.error());
+      s.params.emplace_back(it.key(), *v);
+    }
+  }
+  if (j.contains("extern")) {
+    const ojson& e = j["extern"];
+    if (!e.is_object()) return fail(Error{"extern: expected {\"bytes\": N}"});
+    auto ek = check_keys(e, "extern", {"bytes", "comment"});
+    if (!ek) return fail(ek.error());
+    if (!e.contains("bytes")) return fail(Error{"extern: missing 'bytes' (the extern __shared__ buffer's size)"});
+    auto v = get_int(e["bytes"], "extern.bytes", 1, kMaxSharedBytesPerBlockSm90);
+    if (!v) return fail(v.error());
+    s.extern_bytes = *v;
   }
   if (!j.contains("block")) return fail(Error{"missing 'block' (threads per block, e.g. [32, 8])"});
   auto block = get_dim3(j["block"], "block", 1, 1024);
@@ -385,11 +545,9 @@ Result<ScenarioSpec> parse_scenario_json(const std::string& text, const std::str
   }
   if (!j.contains("accesses")) return fail(Error{"missing 'accesses'"});
   if (!j["accesses"].is_array()) return fail(Error{"accesses: expected an array of objects"});
-  for (size_t i = 0; i < j["accesses"].size(); ++i) {
-    auto a = parse_access(j["accesses"][i], "accesses[" + std::to_string(i) + "]");
-    if (!a) return fail(a.error());
-    s.accesses.push_back(*a);
-  }
+  int next_body = 0;
+  auto entries = parse_entries(j["accesses"], "accesses", {}, &next_body, &s.accesses);
+  if (!entries) return fail(entries.error());
   if (j.contains("banks")) {
     const ojson& b = j["banks"];
     if (!b.is_object()) return fail(Error{"banks: expected {\"count\": 32, \"bytes\": 4}"});
@@ -423,7 +581,13 @@ ojson scenario_to_json(const ScenarioSpec& s) {
   j["name"] = s.name;
   if (!s.description.empty()) j["description"] = s.description;
   if (!s.gpu_kernel.empty()) j["gpu_kernel"] = s.gpu_kernel;
-  j["n"] = s.n;
+  if (s.n != 0 && !s.n_defaulted) j["n"] = s.n;
+  if (!s.params.empty()) {
+    ojson p = ojson::object();
+    for (const auto& [k, v] : s.params) p[k] = v;
+    j["params"] = p;
+  }
+  if (s.extern_bytes >= 0) j["extern"] = {{"bytes", s.extern_bytes}};
   j["block"] = {s.block.x, s.block.y, s.block.z};
   if (!(s.grid.x == 0 && s.grid.y == 0 && s.grid.z == 0)) j["grid"] = {s.grid.x, s.grid.y, s.grid.z};
   j["tile"] = {s.tile.x, s.tile.y};
@@ -436,6 +600,7 @@ ojson scenario_to_json(const ScenarioSpec& s) {
     if (a.row_stride != 0) ja["row_stride"] = a.row_stride;
     if (a.xor_mask != 0) ja["xor"] = a.xor_mask;
     if (a.swizzle_bits != 0) ja["swizzle"] = {a.swizzle_bits, a.swizzle_base, a.swizzle_shift};
+    if (a.offset >= 0) ja["offset"] = a.offset;
     j["arrays"].push_back(ja);
   }
   if (!s.defines.empty()) {
@@ -443,24 +608,7 @@ ojson scenario_to_json(const ScenarioSpec& s) {
     for (const auto& [k, v] : s.defines) d[k] = v;
     j["defines"] = d;
   }
-  j["accesses"] = ojson::array();
-  for (const AccessSpec& a : s.accesses) {
-    ojson ja;
-    ja["op"] = a.op;
-    ja["target"] = a.target;
-    if (!a.guard.empty()) ja["if"] = a.guard;
-    if (!a.loops.empty()) {
-      ja["loops"] = ojson::array();
-      for (const LoopSpec& l : a.loops) {
-        ja["loops"].push_back({{"var", l.var}, {"begin", l.begin}, {"end", l.end}, {"step", l.step}});
-      }
-    }
-    if (a.width != 0) ja["width"] = a.width;
-    if (!a.label.empty()) ja["label"] = a.label;
-    if (!a.issue.empty() && a.issue != "branch") ja["issue"] = a.issue;
-    if (a.line != 0) ja["line"] = a.line;
-    j["accesses"].push_back(ja);
-  }
+  j["accesses"] = entries_to_json(s.accesses, 0, s.accesses.size(), 0);
   if (!s.banks.is_default()) j["banks"] = {{"count", s.banks.banks}, {"bytes", s.banks.bank_bytes}};
   return j;
 }

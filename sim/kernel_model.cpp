@@ -46,6 +46,7 @@ Env block_env(const Scenario& s, const Dim3& block) {
   e.v[kGridDimY] = s.grid.y;
   e.v[kGridDimZ] = s.grid.z;
   e.v[kN] = s.spec.n;
+  for (const auto& [slot, value] : s.params) e.v[slot] = value;
   return e;
 }
 
@@ -95,16 +96,36 @@ std::string loop_text(const CompiledAccess& a, const int64_t* values) {
 // list, so the two evaluators see the same environment of each statement.
 // ---------------------------------------------------------------------------------------------
 
-void bind_scope(const CompiledAccess& a, const int64_t* values, Env& e) {
+// Binds the loop variables to `values` (one per loop, outermost first), then evaluates the
+// loops' scoped defines in order. False (and *error) where a define fails in this thread.
+bool bind_scope(const CompiledAccess& a, const int64_t* values, Env& e, std::string* error) {
   for (size_t k = 0; k < a.loops.size(); ++k) e.v[a.loops[k].slot] = values[k];
+  for (const CompiledLoop& l : a.loops) {
+    for (const auto& [slot, expr] : l.defines) {
+      if (!expr.eval(e, &e.v[slot], error)) {
+        *error = "define " + a.scope.name(slot) + " = '" + expr.text() + "': " + *error;
+        return false;
+      }
+    }
+  }
+  return true;
 }
 
-// Each loop variable over its whole range, except loop `point` (if >= 0), taken at `value`.
-void bind_scope(const CompiledAccess& a, IntervalEnv& ie, int point = -1, int64_t value = 0) {
+// The same as intervals: each loop variable over every value it takes (values == nullptr), or at
+// one iteration's values. Returns whether a scoped define may fail somewhere in the box.
+bool bind_scope(const CompiledAccess& a, IntervalEnv& ie, const int64_t* values = nullptr) {
   for (size_t k = 0; k < a.loops.size(); ++k) {
     const CompiledLoop& l = a.loops[k];
-    ie.v[l.slot] = static_cast<int>(k) == point ? Interval{value, value} : Interval{l.begin, l.last()};
+    ie.v[l.slot] = values != nullptr ? Interval{values[k], values[k]} : Interval{l.lo, l.hi};
   }
+  bool may_fail = false;
+  for (const CompiledLoop& l : a.loops) {
+    for (const auto& [slot, expr] : l.defines) {
+      ie.v[slot] = expr.interval(ie);
+      may_fail = may_fail || ie.v[slot].may_fail;
+    }
+  }
+  return may_fail;
 }
 
 // Whether the guard decides which lanes take part (hoisted: every lane, the guard not evaluated).
@@ -130,26 +151,26 @@ Result<WarpAccess> build_access(const Scenario& s, const CompiledAccess& a, cons
   for (uint32_t m = w.exists; m != 0; m &= m - 1) {
     const int lane = __builtin_ctz(m);
     Env& e = w.env[lane];
-    bind_scope(a, loop_values, e);
     std::string err;
+    if (!bind_scope(a, loop_values, e, &err)) return Error{where(e) + ": " + err};
     if (guard_applies(a)) {
       int64_t g = 0;
       if (!a.guard.eval(e, &g, &err)) return Error{where(e) + ": if '" + a.guard.text() + "': " + err};
       if (g == 0) continue;
     }
-    int64_t idx[2] = {0, 0};
+    int64_t idx[kMaxArrayRank] = {0, 0, 0, 0};
     for (size_t d = 0; d < a.index.size(); ++d) {
       if (!a.index[d].eval(e, &idx[d], &err)) {
         return Error{where(e) + ": index '" + a.index[d].text() + "': " + err};
       }
-      const int64_t extent = arr.shape.rank == 1 ? arr.shape.cols : (d == 0 ? arr.shape.rows : arr.shape.cols);
+      const int64_t extent = arr.shape.dim(static_cast<int>(d));
       if (idx[d] < 0 || idx[d] >= extent) {
         return Error{where(e) + ": index " + std::to_string(idx[d]) + " ('" + a.index[d].text() +
                      "') is outside [0, " + std::to_string(extent) + ") of " + arr.name};
       }
     }
-    const int64_t row = arr.shape.rank == 1 ? 0 : idx[0];
-    const int64_t col = arr.shape.rank == 1 ? idx[0] : idx[1];
+    const int64_t row = arr.shape.row_of(idx);
+    const int64_t col = idx[arr.shape.rank - 1];
     acc.addr[lane] = arr.byte_address(row, col);
     acc.mask |= uint32_t{1} << lane;
   }
@@ -169,24 +190,12 @@ Result<bool> for_each_instruction(const Scenario& s, const Dim3& block, int warp
   WarpLanes w;
   auto lanes = make_lanes(s, block_env(s, block), warp, &w);
   if (!lanes) return lanes.error();
-  for (size_t i = 0; i < s.accesses.size(); ++i) {
-    const CompiledAccess& a = s.accesses[i];
-    int64_t values[kMaxLoopsPerAccess];
-    for (size_t k = 0; k < a.loops.size(); ++k) values[k] = a.loops[k].begin;
-    for (;;) {
-      auto acc = build_access(s, a, values, w);
-      if (!acc) return acc.error();
-      fn(static_cast<int>(i), values, *acc, is_issued(a, acc->mask));
-      // Advance the innermost loop first (odometer).
-      int k = static_cast<int>(a.loops.size()) - 1;
-      for (; k >= 0; --k) {
-        const CompiledLoop& l = a.loops[static_cast<size_t>(k)];
-        values[k] += l.step;
-        if (values[k] < l.end) break;
-        values[k] = l.begin;
-      }
-      if (k < 0) break;
-    }
+  for (const auto& [stmt, iter] : s.program) {
+    const CompiledAccess& a = s.accesses[static_cast<size_t>(stmt)];
+    const int64_t* values = a.iterations.data() + size_t(iter) * a.loops.size();
+    auto acc = build_access(s, a, values, w);
+    if (!acc) return acc.error();
+    fn(static_cast<int>(stmt), values, *acc, is_issued(a, acc->mask));
   }
   return true;
 }
@@ -258,6 +267,7 @@ IntervalEnv region_env(const Scenario& s, const Region& r) {
   ie.v[kLane] = {0, std::min<int64_t>(kWarpSize, b.count()) - 1};
   ie.v[kWarp] = {0, s.warps_per_block() - 1};
   ie.v[kN] = {s.spec.n, s.spec.n};
+  for (const auto& [slot, value] : s.params) ie.v[slot] = {value, value};
   return ie;
 }
 
@@ -284,12 +294,13 @@ std::vector<int8_t> guard_truth(const Scenario& s, const Region& r) {
   std::vector<int8_t> truth(s.accesses.size(), 1);
   for (size_t i = 0; i < s.accesses.size(); ++i) {
     const CompiledAccess& a = s.accesses[i];
-    if (defines_may_fail) {
+    // A scoped define is evaluated by every thread, whatever the guard: one that may fail makes
+    // the region non-uniform, as a define above does.
+    if (defines_may_fail || bind_scope(a, ie)) {
       truth[i] = -1;
       continue;
     }
     if (!guard_applies(a)) continue;
-    bind_scope(a, ie);
     truth[i] = truth_of(a.guard.interval(ie));
   }
   return truth;
@@ -325,16 +336,20 @@ bool threads_uniform(const Scenario& s, const Region& r) {
       if (ie.v[slot].may_fail) return false;
     }
     for (const CompiledAccess& a : s.accesses) {
-      if (!guard_applies(a)) continue;
-      // One loop: each iteration on its own (a guard like y + j < n changes with j); else ranges.
-      if (a.loops.size() == 1 && a.loops[0].trips() <= kMaxIterations) {
-        const CompiledLoop& l = a.loops[0];
-        for (int64_t v = l.begin; v < l.end; v += l.step) {
-          bind_scope(a, ie, 0, v);
+      // Scoped defines are evaluated whatever the guard; one that may fail refuses.
+      if (!guard_applies(a)) {
+        if (bind_scope(a, ie)) return false;
+        continue;
+      }
+      // Few iterations: each on its own (a guard like y + j < n changes with j); else ranges.
+      const int64_t iters = a.instructions_per_warp();
+      if (!a.loops.empty() && iters <= kMaxIterations) {
+        for (int64_t it = 0; it < iters; ++it) {
+          if (bind_scope(a, ie, a.iterations.data() + size_t(it) * a.loops.size())) return false;
           if (!definite(a.guard.interval(ie))) return false;
         }
       } else {
-        bind_scope(a, ie);
+        if (bind_scope(a, ie)) return false;
         if (!definite(a.guard.interval(ie))) return false;
       }
     }

@@ -20,8 +20,6 @@
 
 namespace bankscope {
 
-inline constexpr int kMaxLoopsPerAccess = 4;
-
 struct WarpInstruction {
   int stmt = 0;                                   // index into Scenario::accesses
   std::array<int64_t, kMaxLoopsPerAccess> loop_values{};

@@ -5,9 +5,23 @@
 
 namespace bankscope {
 
-const ElementType kAllElementTypes[6] = {ElementType::kChar,   ElementType::kHalf,
-                                         ElementType::kFloat,  ElementType::kDouble,
-                                         ElementType::kFloat2, ElementType::kFloat4};
+const ElementType kAllElementTypes[kElementTypeCount] = {
+    ElementType::kChar,   ElementType::kHalf,     ElementType::kFloat,    ElementType::kDouble,
+    ElementType::kFloat2, ElementType::kFloat4,   ElementType::kInt,      ElementType::kUnsigned,
+    ElementType::kShort,  ElementType::kLongLong, ElementType::kHalf2,    ElementType::kBfloat16,
+    ElementType::kInt4};
+
+int TileShape::dim(int d) const {
+  if (extent[0] != 0) return extent[d];
+  if (rank == 1) return cols;
+  return d == 0 ? rows : cols;
+}
+
+int64_t TileShape::row_of(const int64_t* idx) const {
+  int64_t row = 0;
+  for (int d = 0; d + 1 < rank; ++d) row = row * dim(d) + idx[d];
+  return row;
+}
 
 int element_size(ElementType t) {
   switch (t) {
@@ -17,6 +31,13 @@ int element_size(ElementType t) {
     case ElementType::kDouble: return 8;
     case ElementType::kFloat2: return 8;
     case ElementType::kFloat4: return 16;
+    case ElementType::kInt: return 4;
+    case ElementType::kUnsigned: return 4;
+    case ElementType::kShort: return 2;
+    case ElementType::kLongLong: return 8;
+    case ElementType::kHalf2: return 4;
+    case ElementType::kBfloat16: return 2;
+    case ElementType::kInt4: return 16;
   }
   return 4;
 }
@@ -29,19 +50,31 @@ const char* element_name(ElementType t) {
     case ElementType::kDouble: return "double";
     case ElementType::kFloat2: return "float2";
     case ElementType::kFloat4: return "float4";
+    case ElementType::kInt: return "int";
+    case ElementType::kUnsigned: return "unsigned";
+    case ElementType::kShort: return "short";
+    case ElementType::kLongLong: return "long long";
+    case ElementType::kHalf2: return "half2";
+    case ElementType::kBfloat16: return "bfloat16";
+    case ElementType::kInt4: return "int4";
   }
   return "?";
 }
 
 std::optional<ElementType> parse_element_type(const std::string& s) {
   if (s == "char" || s == "int8" || s == "uint8" || s == "unsigned char") return ElementType::kChar;
-  if (s == "half" || s == "fp16" || s == "bf16" || s == "short" || s == "__half") {
-    return ElementType::kHalf;
-  }
-  if (s == "float" || s == "int" || s == "fp32" || s == "uint32") return ElementType::kFloat;
-  if (s == "double" || s == "fp64" || s == "long" || s == "int64") return ElementType::kDouble;
+  if (s == "half" || s == "fp16" || s == "__half") return ElementType::kHalf;
+  if (s == "bfloat16" || s == "bf16" || s == "__nv_bfloat16") return ElementType::kBfloat16;
+  if (s == "short" || s == "int16" || s == "unsigned short") return ElementType::kShort;
+  if (s == "float" || s == "fp32") return ElementType::kFloat;
+  if (s == "int" || s == "int32") return ElementType::kInt;
+  if (s == "unsigned" || s == "unsigned int" || s == "uint32") return ElementType::kUnsigned;
+  if (s == "half2" || s == "__half2") return ElementType::kHalf2;
+  if (s == "double" || s == "fp64") return ElementType::kDouble;
+  if (s == "long long" || s == "long" || s == "int64" || s == "unsigned long long") return ElementType::kLongLong;
   if (s == "float2" || s == "int2") return ElementType::kFloat2;
-  if (s == "float4" || s == "int4") return ElementType::kFloat4;
+  if (s == "float4") return ElementType::kFloat4;
+  if (s == "int4") return ElementType::kInt4;
   return std::nullopt;
 }
 
@@ -52,11 +85,8 @@ uint64_t SharedArray::bytes() const {
 std::string SharedArray::declaration() const {
   std::ostringstream os;
   os << "__shared__ " << element_name(type) << " " << name;
-  if (shape.rank == 1) {
-    os << "[" << layout.row_stride << "]";
-  } else {
-    os << "[" << shape.rows << "][" << layout.row_stride << "]";
-  }
+  for (int d = 0; d + 1 < shape.rank; ++d) os << "[" << shape.dim(d) << "]";
+  os << "[" << layout.row_stride << "]";
   if (layout.xor_mask != 0) os << "  /* col ^ (row & " << layout.xor_mask << ") */";
   if (!layout.swizzle.is_identity()) {
     os << "  /* Swizzle<" << layout.swizzle.bits << "," << layout.swizzle.base << ","
@@ -67,7 +97,19 @@ std::string SharedArray::declaration() const {
 
 Result<SharedArray> make_shared_array(const std::string& name, ElementType type, TileShape shape,
                                       PhysicalLayout layout, uint32_t base) {
-  if (shape.rank != 1 && shape.rank != 2) return Error{"dims: an array has 1 or 2 dimensions"};
+  if (shape.rank < 1 || shape.rank > kMaxArrayRank) return Error{"dims: an array has 1 to 4 dimensions"};
+  if (shape.extent[0] != 0) {  // N-D: rows is the product of the leading extents
+    int64_t rows = 1;
+    for (int d = 0; d < shape.rank; ++d) {
+      if (shape.extent[d] < 1) return Error{"dims: sizes must be positive"};
+      if (d + 1 < shape.rank) rows *= shape.extent[d];
+      if (rows > (1 << 20)) return Error{"dims: the leading dimensions hold more than 2^20 rows"};
+    }
+    shape.rows = static_cast<int>(rows);
+    shape.cols = shape.extent[shape.rank - 1];
+  } else if (shape.rank > 2) {
+    return Error{"dims: a " + std::to_string(shape.rank) + "-D shape needs its extents"};
+  }
   if (shape.rows < 1 || shape.cols < 1) {
     return Error{"dims: sizes must be positive, got [" + std::to_string(shape.rows) + "][" +
                  std::to_string(shape.cols) + "]"};
@@ -94,7 +136,11 @@ Result<SharedArray> make_shared_array(const std::string& name, ElementType type,
                  " bytes of shared memory; a block can have at most " +
                  std::to_string(kMaxSharedBytesPerBlockSm90) + " (227 KiB on sm_90)"};
   }
-  if (base % 16 != 0) return Error{"array '" + name + "': base offset must be 16-byte aligned"};
+  // C aligns an object to its type: a float4 array starts on 16 bytes, a short array on 2.
+  if (base % static_cast<uint32_t>(element_size(type)) != 0) {
+    return Error{"array '" + name + "': byte offset " + std::to_string(base) + " is not a multiple of its " +
+                 std::to_string(element_size(type)) + "-byte element (" + element_name(type) + ")"};
+  }
   // Every logical element must land inside the declaration, on its own place.
   if (layout.xor_mask != 0 || !s.is_identity()) {
     const int64_t slots = int64_t(shape.rows) * layout.row_stride;

@@ -15,19 +15,34 @@
 
 namespace bankscope {
 
-enum class ElementType : uint8_t { kChar, kHalf, kFloat, kDouble, kFloat2, kFloat4 };
+enum class ElementType : uint8_t {
+  kChar, kHalf, kFloat, kDouble, kFloat2, kFloat4,
+  // Distinct names for what the kernel declares (only the size matters to the banks).
+  kInt, kUnsigned, kShort, kLongLong, kHalf2, kBfloat16, kInt4,
+};
 
 int element_size(ElementType t);
 const char* element_name(ElementType t);
-// "char", "half", "float", "double", "float2", "float4" (also "int8", "fp16", "int", ... aliases).
+// "char", "half", "float", "double", "float2", "float4", "int", "unsigned", "short", "long long",
+// "half2", "bfloat16", "int4" (also "int8", "fp16", "uint32", ... aliases).
 std::optional<ElementType> parse_element_type(const std::string& name);
-extern const ElementType kAllElementTypes[6];
+inline constexpr int kElementTypeCount = 13;
+extern const ElementType kAllElementTypes[kElementTypeCount];
 
-// The logical shape: what `tile[r][c]` indexes. One or two dimensions; a 1-D array is one row.
+// The logical shape: what `tile[r][c]` indexes. One to four dimensions, as C declares them:
+//   (i0, .., i{rank-1}) -> (row, col)   row = the leading indices flattened (row-major), col = the
+//                                        last index. A 1-D array is one row. Padding (row_stride),
+//                                        xor and swizzle act on (row, col), as in `float a[4][8][33]`.
+inline constexpr int kMaxArrayRank = 4;
 struct TileShape {
-  int rows = 1;
-  int cols = 1;
-  int rank = 2;  // 1 or 2: how many indices an access gives
+  int rows = 1;  // product of every extent but the last
+  int cols = 1;  // the last extent
+  int rank = 2;  // 1 to 4: how many indices an access gives
+  // The extents, outermost first (rank of them). All 0 = derived from rows and cols (rank 1 or 2).
+  int extent[kMaxArrayRank] = {0, 0, 0, 0};
+  int dim(int d) const;  // extent d, derived when not given
+  // (i0..i{rank-1}) -> flattened row; the caller has bounds-checked every index.
+  int64_t row_of(const int64_t* idx) const;
 };
 
 struct SharedArray {
@@ -44,12 +59,13 @@ struct SharedArray {
   uint32_t byte_address(int64_t row, int64_t col) const {
     return base + static_cast<uint32_t>(layout.offset(row, col) * elem_bytes());
   }
-  // The C declaration this layout corresponds to, e.g. "__shared__ float tile[32][33]".
+  // The C declaration this layout corresponds to, e.g. "__shared__ float tile[32][33]"
+  // (an array in the extern buffer: "extern __shared__ ... at byte 4096").
   std::string declaration() const;
 };
 
 // Checks a layout against its shape: stride >= cols, xor mask and swizzle keep every element
-// inside the array, total size within the per-block limit.
+// inside the array, total size within the per-block limit, base a multiple of the element size.
 Result<SharedArray> make_shared_array(const std::string& name, ElementType type, TileShape shape,
                                       PhysicalLayout layout, uint32_t base = 0);
 

@@ -53,6 +53,7 @@ ojson predict_json(const Scenario& s, const std::string& file, int warp, const s
   j["file"] = file;
   j["declaration"] = s.arrays[0].declaration();
   j["n"] = s.spec.n;
+  if (s.spec.n_defaulted) j["n_default"] = true;  // the file gave no n: 2048 is the documented default
   j["block"] = {s.spec.block.x, s.spec.block.y, s.spec.block.z};
   j["grid"] = {s.grid.x, s.grid.y, s.grid.z};
   j["warp"] = warp;

@@ -3,8 +3,15 @@
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
+#include <functional>
 
 namespace bankscope {
+
+#define BANKSCOPE_TRY(var, expr)          \
+  auto var##_r = (expr);                  \
+  if (!var##_r) return var##_r.error();   \
+  auto var = std::move(*var##_r)
 
 namespace {
 
@@ -23,15 +30,40 @@ std::string trim(const std::string& s) {
   return s.substr(a, b - a);
 }
 
+// A loop's update as the variable's next value: "s *= 2" -> "s * (2)", "k++" -> "k + 1",
+// "s = s / 2" -> "(s / 2)". Anything but an assignment to the loop variable is an error.
+Result<std::string> update_as_next(const std::string& text, const std::string& var) {
+  const std::string t = trim(text);
+  if (t == var + "++" || t == "++" + var) return var + " + 1";
+  if (t == var + "--" || t == "--" + var) return var + " - 1";
+  const std::string hint = " (write " + var + " *= 2, " + var + " >>= 1, " + var + " += step, " + var + "++ ...)";
+  if (t.compare(0, var.size(), var) != 0 ||
+      (t.size() > var.size() && (std::isalnum(static_cast<unsigned char>(t[var.size()])) || t[var.size()] == '_'))) {
+    return Error{"'" + t + "' does not assign the loop variable " + var + hint};
+  }
+  size_t i = var.size();
+  while (i < t.size() && std::isspace(static_cast<unsigned char>(t[i]))) ++i;
+  for (const char* op : {"<<", ">>", "+", "-", "*", "/", "%", "&", "|", "^", ""}) {
+    const std::string o = op;
+    if (t.compare(i, o.size() + 1, o + "=") == 0 && t.compare(i, 2, "==") != 0) {
+      const std::string rhs = trim(t.substr(i + o.size() + 1));
+      if (rhs.empty()) return Error{"'" + t + "' has nothing after '" + o + "='"};
+      return o.empty() ? "(" + rhs + ")" : var + " " + o + " (" + rhs + ")";
+    }
+  }
+  return Error{"'" + t + "' is not an assignment" + hint};
+}
+
 Result<SharedArray> compile_array(const ArraySpec& a, uint32_t base) {
   if (!is_identifier(a.name)) return Error{"name: '" + a.name + "' is not a C identifier"};
   const auto type = parse_element_type(a.type);
   if (!type) {
     return Error{"type: unknown element type '" + a.type +
-                 "' (expected char, half, float, double, float2 or float4)"};
+                 "' (expected char, short, half, bfloat16, float, int, unsigned, half2, double, "
+                 "long long, float2, float4 or int4)"};
   }
-  if (a.dims.empty() || a.dims.size() > 2) {
-    return Error{"dims: give 1 or 2 dimensions, got " + std::to_string(a.dims.size())};
+  if (a.dims.empty() || a.dims.size() > size_t(kMaxArrayRank)) {
+    return Error{"dims: give 1 to 4 dimensions, got " + std::to_string(a.dims.size())};
   }
   for (int64_t d : a.dims) {
     if (d < 1 || d > (1 << 20)) {
@@ -48,6 +80,9 @@ Result<SharedArray> compile_array(const ArraySpec& a, uint32_t base) {
   shape.rank = static_cast<int>(a.dims.size());
   shape.rows = shape.rank == 1 ? 1 : static_cast<int>(a.dims[0]);
   shape.cols = static_cast<int>(a.dims.back());
+  if (shape.rank > 2) {
+    for (int d = 0; d < shape.rank; ++d) shape.extent[d] = static_cast<int>(a.dims[size_t(d)]);
+  }
   PhysicalLayout layout;
   layout.row_stride = static_cast<int>(a.row_stride);
   layout.xor_mask = static_cast<int>(a.xor_mask);
@@ -93,9 +128,7 @@ const char* issue_mode_name(IssueMode m) {
 }
 
 int64_t CompiledAccess::instructions_per_warp() const {
-  int64_t n = 1;
-  for (const CompiledLoop& l : loops) n *= l.trips();
-  return n;
+  return loops.empty() ? 1 : static_cast<int64_t>(iterations.size() / loops.size());
 }
 
 uint64_t Scenario::shared_bytes() const {
@@ -121,10 +154,16 @@ Result<Scenario> compile(const ScenarioSpec& spec) {
     return Error{"block: " + std::to_string(b.count()) +
                  " threads; a CUDA block has at most 1024 (and z <= 64)"};
   }
-  if (spec.n < 1 || spec.n > (int64_t{1} << 31)) {
+  if (spec.n < 0 || spec.n > (int64_t{1} << 31)) {
     return Error{"n: " + std::to_string(spec.n) + " must be in 1..2^31"};
   }
+  const bool has_n = spec.n != 0;
   if (spec.grid.x == 0 && spec.grid.y == 0 && spec.grid.z == 0) {
+    // No silent default: a grid derived from n needs n.
+    if (!has_n) {
+      return Error{"n: missing: add \"n\": N (the problem size; the grid is then ceil(n / tile)) or "
+                   "\"grid\": [x, y, z]"};
+    }
     const Dim3& t = spec.tile;
     if (t.x < 1 || t.y < 1) return Error{"tile: elements per block must be positive"};
     s.grid = Dim3{(spec.n + t.x - 1) / t.x, (spec.n + t.y - 1) / t.y, 1};
@@ -135,54 +174,160 @@ Result<Scenario> compile(const ScenarioSpec& spec) {
     }
     s.grid = g;
   }
+  // Without "n" the name n exists (it is a builtin slot) but may not be read.
+  auto check_n = [&](const Expr& e, const SymbolTable& st, const std::string& field) -> Result<bool> {
+    if (!has_n && (e.deps(st) & slot_bit(kN))) {
+      return Error{field + ": uses n, but the scenario gives no \"n\" (add \"n\": N)"};
+    }
+    return true;
+  };
 
-  // Arrays, laid out one after another, 16-byte aligned, as the compiler places static
-  // __shared__ arrays (assumed: the exact placement of several arrays is the compiler's choice).
+  // Kernel parameters: int variables, as the kernel's `int K` argument.
+  for (const auto& [name, value] : spec.params) {
+    const std::string where = "params." + name;
+    if (!is_identifier(name)) return Error{where + ": '" + name + "' is not an identifier"};
+    if (value < INT32_MIN || value > INT32_MAX) {
+      return Error{where + ": " + std::to_string(value) + " does not fit an int"};
+    }
+    auto slot = s.symbols.add(name, ExprType::kInt);
+    if (!slot) return with_context(where, slot.error());
+    s.params.emplace_back(*slot, value);
+  }
+
+  // Arrays. Static ones are laid out one after another, 16-byte aligned, as the compiler places
+  // static __shared__ arrays (assumed: the exact placement of several arrays is the compiler's
+  // choice). The extern buffer follows them at a 16-byte boundary (assumed: where nvcc puts the
+  // dynamic shared memory); an array with an offset lives in it at that byte.
   if (spec.arrays.empty()) return Error{"arrays: a scenario needs at least one shared array"};
+  if (spec.extern_bytes != -1 && (spec.extern_bytes < 1 || spec.extern_bytes > int64_t(kMaxSharedBytesPerBlockSm90))) {
+    return Error{"extern.bytes: " + std::to_string(spec.extern_bytes) + " must be in 1.." +
+                 std::to_string(kMaxSharedBytesPerBlockSm90)};
+  }
+  std::vector<uint32_t> bases(spec.arrays.size(), 0);
   uint32_t base = 0;
   for (size_t i = 0; i < spec.arrays.size(); ++i) {
-    auto a = compile_array(spec.arrays[i], base);
-    if (!a) return with_context("arrays[" + std::to_string(i) + "]", a.error());
-    for (const SharedArray& prev : s.arrays) {
-      if (prev.name == a->name) return Error{"arrays[" + std::to_string(i) + "].name: '" + a->name + "' is declared twice"};
+    const std::string where = "arrays[" + std::to_string(i) + "]";
+    auto a = compile_array(spec.arrays[i], 0);
+    if (!a) return with_context(where, a.error());
+    for (size_t k = 0; k < i; ++k) {
+      if (spec.arrays[k].name == a->name) return Error{where + ".name: '" + a->name + "' is declared twice"};
     }
+    if (spec.arrays[i].offset >= 0) {
+      if (spec.extern_bytes < 0) {
+        return Error{where + ".offset: '" + a->name + "' has an offset but the scenario has no \"extern\": {\"bytes\": N}"};
+      }
+      continue;
+    }
+    bases[i] = base;
     const uint64_t end = (uint64_t(base) + a->bytes() + 15) / 16 * 16;
     if (end > kMaxSharedBytesPerBlockSm90) {
-      return Error{"arrays: " + std::to_string(end) +
-                   " bytes of shared memory in all; a block can have at most " +
+      return Error{"arrays: " + std::to_string(end) + " bytes of shared memory in all; a block can have at most " +
                    std::to_string(kMaxSharedBytesPerBlockSm90) + " (227 KiB on sm_90)"};
     }
     base = static_cast<uint32_t>(end);
+  }
+  if (spec.extern_bytes > 0) {
+    if (uint64_t(base) + uint64_t(spec.extern_bytes) > kMaxSharedBytesPerBlockSm90) {
+      return Error{"extern.bytes: " + std::to_string(base) + " static + " + std::to_string(spec.extern_bytes) +
+                   " extern bytes; a block can have at most " + std::to_string(kMaxSharedBytesPerBlockSm90)};
+    }
+  }
+  const uint32_t extern_base = base;
+  for (size_t i = 0; i < spec.arrays.size(); ++i) {
+    const std::string where = "arrays[" + std::to_string(i) + "]";
+    const ArraySpec& as = spec.arrays[i];
+    if (as.offset >= 0) {
+      if (as.offset > spec.extern_bytes) {
+        return Error{where + ".offset: " + std::to_string(as.offset) + " is past the extern buffer's " +
+                     std::to_string(spec.extern_bytes) + " bytes"};
+      }
+      bases[i] = extern_base + static_cast<uint32_t>(as.offset);
+    }
+    auto a = compile_array(as, bases[i]);
+    if (!a) return with_context(where + (as.offset >= 0 ? ".offset" : ""), a.error());
+    if (as.offset >= 0) {
+      const uint64_t lo = uint64_t(as.offset), hi = lo + a->bytes();  // [lo, hi) in the buffer
+      if (hi > uint64_t(spec.extern_bytes)) {
+        return Error{where + ".offset: '" + a->name + "' (bytes " + std::to_string(lo) + ".." +
+                     std::to_string(hi - 1) + ") does not fit the extern buffer's " +
+                     std::to_string(spec.extern_bytes) + " bytes"};
+      }
+      for (size_t k = 0; k < i; ++k) {
+        const ArraySpec& o = spec.arrays[k];
+        if (o.offset < 0) continue;
+        const uint64_t olo = uint64_t(o.offset), ohi = olo + s.arrays[k].bytes();
+        if (lo < ohi && olo < hi) {
+          return Error{where + ".offset: '" + a->name + "' (bytes " + std::to_string(lo) + ".." +
+                       std::to_string(hi - 1) + ") overlaps '" + o.name + "' (bytes " + std::to_string(olo) +
+                       ".." + std::to_string(ohi - 1) + ") in the extern buffer"};
+        }
+      }
+    }
     s.arrays.push_back(*a);
   }
 
-  // Defines, in order; each may use the builtins and earlier defines.
+  // The values every thread shares (for loop bounds, evaluated here): dimensions, n, params and
+  // the defines made only of those.
+  constexpr SlotMask kThreadVarying = kBlockIdxSlots | slot_bit(kThreadIdxX) | slot_bit(kThreadIdxY) |
+                                      slot_bit(kThreadIdxZ) | slot_bit(kLane) | slot_bit(kWarp);
+  Env uniform;
+  uniform.v[kBlockDimX] = spec.block.x;
+  uniform.v[kBlockDimY] = spec.block.y;
+  uniform.v[kBlockDimZ] = spec.block.z;
+  uniform.v[kGridDimX] = s.grid.x;
+  uniform.v[kGridDimY] = s.grid.y;
+  uniform.v[kGridDimZ] = s.grid.z;
+  uniform.v[kN] = spec.n;
+  for (const auto& [slot, value] : s.params) uniform.v[slot] = value;
+  // Evaluates a define into `uniform` if it is the same in every thread.
+  auto eval_uniform = [&](const Expr& e, const SymbolTable& st, int slot, const std::string& where) -> Result<bool> {
+    if (e.deps(st) & kThreadVarying) return true;
+    std::string err;
+    if (!e.eval(uniform, &uniform.v[slot], &err)) return Error{where + " = '" + e.text() + "': " + err};
+    return true;
+  };
+
+  // Defines, in order; each may use the builtins, params and earlier defines.
   for (size_t i = 0; i < spec.defines.size(); ++i) {
     const auto& [name, text] = spec.defines[i];
     const std::string where = "defines." + name;
     if (!is_identifier(name)) return Error{where + ": '" + name + "' is not an identifier"};
     auto e = Expr::parse(text, s.symbols);
     if (!e) return with_context(where, e.error());
+    BANKSCOPE_TRY(ok_n, check_n(*e, s.symbols, where));
+    (void)ok_n;
     auto slot = s.symbols.add(name, e->type());  // `auto name = expr;`
     if (!slot) return with_context(where, slot.error());
     s.symbols.set_deps(*slot, e->deps(s.symbols) | slot_bit(*slot));
+    BANKSCOPE_TRY(ok_u, eval_uniform(*e, s.symbols, *slot, where));
+    (void)ok_u;
     s.defines.emplace_back(*slot, std::move(*e));
   }
 
-  // Accesses. Loop variables are scoped as in C: each exists only inside its statement's loops.
-  // `owner` remembers, per loop-variable name, the first statement that declares it, so that a
-  // statement naming another's loop variable gets an error saying so rather than "unknown".
+  // Accesses. Loop variables (and a body's scoped defines) are scoped as in C: each exists only
+  // inside its loop. `owner` remembers, per such name, the first statement that declares it, so
+  // that a statement naming another's gets an error saying so rather than "unknown".
   if (spec.accesses.empty()) return Error{"accesses: a scenario needs at least one access"};
-  std::vector<std::pair<std::string, size_t>> owner;
+  struct Owner {
+    std::string name;
+    size_t stmt;
+    bool is_define;
+  };
+  std::vector<Owner> owner;
   for (size_t i = 0; i < spec.accesses.size(); ++i) {
     for (const LoopSpec& l : spec.accesses[i].loops) {
-      const bool known = std::any_of(owner.begin(), owner.end(), [&](const auto& o) { return o.first == l.var; });
-      if (!known) owner.emplace_back(l.var, i);
+      auto add_owner = [&](const std::string& name, bool def) {
+        const bool known = std::any_of(owner.begin(), owner.end(), [&](const Owner& o) { return o.name == name; });
+        if (!known) owner.push_back({name, i, def});
+      };
+      add_owner(l.var, false);
+      for (const auto& d : l.defines) add_owner(d.first, true);
     }
   }
+  std::vector<std::string> loop_where;  // per statement and depth: the field a loop error names
   for (size_t i = 0; i < spec.accesses.size(); ++i) {
     const AccessSpec& as = spec.accesses[i];
-    const std::string where = "accesses[" + std::to_string(i) + "]";
+    const std::string where = as.path.empty() ? "accesses[" + std::to_string(i) + "]" : as.path;
     CompiledAccess ca;
     ca.where = where;
     ca.scope = s.symbols;
@@ -203,8 +348,12 @@ Result<Scenario> compile(const ScenarioSpec& spec) {
     } else {
       return Error{where + ".issue: '" + as.issue + "' must be \"branch\", \"predicated\" or \"hoisted\""};
     }
-    if (as.loops.size() > 4) return Error{where + ".loops: at most 4 nested loops"};
-    for (const LoopSpec& l : as.loops) {
+    if (as.loops.size() > size_t(kMaxLoopsPerAccess)) {
+      return Error{where + ".loops: at most " + std::to_string(kMaxLoopsPerAccess) + " nested loops (bodies included)"};
+    }
+    for (size_t k = 0; k < as.loops.size(); ++k) {
+      const LoopSpec& l = as.loops[k];
+      const std::string lw = l.path.empty() ? where + ".loops." + l.var : l.path;
       if (!is_identifier(l.var)) return Error{where + ".loops: '" + l.var + "' is not an identifier"};
       int slot = ca.scope.find(l.var);
       if (slot >= 0 && slot < kFirstUserSlot) {
@@ -213,42 +362,86 @@ Result<Scenario> compile(const ScenarioSpec& spec) {
       for (const auto& d : s.defines) {
         if (d.first == slot) return Error{where + ".loops: '" + l.var + "' is already a define"};
       }
-      for (const CompiledLoop& other : ca.loops) {
-        if (other.slot == slot) return Error{where + ".loops: '" + l.var + "' is used twice"};
+      for (const auto& p : s.params) {
+        if (p.first == slot) return Error{where + ".loops: '" + l.var + "' is already a param"};
       }
-      if (slot < 0) {
-        auto added = ca.scope.add(l.var, ExprType::kInt);  // for (int j = ...)
-        if (!added) return with_context(where + ".loops", added.error());
-        slot = *added;
+      if (slot >= 0) return Error{where + ".loops: '" + l.var + "' is used twice"};
+      std::string init = l.init, cond = l.cond, update = l.update;
+      if (l.old_form()) {
+        if (l.step < 1) return Error{lw + ": step must be >= 1"};
+        init = std::to_string(l.begin);
+        cond = l.var + " < " + std::to_string(l.end);
+        update = l.var + " += " + std::to_string(l.step);
+      } else if (init.empty() || cond.empty() || update.empty()) {
+        return Error{lw + ": a loop needs \"init\", \"cond\" and \"update\" (or \"begin\", \"end\", \"step\")"};
       }
-      if (l.step < 1) return Error{where + ".loops." + l.var + ": step must be >= 1"};
-      CompiledLoop cl{slot, l.begin, l.end, l.step};
-      if (cl.trips() < 1 || cl.trips() > 4096) {
-        return Error{where + ".loops." + l.var + ": " + std::to_string(cl.trips()) +
-                     " iterations; need 1..4096"};
+      CompiledLoop cl;
+      cl.body = l.body;
+      cl.update_text = trim(update);
+      // Parses a bound and checks that every thread computes the same value.
+      auto bound = [&](const std::string& text, const std::string& field) -> Result<Expr> {
+        auto e = Expr::parse(text, ca.scope);
+        if (!e) return with_context(lw + "." + field, e.error());
+        BANKSCOPE_TRY(okn, check_n(*e, ca.scope, lw + "." + field));
+        (void)okn;
+        if (e->deps(ca.scope) & kThreadVarying) {
+          return Error{lw + "." + field + ": '" + text + "' differs from thread to thread (it depends on "
+                       "threadIdx, blockIdx, lane or warp); a loop bound may use n, blockDim, gridDim, params, "
+                       "outer loop variables and defines of those"};
+        }
+        return e;
+      };
+      BANKSCOPE_TRY(ie, bound(init, "init"));  // before the variable exists, as in C
+      cl.init = std::move(ie);
+      auto added = ca.scope.add(l.var, ExprType::kInt);  // for (int j = ...)
+      if (!added) return with_context(where + ".loops", added.error());
+      cl.slot = *added;
+      BANKSCOPE_TRY(ce, bound(cond, "cond"));
+      cl.cond = std::move(ce);
+      auto next_text = update_as_next(update, l.var);
+      if (!next_text) return with_context(lw + ".update", next_text.error());
+      BANKSCOPE_TRY(ne, bound(*next_text, "update"));
+      cl.next = std::move(ne);
+      for (const auto& [dname, dtext] : l.defines) {
+        const std::string dw = lw + ".defines." + dname;
+        if (!is_identifier(dname)) return Error{dw + ": '" + dname + "' is not an identifier"};
+        auto e = Expr::parse(dtext, ca.scope);
+        if (!e) return with_context(dw, e.error());
+        BANKSCOPE_TRY(okn, check_n(*e, ca.scope, dw));
+        (void)okn;
+        auto ds = ca.scope.add(dname, e->type());
+        if (!ds) return with_context(dw, ds.error());
+        ca.scope.set_deps(*ds, e->deps(ca.scope) | slot_bit(*ds));
+        cl.defines.emplace_back(*ds, std::move(*e));
       }
-      ca.loops.push_back(cl);
+      ca.loops.push_back(std::move(cl));
     }
     // Parses an expression of this statement. It is first parsed against the scope plus every
-    // other statement's loop variables, so that naming one of them gives the C rule as the error.
+    // other statement's loop names, so that naming one of them gives the C rule as the error.
     auto parse_here = [&](const std::string& text, const std::string& field) -> Result<Expr> {
       SymbolTable probe = ca.scope;
-      std::vector<std::pair<int, size_t>> foreign;  // probe slot -> the statement that owns it
-      for (const auto& [name, stmt] : owner) {
-        if (probe.find(name) >= 0) continue;
-        auto slot = probe.add(name, ExprType::kInt);  // loop variables are int
+      std::vector<std::pair<int, const Owner*>> foreign;  // probe slot -> its declaration
+      for (const Owner& o : owner) {
+        if (probe.find(o.name) >= 0) continue;
+        auto slot = probe.add(o.name, ExprType::kInt);
         if (!slot) break;  // out of slots: such a name is then reported as unknown
-        foreign.emplace_back(*slot, stmt);
+        foreign.emplace_back(*slot, &o);
       }
       auto e = Expr::parse(text, probe);
       if (!e) return with_context(where + "." + field, e.error());
       const SlotMask used = e->deps(probe);
-      for (const auto& [slot, stmt] : foreign) {
+      for (const auto& [slot, o] : foreign) {
         if (used & slot_bit(slot)) {
+          if (o->is_define) {
+            return Error{where + "." + field + ": '" + probe.name(slot) + "' is a define of a loop body of accesses[" +
+                         std::to_string(o->stmt) + "]; it exists only inside that loop"};
+          }
           return Error{where + "." + field + ": '" + probe.name(slot) + "' is a loop variable of accesses[" +
-                       std::to_string(stmt) + "]; a loop variable exists only inside its loop"};
+                       std::to_string(o->stmt) + "]; a loop variable exists only inside its loop"};
         }
       }
+      BANKSCOPE_TRY(okn, check_n(*e, probe, where + "." + field));
+      (void)okn;
       return e;  // names only slots of ca.scope, which the probe shares
     };
     auto split = split_target(as.target);
@@ -287,6 +480,96 @@ Result<Scenario> compile(const ScenarioSpec& spec) {
     ca.label = as.label.empty() ? ca.text : as.label;
     s.accesses.push_back(std::move(ca));
   }
+
+  // Unroll the loops once, in program order: every thread runs the same iterations (the bounds
+  // are uniform), so the order of (statement, iteration) is the same for every warp of the launch.
+  // Statements [lo, hi) run from loop depth `depth`; `values` holds the enclosing loops' values.
+  std::vector<int64_t> values;
+  std::function<Result<bool>(size_t, size_t, size_t)> run = [&](size_t lo, size_t hi, size_t depth) -> Result<bool> {
+    for (size_t i = lo; i < hi;) {
+      CompiledAccess& a = s.accesses[i];
+      if (depth == a.loops.size()) {
+        const size_t iter = a.loops.empty() ? 0 : a.iterations.size() / a.loops.size();
+        a.iterations.insert(a.iterations.end(), values.begin(), values.end());
+        if (s.program.size() >= size_t(kMaxInstructionsPerWarp)) {
+          return Error{"accesses: more than " + std::to_string(kMaxInstructionsPerWarp) +
+                       " instructions per warp once the loops are unrolled"};
+        }
+        s.program.emplace_back(static_cast<int32_t>(i), static_cast<int32_t>(iter));
+        ++i;
+        continue;
+      }
+      const CompiledLoop& l = a.loops[depth];
+      size_t j = i + 1;  // statements [i, j) share this loop
+      if (l.body >= 0) {
+        while (j < hi && s.accesses[j].loops.size() > depth && s.accesses[j].loops[depth].body == l.body) ++j;
+      }
+      const LoopSpec& ls = spec.accesses[i].loops[depth];
+      const std::string var = a.scope.name(l.slot);
+      const std::string lw = ls.path.empty() ? a.where + ".loops." + var : ls.path;
+      std::string err;
+      int64_t v = 0;
+      if (!l.init.eval(uniform, &v, &err)) return Error{lw + ".init: '" + l.init.text() + "': " + err};
+      if (v < INT32_MIN || v > INT32_MAX) return Error{lw + ".init: " + std::to_string(v) + " does not fit the int " + var};
+      int64_t lo_v = v, hi_v = v, trips = 0;
+      for (;;) {
+        uniform.v[l.slot] = v;
+        int64_t c = 0;
+        if (!l.cond.eval(uniform, &c, &err)) {
+          return Error{lw + ".cond: '" + l.cond.text() + "' at " + var + " = " + std::to_string(v) + ": " + err};
+        }
+        if (c == 0) break;
+        if (trips == kMaxLoopIterations) {
+          return Error{lw + ".update: more than " + std::to_string(kMaxLoopIterations) + " iterations ('" +
+                       l.update_text + "' does not reach '" + l.cond.text() + "'): the loop never ends"};
+        }
+        lo_v = std::min(lo_v, v);
+        hi_v = std::max(hi_v, v);
+        for (const auto& [slot, e] : l.defines) {
+          BANKSCOPE_TRY(okd, eval_uniform(e, a.scope, slot, lw + ".defines." + a.scope.name(slot)));
+          (void)okd;
+        }
+        values.push_back(v);
+        auto r = run(i, j, depth + 1);
+        values.pop_back();
+        if (!r) return r;
+        ++trips;
+        int64_t nv = 0;
+        if (!l.next.eval(uniform, &nv, &err)) {
+          return Error{lw + ".update: '" + l.update_text + "' at " + var + " = " + std::to_string(v) + ": " + err};
+        }
+        if (nv < INT32_MIN || nv > INT32_MAX) {
+          return Error{lw + ".update: '" + l.update_text + "' at " + var + " = " + std::to_string(v) + " gives " +
+                       std::to_string(nv) + ", which overflows the int " + var};
+        }
+        if (nv == v) {
+          return Error{lw + ".update: '" + l.update_text + "' leaves " + var + " at " + std::to_string(v) +
+                       ": the loop never ends"};
+        }
+        v = nv;
+      }
+      if (trips == 0) {
+        return Error{lw + ".cond: '" + l.cond.text() + "' is false at the start (" + var + " = " + std::to_string(v) +
+                     "): the loop never runs"};
+      }
+      for (size_t k = i; k < j; ++k) {
+        CompiledLoop& kl = s.accesses[k].loops[depth];
+        kl.lo = std::min(kl.lo, lo_v);
+        kl.hi = std::max(kl.hi, hi_v);
+      }
+      i = j;
+    }
+    return true;
+  };
+  // lo/hi accumulate over every run of a loop (an inner loop runs once per outer iteration).
+  for (CompiledAccess& a : s.accesses) {
+    for (CompiledLoop& l : a.loops) {
+      l.lo = INT64_MAX;
+      l.hi = INT64_MIN;
+    }
+  }
+  auto ran = run(0, s.accesses.size(), 0);
+  if (!ran) return ran.error();
   s.spec.banks = *bc;
   return s;
 }

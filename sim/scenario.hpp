@@ -28,15 +28,27 @@ struct Dim3 {
 struct ArraySpec {
   std::string name = "tile";
   std::string type = "float";
-  std::vector<int64_t> dims{32, 32};  // logical shape: [cols] or [rows, cols]
+  std::vector<int64_t> dims{32, 32};  // logical shape, as C declares it: [cols] .. [d0][d1][d2][cols]
   int64_t row_stride = 0;             // physical elements per row; 0 = dims.back() (no padding)
   int64_t xor_mask = 0;               // physical col = col ^ (row & xor_mask)
   int swizzle_bits = 0, swizzle_base = 0, swizzle_shift = 0;  // CuTe Swizzle<B,M,S>
+  int64_t offset = -1;  // byte offset in the scenario's extern buffer; -1 = a static __shared__ array
 };
 
+// for (int var = init; cond; update). When init, cond and update are all empty the loop is the
+// old form: for (var = begin; var < end; var += step).
 struct LoopSpec {
   std::string var;
-  int64_t begin = 0, end = 0, step = 1;  // for (var = begin; var < end; var += step)
+  int64_t begin = 0, end = 0, step = 1;
+  std::string init, cond, update;  // expressions; update is an assignment: "s *= 2", "i += step", "k++"
+  // A loop that holds a body: consecutive statements whose loops at the same depth carry the same
+  // body id share one loop (each iteration runs them all, in order); -1 = the statement's own loop.
+  int body = -1;
+  // Defines scoped to this loop's body (`auto name = expr;` at its top), evaluated per thread and
+  // iteration after the loop variable is bound; they may use it and the enclosing loops' names.
+  std::vector<std::pair<std::string, std::string>> defines;
+  std::string path;  // where the file declares it, for errors ("accesses[1].loop"); "" = derived
+  bool old_form() const { return init.empty() && cond.empty() && update.empty(); }
 };
 
 // How the compiled kernel issues an access whose guard is false for some lanes of a warp (read
@@ -53,12 +65,13 @@ struct AccessSpec {
   std::string op = "ld";  // "ld" or "st"
   std::string target;     // "tile[threadIdx.x][threadIdx.y + j]"
   std::string guard;      // "" = always; e.g. "x < n && y < n"
-  std::vector<LoopSpec> loops;  // outermost first
+  std::vector<LoopSpec> loops;  // outermost first; the enclosing bodies' loops come first
   int width = 0;          // bytes per lane; 0 = the element size (e.g. 16 to read a float tile as float4)
   std::string label;      // short name for tables; "" = derived
   std::string issue;      // "branch" (default when empty), "predicated" or "hoisted"
   int line = 0;           // source line of the kernel (.cu) this access is on; 0 = not given.
                           // Only `bankscope-cli check --cu` reads it (against nvcc's SASS).
+  std::string path;       // where the file declares it ("accesses[1].body[0]"); "" = accesses[i]
 };
 
 struct ScenarioSpec {
@@ -68,18 +81,32 @@ struct ScenarioSpec {
   std::vector<ArraySpec> arrays{ArraySpec{}};
   Dim3 block{32, 32, 1};
   Dim3 grid{0, 0, 0};       // 0 = derived from n and tile
-  int64_t n = 2048;         // matrix size; variable `n` in expressions
+  int64_t n = 2048;         // matrix size; variable `n` in expressions. 0 = not given (a file
+                            // without "n": then a grid is required and `n` may not be used)
+  bool n_defaulted = false;  // the file gave no "n": n is the default 2048, and outputs say so
+  // Kernel parameters: int variables of every expression, in order (`--param K=2048` overrides).
+  std::vector<std::pair<std::string, int64_t>> params;
+  int64_t extern_bytes = -1;  // size of the extern __shared__ buffer; -1 = none
   Dim3 tile{32, 32, 1};     // elements per block in x and y when the grid is derived from n
   std::vector<std::pair<std::string, std::string>> defines;  // name -> expression, in order
   std::vector<AccessSpec> accesses;
   BankConfig banks;
 };
 
+inline constexpr int kMaxLoopsPerAccess = 6;       // loops around one statement, bodies included
+inline constexpr int kMaxLoopIterations = 1 << 20;        // per loop: beyond, it never ends
+inline constexpr int64_t kMaxInstructionsPerWarp = 1 << 20;  // the whole program, unrolled
+
 struct CompiledLoop {
   int slot = -1;  // in the statement's scope (CompiledAccess::scope)
-  int64_t begin = 0, end = 0, step = 1;
-  int64_t trips() const { return step > 0 && end > begin ? (end - begin + step - 1) / step : 0; }
-  int64_t last() const { return begin + (trips() - 1) * step; }
+  int body = -1;  // LoopSpec::body
+  // The smallest and largest value the variable takes over the whole launch (loops are uniform:
+  // every thread runs the same iterations), for the interval analysis.
+  int64_t lo = 0, hi = 0;
+  // Scoped defines (LoopSpec::defines): slot, expression, evaluated after the variable is bound.
+  std::vector<std::pair<int, Expr>> defines;
+  Expr init, cond, next;  // next: the variable's value after the update, e.g. "s * (2)"
+  std::string update_text;
 };
 
 struct CompiledAccess {
@@ -92,6 +119,8 @@ struct CompiledAccess {
   std::vector<Expr> index;  // one per dimension of the array
   Expr guard;               // empty = always
   std::vector<CompiledLoop> loops;
+  // Every iteration of the loops, in program order: loops.size() values each (outermost first).
+  std::vector<int64_t> iterations;
   int width = 4;
   IssueMode issue = IssueMode::kBranch;
   std::string text;   // "ld tile[threadIdx.x][threadIdx.y + j]"
@@ -107,6 +136,9 @@ struct Scenario {
   SymbolTable symbols;  // builtins and defines; each statement adds its loop variables in its scope
   std::vector<std::pair<int, Expr>> defines;  // slot, expression; evaluated in order per thread
   std::vector<CompiledAccess> accesses;
+  // Program order: (statement, iteration of its loops). Statements that share a body interleave.
+  std::vector<std::pair<int32_t, int32_t>> program;
+  std::vector<std::pair<int, int64_t>> params;  // slot, value
   int warps_per_block() const { return static_cast<int>((spec.block.count() + kWarpSize - 1) / kWarpSize); }
   uint64_t shared_bytes() const;
 };

@@ -43,12 +43,12 @@ TEST_CASE("every shipped scenario loads and compiles") {
 TEST_CASE("scenario errors name the file, the field and the reason") {
   struct Row { std::string text; std::string error; };
   const Row rows[] = {
-      {minimal("", R"( "blok": [1],)"), "t.json: unknown field 'blok' (expected one of: name, description, gpu_kernel, n, block, grid, tile, arrays, defines, accesses, banks, comment)"},
+      {minimal("", R"( "blok": [1],)"), "t.json: unknown field 'blok' (expected one of: name, description, gpu_kernel, n, block, grid, tile, params, extern, arrays, defines, accesses, banks, comment)"},
       {minimal(R"(, )"), "t.json: line 1, column 158: invalid JSON: syntax error while parsing object key"},
       {minimal("", R"( "n": 0,)"), "t.json: n: 0 is out of range 1..2147483648"},
       {minimal("", R"( "grid": [1, 70000],)"), "t.json: grid: sizes must be in 1..2^31-1 (x) and 1..65535 (y, z)"},
       {R"({"block": [32], "arrays": [{"dims": [32, 32], "row_stride": 0}], "accesses": []})", "t.json: arrays[0].row_stride: 0 is out of range 1..1048576"},
-      {R"({"block": [32], "arrays": [{"dims": [32, 32], "type": "quad"}], "accesses": []})", "t.json: arrays[0].type: unknown element type 'quad' (expected char, half, float, double, float2 or float4)"},
+      {R"({"block": [32], "arrays": [{"dims": [32, 32], "type": "quad"}], "accesses": []})", "t.json: arrays[0].type: unknown element type 'quad' (expected char, short, half, bfloat16, float, int, unsigned, half2, double, long long, float2, float4 or int4)"},
       {R"({"block": [32], "arrays": [{"dims": [256, 256]}], "accesses": [{"op": "ld", "target": "tile[0][0]"}]})", "t.json: arrays[0]: array 'tile' needs 262144 bytes of shared memory; a block can have at most 232448 (227 KiB on sm_90)"},
       {minimal(R"(, "if": "threadIdx.x <")"), "t.json: accesses[0].if: column 14: expression ends early in 'threadIdx.x <'"},
       {R"({"block": [32], "arrays": [{"dims": [32, 32]}], "accesses": [{"op": "ld", "target": "tile[threadIdx.q][0]"}]})", "t.json: accesses[0].target: column 1: unknown variable 'threadIdx.q' in 'threadIdx.q'"},

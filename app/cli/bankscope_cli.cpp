@@ -16,7 +16,10 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cerrno>
+#include <climits>
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
@@ -56,7 +59,13 @@ struct ScenarioArgs {
   int64_t n = 0;
   int64_t stride = 0;
   std::string type;
+  std::vector<std::string> params;  // --param NAME=VALUE, applied in order
 };
+
+// "n=2048" or, when the file gave no n, "n=2048, the default: the scenario gives no \"n\"".
+std::string n_text(const bs::ScenarioSpec& s) {
+  return "n=" + std::to_string(s.n) + (s.n_defaulted ? ", the default: the scenario gives no \"n\"" : "");
+}
 
 int fail(const std::string& message) {
   std::cerr << "bankscope-cli: " << message << "\n";
@@ -159,7 +168,31 @@ bs::Result<bs::Scenario> load(const ScenarioArgs& a, int64_t default_stride = 32
     if (!r) return r.error();
     spec = *r;
   }
-  if (a.n != 0) spec.n = a.n;
+  if (a.n != 0) {
+    spec.n = a.n;
+    spec.n_defaulted = false;
+  }
+  for (const std::string& p : a.params) {
+    const size_t eq = p.find('=');
+    const std::string name = p.substr(0, eq);
+    auto it = std::find_if(spec.params.begin(), spec.params.end(), [&](const auto& kv) { return kv.first == name; });
+    if (eq == std::string::npos || it == spec.params.end()) {
+      std::string known;
+      for (const auto& kv : spec.params) known += (known.empty() ? "" : ", ") + kv.first;
+      return bs::Error{"--param " + p + ": " +
+                       (eq == std::string::npos ? "expected NAME=VALUE"
+                                                : "the scenario declares no param '" + name + "' (params: " +
+                                                      (known.empty() ? "none" : known) + ")")};
+    }
+    const std::string v = p.substr(eq + 1);
+    char* end = nullptr;
+    errno = 0;
+    const long long x = std::strtoll(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || errno != 0 || x < INT32_MIN || x > INT32_MAX) {
+      return bs::Error{"--param " + p + ": '" + v + "' is not an int"};
+    }
+    it->second = x;
+  }
   if (a.stride != 0) {
     spec.arrays[0].row_stride = a.stride;
     if (spec.name.find('[') != std::string::npos) spec.name += " (stride " + std::to_string(a.stride) + ")";
@@ -177,6 +210,7 @@ void add_scenario_options(CLI::App* cmd, ScenarioArgs& a) {
   cmd->add_option("--stride", a.stride, "physical row stride of the first array, in elements")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   cmd->add_option("--type", a.type, "element type of the first array (char, half, float, double, float2, float4)");
+  cmd->add_option("--param", a.params, "NAME=VALUE: override a kernel parameter the scenario declares in \"params\" (repeatable)");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -209,7 +243,7 @@ int predict_scenario(const ScenarioArgs& args, int warp, bool as_json, uint64_t 
               << "], " << a.bytes() << " bytes\n";
   }
   std::cout << "launch    block " << sc.spec.block.x << "x" << sc.spec.block.y << "x" << sc.spec.block.z
-            << ", grid " << sc.grid.x << "x" << sc.grid.y << "x" << sc.grid.z << " (n=" << sc.spec.n << "), "
+            << ", grid " << sc.grid.x << "x" << sc.grid.y << "x" << sc.grid.z << " (" << n_text(sc.spec) << "), "
             << with_commas(lt->blocks) << " blocks, " << sc.warps_per_block() << " warps each\n\n";
   std::cout << "per warp instruction (warp " << warp << " of block 0)                    | per launch"
             << (lt->complete ? "" : " (lower bound)") << "\n";
@@ -420,7 +454,7 @@ int compare(const ScenarioArgs& a_args, const ScenarioArgs& b_args, uint64_t max
     std::cout << "  " << std::left << std::setw(70) << label << std::right << std::setw(14)
               << cell(*wa, *a, i) << std::setw(14) << cell(*wb, *b, i) << "\n";
   }
-  std::cout << "\nper launch (n=" << a->spec.n << " / " << b->spec.n
+  std::cout << "\nper launch (" << n_text(a->spec) << " / " << n_text(b->spec)
             << "), as Nsight Compute counts it" << (ta->complete && tb->complete ? ", exact" : "") << "\n";
   for (const auto* t : {&*ta, &*tb}) {
     if (!t->complete) std::cout << "  " << (t == &*ta ? "A" : "B") << ": " << bound_text(*t) << "\n";
