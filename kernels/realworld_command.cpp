@@ -59,10 +59,12 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
-// Runs `cmd` through the shell; returns its exit status (-1 if it could not start) and its output.
-int run_capture(const std::string& cmd, std::string* out) {
+// Runs `cmd` through the shell; returns its exit status (-1 if it could not start) and its output
+// (standard output, and standard error too unless `err_file` is given: then it goes there).
+int run_capture(const std::string& cmd, std::string* out, const std::string& err_file = "") {
   out->clear();
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  const std::string redirect = err_file.empty() ? " 2>&1" : " 2>" + shell_quote(err_file);
+  FILE* p = popen((cmd + redirect).c_str(), "r");
   if (p == nullptr) return -1;
   char buf[4096];
   size_t n;
@@ -143,11 +145,26 @@ bool predict(const std::string& cli, const std::string& scenario, const SizeLine
              std::map<std::string, uint64_t>* out, std::string* err) {
   std::string cmd = shell_quote(cli) + " predict " + shell_quote(scenario) + " --n " + l.n + " --json";
   for (const std::string& p : l.params) cmd += " --param " + shell_quote(p);
+  // Standard error apart: predict prints progress lines there when a launch takes over a second.
+  char err_path[] = "/tmp/bankscope_realworld_XXXXXX";
+  const int fd = mkstemp(err_path);
+  if (fd < 0) {
+    *err = "cannot create a temporary file for bankscope-cli's messages";
+    return false;
+  }
+  close(fd);
   std::string text;
-  const int rc = run_capture(cmd, &text);
+  const int rc = run_capture(cmd, &text, err_path);
+  std::string messages;
+  {
+    std::ifstream e(err_path);
+    std::string line;
+    while (std::getline(e, line))
+      if (line.find("per-launch totals:") == std::string::npos) messages = line;  // the last one that is not progress
+  }
+  std::remove(err_path);
   if (rc != 0) {
-    std::string first = text.substr(0, text.find('\n'));
-    *err = "bankscope-cli predict exited with " + std::to_string(rc) + ": " + first;
+    *err = "bankscope-cli predict exited with " + std::to_string(rc) + ": " + messages;
     return false;
   }
   try {

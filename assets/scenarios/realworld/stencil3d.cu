@@ -1,7 +1,8 @@
 // stencil3d.cu: a 7-point 3-D stencil on an N x N x N grid through a 3-D shared tile with a
-// one-cell halo, tile[BZ + 2][BY + 2][BX + 2] for a 32 x 4 x 4 block (the shape of the textbook
+// one-cell halo, tile[BZ + 2][BY + 2][BX + 2] for a 32 x 4 x 4 block. Each block owns a 32 x 4
+// column of the grid and marches it along z, BZ planes at a time (the 2.5-D shape of the textbook
 // 3-D stencils; written here). Every thread stores its centre cell and the face threads store the
-// halo (clamped at the grid's edge), so all stores run in every block; only threads inside the
+// halo (clamped at the grid's edge), so all stores run in every step; only threads inside the
 // grid read the seven neighbours.
 #include "realworld.cuh"
 
@@ -14,28 +15,32 @@ __device__ __forceinline__ int clampi(int v, int n) { return v < 0 ? 0 : (v >= n
 __global__ void stencil3d(const float* in, float* out, int n) {
   __shared__ float tile[BZ + 2][BY + 2][BX + 2];
   const int tx = threadIdx.x, ty = threadIdx.y, tz = threadIdx.z;
-  const int x = blockIdx.x * BX + tx, y = blockIdx.y * BY + ty, z = blockIdx.z * BZ + tz;
-  const int cx = clampi(x, n), cy = clampi(y, n), cz = clampi(z, n);
+  const int x = blockIdx.x * BX + tx, y = blockIdx.y * BY + ty;
+  const int cx = clampi(x, n), cy = clampi(y, n);
 #define IN(X, Y, Z) in[((long)clampi(Z, n) * n + clampi(Y, n)) * n + clampi(X, n)]
-  tile[tz + 1][ty + 1][tx + 1] = IN(cx, cy, cz);
-  if (tx == 0) tile[tz + 1][ty + 1][0] = IN(x - 1, cy, cz);
-  if (tx == BX - 1) tile[tz + 1][ty + 1][BX + 1] = IN(x + 1, cy, cz);
-  if (ty == 0) tile[tz + 1][0][tx + 1] = IN(cx, y - 1, cz);
-  if (ty == BY - 1) tile[tz + 1][BY + 1][tx + 1] = IN(cx, y + 1, cz);
-  if (tz == 0) tile[0][ty + 1][tx + 1] = IN(cx, cy, z - 1);
-  if (tz == BZ - 1) tile[BZ + 1][ty + 1][tx + 1] = IN(cx, cy, z + 1);
-#undef IN
-  __syncthreads();
-  if (x < n && y < n && z < n) {
-    const float c = tile[tz + 1][ty + 1][tx + 1];
-    const float xm = tile[tz + 1][ty + 1][tx];
-    const float xp = tile[tz + 1][ty + 1][tx + 2];
-    const float ym = tile[tz + 1][ty][tx + 1];
-    const float yp = tile[tz + 1][ty + 2][tx + 1];
-    const float zm = tile[tz][ty + 1][tx + 1];
-    const float zp = tile[tz + 2][ty + 1][tx + 1];
-    out[((long)z * n + y) * n + x] = 6.0f * c - (xm + xp + ym + yp + zm + zp);
+  for (int z0 = 0; z0 < n; z0 += BZ) {
+    const int z = z0 + tz, cz = clampi(z, n);
+    tile[tz + 1][ty + 1][tx + 1] = IN(cx, cy, cz);
+    if (tx == 0) tile[tz + 1][ty + 1][0] = IN(x - 1, cy, cz);
+    if (tx == BX - 1) tile[tz + 1][ty + 1][BX + 1] = IN(x + 1, cy, cz);
+    if (ty == 0) tile[tz + 1][0][tx + 1] = IN(cx, y - 1, cz);
+    if (ty == BY - 1) tile[tz + 1][BY + 1][tx + 1] = IN(cx, y + 1, cz);
+    if (tz == 0) tile[0][ty + 1][tx + 1] = IN(cx, cy, z - 1);
+    if (tz == BZ - 1) tile[BZ + 1][ty + 1][tx + 1] = IN(cx, cy, z + 1);
+    __syncthreads();
+    if (x < n && y < n && z < n) {
+      const float c = tile[tz + 1][ty + 1][tx + 1];
+      const float xm = tile[tz + 1][ty + 1][tx];
+      const float xp = tile[tz + 1][ty + 1][tx + 2];
+      const float ym = tile[tz + 1][ty][tx + 1];
+      const float yp = tile[tz + 1][ty + 2][tx + 1];
+      const float zm = tile[tz][ty + 1][tx + 1];
+      const float zp = tile[tz + 2][ty + 1][tx + 1];
+      out[((long)z * n + y) * n + x] = 6.0f * c - (xm + xp + ym + yp + zm + zp);
+    }
+    __syncthreads();
   }
+#undef IN
 }
 
 int main(int argc, char** argv) {
@@ -49,7 +54,7 @@ int main(int argc, char** argv) {
   RW_CHECK(cudaMalloc(&d_out, cells * sizeof(float)));
   RW_CHECK(cudaMemcpy(d_in, h_in, cells * sizeof(float), cudaMemcpyHostToDevice));
   RW_CHECK(cudaMemset(d_out, 0xff, cells * sizeof(float)));
-  const dim3 block(BX, BY, BZ), grid((n + BX - 1) / BX, (n + BY - 1) / BY, (n + BZ - 1) / BZ);
+  const dim3 block(BX, BY, BZ), grid((n + BX - 1) / BX, (n + BY - 1) / BY);
   stencil3d<<<grid, block>>>(d_in, d_out, int(n));
   RW_CHECK(cudaGetLastError());
   RW_CHECK(cudaMemcpy(h_out, d_out, cells * sizeof(float), cudaMemcpyDeviceToHost));
