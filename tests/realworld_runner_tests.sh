@@ -4,10 +4,14 @@
 # counts are compared, counted and turned into an exit code. The scenario is one warp, worked by
 # hand: a[threadIdx.x] is stored in 1 wavefront; a[2 * threadIdx.x] (float a[64]) puts words b and
 # b + 32 in each even bank b, so the load takes 2 wavefronts.
-# Usage: realworld_runner_tests.sh BANKSCOPE_GPU BANKSCOPE_CLI
+# With SOURCE_DIR, also: the committed predictions (assets/results/h200/realworld_predictions.txt)
+# are what `realworld --dry-run` prints now, and what the independent brute force
+# (scripts/realworld_brute_force.py: every warp instruction listed from the .cu files) gives.
+# Usage: realworld_runner_tests.sh BANKSCOPE_GPU BANKSCOPE_CLI [SOURCE_DIR]
 set -u
 gpu=$1
 cli=$2
+src=${3:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 passed=0
@@ -73,6 +77,16 @@ expect "bad sizes line names file and line" 2 "bad\.txt:1: 'K': expected PARAM=V
   "$gpu" realworld --sizes "$tmp/rw/bad.txt" --cli "$cli" --dry-run
 expect "--bin required to measure" 2 '\-\-bin DIR \(the built programs\) is required unless \-\-dry-run' -- \
   "$gpu" realworld --sizes "$tmp/rw/sizes.txt" --cli "$cli" --ncu "$tmp/ncu"
+
+if [[ -n $src ]]; then
+  committed=$src/assets/results/h200/realworld_predictions.txt
+  (cd "$src" && "$gpu" realworld --cli "$cli" --dry-run) >"$tmp/dry.txt" 2>&1
+  expect "committed predictions = realworld --dry-run" 0 '^same$' -- \
+    bash -c "diff <(tail -n +2 '$committed') <(tail -n +2 '$tmp/dry.txt') && echo same"
+  (cd "$src" && python3 scripts/realworld_brute_force.py "$cli") >"$tmp/brute.txt" 2>&1
+  expect "committed predictions = the brute force (192 counts)" 0 '^same$' -- \
+    bash -c "diff <(tail -n +2 '$committed') <(tail -n +2 '$tmp/brute.txt') && grep -q '^32 rows, 192 predictions, 0 errors$' '$tmp/brute.txt' && echo same"
+fi
 
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]
