@@ -255,7 +255,7 @@ int run_realworld(const RealworldArgs& a) {
     if (!a.dry_run) {
       const std::string exe = (fs::path(a.bin) / l.name).string();
       std::string cmd = shell_quote(ncu) + " --csv --clock-control none --kernel-name-base demangled --kernel-name " +
-                        shell_quote("regex:(^|[^A-Za-z0-9_])" + l.name + "\\(") + " --metrics " + metrics + " " +
+                        shell_quote("regex:" + l.name) + " --metrics " + metrics + " " +
                         shell_quote(exe) + " " + l.n;
       for (const std::string& p : l.params) cmd += " " + shell_quote(p);
       std::string log;
@@ -267,7 +267,9 @@ int run_realworld(const RealworldArgs& a) {
                              log.find("MISMATCH") == std::string::npos;
       if (!output_ok) {
         ++wrong_output;
-        verdict = rc == 0 ? "program printed no CPU-check verdict" : "program exit " + std::to_string(rc) + ": wrong output or failed";
+        verdict = log.find("MISMATCH") != std::string::npos
+                      ? "the program's output differs from its CPU reference (ncu exit " + std::to_string(rc) + ")"
+                      : "no CPU-check verdict from the program (ncu exit " + std::to_string(rc) + ")";
       }
       auto parsed = parse_ncu_csv(log);
       if (!parsed) {

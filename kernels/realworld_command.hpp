@@ -5,7 +5,7 @@
 //   sizes file line "NAME N [P=V ...]"
 //     -> predicted: bankscope-cli predict DIR/NAME.json --n N [--param P=V ...] --json
 //     -> measured:  ncu --csv --clock-control none --kernel-name-base demangled
-//                       --kernel-name regex:(^|[^A-Za-z0-9_])NAME\( --metrics M,... BIN/NAME N [P=V ...]
+//                       --kernel-name regex:NAME --metrics M,... BIN/NAME N [P=V ...]
 //     -> one row: the six per-launch counters, predicted vs measured, and the program's own check
 // --clock-control none: the card's clocks are left as found (never lock or change them).
 #pragma once

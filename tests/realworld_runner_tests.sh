@@ -69,7 +69,7 @@ csv 1 1 1 1 1 1
 expect "one count differs: exit 5" 5 '^1 rows, 6 comparisons, 1 differences$' -- run
 expect "one count differs: the row says so" 5 '^tiny +32 +- +smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld\.sum +2 +1  DIFFERENT$' -- run
 csv 1 1 2 1 1 1
-expect "wrong program output: exit 4" 4 'WRONG OUTPUT: program exit 1' -- env VERDICT=bad bash -c "$(declare -f run); tmp=$tmp gpu=$gpu cli=$cli run"
+expect "wrong program output: exit 4" 4 'WRONG OUTPUT: the program.s output differs from its CPU reference \(ncu exit 1\)' -- env VERDICT=bad bash -c "$(declare -f run); tmp=$tmp gpu=$gpu cli=$cli run"
 expect "no ncu CSV: an error row, exit 1" 1 '1 rows not compared \(errors\)$' -- env CSV=/dev/null \
   "$gpu" realworld --sizes "$tmp/rw/sizes.txt" --bin "$tmp/bin" --cli "$cli" --ncu "$tmp/ncu"
 printf 'tiny 32 K\n' >"$tmp/rw/bad.txt"
