@@ -89,7 +89,8 @@ bool is_name(const std::string& s) {
 }
 
 bool is_count(const std::string& s) {
-  return !s.empty() && s.size() <= 10 && s.find_first_not_of("0123456789") == std::string::npos && s[0] != '0';
+  return !s.empty() && s.size() <= 10 && s.find_first_not_of("0123456789") == std::string::npos &&
+         s[0] != '0';
 }
 
 // "NAME N [P=V ...]" lines; '#' starts a comment. Errors name the file and line.
@@ -143,7 +144,8 @@ std::string args_text(const SizeLine& l) {
 // from the JSON too and must be the ones compared: a renamed counter fails loudly.
 bool predict(const std::string& cli, const std::string& scenario, const SizeLine& l,
              std::map<std::string, uint64_t>* out, std::string* err) {
-  std::string cmd = shell_quote(cli) + " predict " + shell_quote(scenario) + " --n " + l.n + " --json";
+  std::string cmd =
+      shell_quote(cli) + " predict " + shell_quote(scenario) + " --n " + l.n + " --json";
   for (const std::string& p : l.params) cmd += " --param " + shell_quote(p);
   // Standard error apart: predict prints progress lines there when a launch takes over a second.
   char err_path[] = "/tmp/bankscope_realworld_XXXXXX";
@@ -160,7 +162,8 @@ bool predict(const std::string& cli, const std::string& scenario, const SizeLine
     std::ifstream e(err_path);
     std::string line;
     while (std::getline(e, line))
-      if (line.find("per-launch totals:") == std::string::npos) messages = line;  // the last one that is not progress
+      if (line.find("per-launch totals:") == std::string::npos)
+        messages = line;  // the last one that is not progress
   }
   std::remove(err_path);
   if (rc != 0) {
@@ -181,7 +184,8 @@ bool predict(const std::string& cli, const std::string& scenario, const SizeLine
       }
       const std::string named = t.at("counters").at(c.key).get<std::string>();
       if (named != c.name) {
-        *err = std::string("bankscope-cli predict: totals.") + c.key + " is named " + named + ", expected " + c.name;
+        *err = std::string("bankscope-cli predict: totals.") + c.key + " is named " + named +
+               ", expected " + c.name;
         return false;
       }
       (*out)[c.name] = t.at(c.key).get<uint64_t>();
@@ -197,7 +201,8 @@ bool predict(const std::string& cli, const std::string& scenario, const SizeLine
 
 CLI::App* add_realworld_command(CLI::App& app, RealworldArgs& a) {
   auto* r = app.add_subcommand("realworld",
-                               "run the real kernels of assets/scenarios/realworld under ncu and compare with bankscope's predictions");
+                               "run the real kernels of assets/scenarios/realworld under ncu and "
+                               "compare with bankscope's predictions");
   r->add_option("--sizes", a.sizes, "lines 'NAME N [PARAM=VALUE ...]'")->capture_default_str();
   r->add_option("--scenarios", a.scenarios, "directory of NAME.json (default: the sizes file's)");
   r->add_option("--bin", a.bin, "directory of the built programs BIN/NAME");
@@ -205,7 +210,8 @@ CLI::App* add_realworld_command(CLI::App& app, RealworldArgs& a) {
   r->add_option("--ncu", a.ncu, "auto or a path")->capture_default_str();
   r->add_option("--ncu-log", a.ncu_log, "append each ncu run's output here");
   r->add_option("--only", a.only, "only these kernels");
-  r->add_flag("--dry-run", a.dry_run, "predictions only, no GPU: the table of realworld_predictions.txt");
+  r->add_flag("--dry-run", a.dry_run,
+              "predictions only, no GPU: the table of realworld_predictions.txt");
   return r;
 }
 
@@ -216,36 +222,44 @@ int run_realworld(const RealworldArgs& a) {
     std::cerr << "bankscope-gpu: realworld: " << err << "\n";
     return kExitUsage;
   }
-  const fs::path dir = a.scenarios.empty() ? fs::path(a.sizes).parent_path() : fs::path(a.scenarios);
+  const fs::path dir =
+      a.scenarios.empty() ? fs::path(a.sizes).parent_path() : fs::path(a.scenarios);
   const std::string cli = a.cli.empty() ? (self_dir() / "bankscope-cli").string() : a.cli;
   std::string ncu;
   if (!a.dry_run) {
     if (a.bin.empty()) {
-      std::cerr << "bankscope-gpu: realworld: --bin DIR (the built programs) is required unless --dry-run\n";
+      std::cerr << "bankscope-gpu: realworld: --bin DIR (the built programs) is required unless "
+                   "--dry-run\n";
       return kExitUsage;
     }
     ncu = a.ncu == "auto" ? find_ncu() : a.ncu;
     if (ncu.empty()) {
-      std::cerr << "bankscope-gpu: realworld: ncu not found (PATH, /usr/local/cuda/bin); no measurement made\n";
+      std::cerr << "bankscope-gpu: realworld: ncu not found (PATH, /usr/local/cuda/bin); no "
+                   "measurement made\n";
       return kExitNoDevice;
     }
   }
   std::string metrics;
-  for (const Counter& c : counters_compared()) metrics += (metrics.empty() ? "" : ",") + std::string(c.name);
+  for (const Counter& c : counters_compared())
+    metrics += (metrics.empty() ? "" : ",") + std::string(c.name);
 
   std::printf("realworld: %s, predicted by %s predict%s\n", a.sizes.c_str(), cli.c_str(),
               a.dry_run ? " (dry run: no measurement)" : ", measured by ncu --clock-control none");
-  if (a.dry_run) std::printf("%-20s %9s %-6s %-64s %14s\n", "kernel", "N", "params", "counter", "predicted");
-  else std::printf("%-20s %9s %-6s %-64s %14s %14s\n", "kernel", "N", "params", "counter", "predicted", "measured");
+  if (a.dry_run)
+    std::printf("%-20s %9s %-6s %-64s %14s\n", "kernel", "N", "params", "counter", "predicted");
+  else
+    std::printf("%-20s %9s %-6s %-64s %14s %14s\n", "kernel", "N", "params", "counter", "predicted",
+                "measured");
   int rows = 0, comparisons = 0, differences = 0, wrong_output = 0, errors = 0;
   for (const SizeLine& l : lines) {
-    if (!a.only.empty() && std::find(a.only.begin(), a.only.end(), l.name) == a.only.end()) continue;
+    if (!a.only.empty() && std::find(a.only.begin(), a.only.end(), l.name) == a.only.end())
+      continue;
     ++rows;
     const std::string scenario = (dir / (l.name + ".json")).string();
     std::map<std::string, uint64_t> pred;
     if (!predict(cli, scenario, l, &pred, &err)) {
-      std::printf("%-20s %9s %-6s ERROR %s (%s:%d)\n", l.name.c_str(), l.n.c_str(), args_text(l).c_str(), err.c_str(),
-                  a.sizes.c_str(), l.line);
+      std::printf("%-20s %9s %-6s ERROR %s (%s:%d)\n", l.name.c_str(), l.n.c_str(),
+                  args_text(l).c_str(), err.c_str(), a.sizes.c_str(), l.line);
       ++errors;
       continue;
     }
@@ -254,34 +268,41 @@ int run_realworld(const RealworldArgs& a) {
     std::string verdict;
     if (!a.dry_run) {
       const std::string exe = (fs::path(a.bin) / l.name).string();
-      std::string cmd = shell_quote(ncu) + " --csv --clock-control none --kernel-name-base demangled --kernel-name " +
+      std::string cmd = shell_quote(ncu) +
+                        " --csv --clock-control none --kernel-name-base demangled --kernel-name " +
                         shell_quote("regex:" + l.name) + " --metrics " + metrics + " " +
                         shell_quote(exe) + " " + l.n;
       for (const std::string& p : l.params) cmd += " " + shell_quote(p);
       std::string log;
       const int rc = run_capture(cmd, &log);
-      if (!a.ncu_log.empty()) std::ofstream(a.ncu_log, std::ios::app) << "$ " << cmd << "\n" << log << "(exit " << rc << ")\n";
+      if (!a.ncu_log.empty())
+        std::ofstream(a.ncu_log, std::ios::app) << "$ " << cmd << "\n"
+                                                << log << "(exit " << rc << ")\n";
       // The program checks its own output and prints one line: "... equal the CPU reference" or
       // "... MISMATCH ..." (assets/scenarios/realworld/realworld.cuh).
       const bool output_ok = log.find("equal the CPU reference") != std::string::npos &&
                              log.find("MISMATCH") == std::string::npos;
       if (!output_ok) {
         ++wrong_output;
-        verdict = log.find("MISMATCH") != std::string::npos
-                      ? "the program's output differs from its CPU reference (ncu exit " + std::to_string(rc) + ")"
-                      : "no CPU-check verdict from the program (ncu exit " + std::to_string(rc) + ")";
+        verdict =
+            log.find("MISMATCH") != std::string::npos
+                ? "the program's output differs from its CPU reference (ncu exit " +
+                      std::to_string(rc) + ")"
+                : "no CPU-check verdict from the program (ncu exit " + std::to_string(rc) + ")";
       }
       auto parsed = parse_ncu_csv(log);
       if (!parsed) {
-        std::printf("%-20s %9s %-6s ERROR ncu: %s%s\n", l.name.c_str(), l.n.c_str(), args_text(l).c_str(),
-                    parsed.error().message.c_str(), verdict.empty() ? "" : ("; " + verdict).c_str());
+        std::printf("%-20s %9s %-6s ERROR ncu: %s%s\n", l.name.c_str(), l.n.c_str(),
+                    args_text(l).c_str(), parsed.error().message.c_str(),
+                    verdict.empty() ? "" : ("; " + verdict).c_str());
         ++errors;
         continue;
       }
       measured = std::move(*parsed);
       if (measured.size() != 1) {
-        std::printf("%-20s %9s %-6s ERROR ncu profiled %zu launches of %s, expected 1\n", l.name.c_str(), l.n.c_str(),
-                    args_text(l).c_str(), measured.size(), l.name.c_str());
+        std::printf("%-20s %9s %-6s ERROR ncu profiled %zu launches of %s, expected 1\n",
+                    l.name.c_str(), l.n.c_str(), args_text(l).c_str(), measured.size(),
+                    l.name.c_str());
         ++errors;
         continue;
       }
@@ -290,27 +311,31 @@ int run_realworld(const RealworldArgs& a) {
     for (const Counter& c : counters_compared()) {
       const uint64_t p = pred.at(c.name);
       if (a.dry_run) {
-        std::printf("%-20s %9s %-6s %-64s %14llu\n", l.name.c_str(), l.n.c_str(), args_text(l).c_str(), c.name,
-                    static_cast<unsigned long long>(p));
+        std::printf("%-20s %9s %-6s %-64s %14llu\n", l.name.c_str(), l.n.c_str(),
+                    args_text(l).c_str(), c.name, static_cast<unsigned long long>(p));
         continue;
       }
       ++comparisons;
       const auto it = k->metrics.find(c.name);
       if (it == k->metrics.end()) {
         ++differences;
-        std::printf("%-20s %9s %-6s %-64s %14llu %14s  DIFFERENT\n", l.name.c_str(), l.n.c_str(), args_text(l).c_str(),
-                    c.name, static_cast<unsigned long long>(p), "(missing)");
+        std::printf("%-20s %9s %-6s %-64s %14llu %14s  DIFFERENT\n", l.name.c_str(), l.n.c_str(),
+                    args_text(l).c_str(), c.name, static_cast<unsigned long long>(p), "(missing)");
         continue;
       }
       const bool equal = static_cast<double>(p) == it->second;
       if (!equal) ++differences;
-      std::printf("%-20s %9s %-6s %-64s %14llu %14.0f  %s\n", l.name.c_str(), l.n.c_str(), args_text(l).c_str(), c.name,
-                  static_cast<unsigned long long>(p), it->second, equal ? "equal" : "DIFFERENT");
+      std::printf("%-20s %9s %-6s %-64s %14llu %14.0f  %s\n", l.name.c_str(), l.n.c_str(),
+                  args_text(l).c_str(), c.name, static_cast<unsigned long long>(p), it->second,
+                  equal ? "equal" : "DIFFERENT");
     }
-    if (!verdict.empty()) std::printf("%-20s %9s %-6s WRONG OUTPUT: %s\n", l.name.c_str(), l.n.c_str(), args_text(l).c_str(), verdict.c_str());
+    if (!verdict.empty())
+      std::printf("%-20s %9s %-6s WRONG OUTPUT: %s\n", l.name.c_str(), l.n.c_str(),
+                  args_text(l).c_str(), verdict.c_str());
   }
   if (a.dry_run) {
-    std::printf("%d rows, %zu predictions, %d errors\n", rows, size_t(rows - errors) * counters_compared().size(), errors);
+    std::printf("%d rows, %zu predictions, %d errors\n", rows,
+                size_t(rows - errors) * counters_compared().size(), errors);
     return errors != 0 ? kExitError : kExitOk;
   }
   std::printf("%d rows, %d comparisons, %d differences", rows, comparisons, differences);

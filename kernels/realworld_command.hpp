@@ -21,13 +21,14 @@ namespace bankscope {
 
 struct RealworldArgs {
   std::string sizes = "assets/scenarios/realworld/sizes.txt";  // "NAME N [P=V ...]" per line
-  std::string scenarios;   // directory of NAME.json; default: the sizes file's directory
-  std::string bin;         // directory of the built programs (BIN/NAME); not needed with --dry-run
-  std::string cli;         // bankscope-cli; default: beside this executable
+  std::string scenarios;  // directory of NAME.json; default: the sizes file's directory
+  std::string bin;        // directory of the built programs (BIN/NAME); not needed with --dry-run
+  std::string cli;        // bankscope-cli; default: beside this executable
   std::string ncu = "auto";
-  std::string ncu_log;     // append every ncu run's output here
+  std::string ncu_log;            // append every ncu run's output here
   std::vector<std::string> only;  // kernel names; empty = every line
-  bool dry_run = false;    // predictions only (no GPU): the table the committed predictions file holds
+  bool dry_run =
+      false;  // predictions only (no GPU): the table the committed predictions file holds
 };
 
 CLI::App* add_realworld_command(CLI::App& app, RealworldArgs& args);
