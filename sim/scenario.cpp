@@ -354,18 +354,19 @@ Result<Scenario> compile(const ScenarioSpec& spec) {
     for (size_t k = 0; k < as.loops.size(); ++k) {
       const LoopSpec& l = as.loops[k];
       const std::string lw = l.path.empty() ? where + ".loops." + l.var : l.path;
-      if (!is_identifier(l.var)) return Error{where + ".loops: '" + l.var + "' is not an identifier"};
+      const std::string lvar = l.path.empty() ? where + ".loops" : l.path + ".var";
+      if (!is_identifier(l.var)) return Error{lvar + ": '" + l.var + "' is not an identifier"};
       int slot = ca.scope.find(l.var);
       if (slot >= 0 && slot < kFirstUserSlot) {
-        return Error{where + ".loops: '" + l.var + "' is a built-in variable"};
+        return Error{lvar + ": '" + l.var + "' is a built-in variable"};
       }
       for (const auto& d : s.defines) {
-        if (d.first == slot) return Error{where + ".loops: '" + l.var + "' is already a define"};
+        if (d.first == slot) return Error{lvar + ": '" + l.var + "' is already a define"};
       }
       for (const auto& p : s.params) {
-        if (p.first == slot) return Error{where + ".loops: '" + l.var + "' is already a param"};
+        if (p.first == slot) return Error{lvar + ": '" + l.var + "' is already a param"};
       }
-      if (slot >= 0) return Error{where + ".loops: '" + l.var + "' is used twice"};
+      if (slot >= 0) return Error{lvar + ": '" + l.var + "' is used twice"};
       std::string init = l.init, cond = l.cond, update = l.update;
       if (l.old_form()) {
         if (l.step < 1) return Error{lw + ": step must be >= 1"};

@@ -140,6 +140,84 @@ TEST_CASE("structured totals equal the brute force over every block") {
   }
 }
 
+// The 32x8 tiled transpose written with the newer constructs: one body loop holding both
+// statements' iterations is not the kernel (there are two loops around a __syncthreads), so each
+// statement gets its own body, with scoped defines that use the loop variable.
+const char* kBodyTiled = R"({"name": "tiled, body form", "n": 2048, "block": [32, 8], "tile": [32, 32],
+  "params": {"TILE": 32, "ROWS": 8},
+  "arrays": [{"name": "tile", "type": "float", "dims": [32, 32]}],
+  "defines": {"x": "blockIdx.x * TILE + threadIdx.x", "outX": "blockIdx.y * TILE + threadIdx.x"},
+  "accesses": [
+    {"loop": {"var": "j", "init": 0, "cond": "j < TILE", "update": "j += ROWS"}, "defines": {"y": "blockIdx.y * TILE + threadIdx.y + j"},
+     "body": [{"op": "st", "target": "tile[threadIdx.y + j][threadIdx.x]", "if": "x < n && y < n", "issue": "predicated"}]},
+    {"loop": {"var": "j", "init": 0, "cond": "j < TILE", "update": "j += ROWS"}, "defines": {"outY": "blockIdx.x * TILE + threadIdx.y + j"},
+     "body": [{"op": "ld", "target": "tile[threadIdx.x][threadIdx.y + j]", "if": "outX < n && outY < n"}]}]})";
+
+TEST_CASE("the body form of a kernel predicts what its flat form does, and the fast totals equal the brute force") {
+  auto body = parse_scenario_json(kBodyTiled, "body.json");
+  REQUIRE_MESSAGE(body.ok(), (body.ok() ? "" : body.error().message));
+  for (int64_t n : {int64_t{1}, int64_t{31}, int64_t{33}, int64_t{100}, int64_t{257}, int64_t{2047}, int64_t{2048}}) {
+    CAPTURE(n);
+    ScenarioSpec flat_spec = asset("tiled_32x8_32x32.json");
+    flat_spec.n = n;
+    ScenarioSpec body_spec = *body;
+    body_spec.n = n;
+    const Scenario flat = compiled(flat_spec), s = compiled(body_spec);
+    auto want = launch_totals(flat);
+    auto fast = launch_totals(s);
+    REQUIRE(want.ok());
+    REQUIRE(fast.ok());
+    CHECK(fast->ld.instructions == want->ld.instructions);
+    CHECK(fast->ld.wavefronts == want->ld.wavefronts);
+    CHECK(fast->st.instructions == want->st.instructions);
+    CHECK(fast->st.wavefronts == want->st.wavefronts);
+    if (n <= 257) {
+      auto slow = launch_totals_brute_force(s);
+      REQUIRE(slow.ok());
+      CHECK(fast->ld.instructions == slow->ld.instructions);
+      CHECK(fast->ld.wavefronts == slow->ld.wavefronts);
+      CHECK(fast->st.instructions == slow->st.instructions);
+      CHECK(fast->st.wavefronts == slow->st.wavefronts);
+      CHECK(fast->blocks_simulated <= slow->blocks_simulated);
+    }
+  }
+  // At n = 2048 (64 x 64 blocks of 8 warps, 4 iterations): 131,072 loads of 32 wavefronts each.
+  ScenarioSpec at = *body;
+  auto t = launch_totals(compiled(at));
+  REQUIRE(t.ok());
+  CHECK(t->ld.instructions == 131072u);
+  CHECK(t->ld.wavefronts == 131072u * 32);
+  CHECK(t->blocks_simulated == 1);
+}
+
+TEST_CASE("a guard on a multiplying loop variable near the edge: fast totals equal the brute force") {
+  // for (s = 1; s < 32; s *= 2) { r = blockIdx.y * 8 + threadIdx.y + s; if (r < n) ld tile[..][..] }
+  const char* text = R"({"name": "edge", "n": 50, "block": [32, 8], "tile": [32, 8],
+    "arrays": [{"name": "tile", "type": "float", "dims": [64, 33]}],
+    "accesses": [{"loop": {"var": "s", "init": 1, "cond": "s < 32", "update": "s *= 2"},
+      "defines": {"r": "blockIdx.y * 8 + threadIdx.y + s", "c": "blockIdx.x * 32 + threadIdx.x"},
+      "body": [{"op": "ld", "target": "tile[threadIdx.y + s][(threadIdx.x * s) % 33]", "if": "r < n && c < n"},
+               {"op": "st", "target": "tile[threadIdx.x][threadIdx.y]", "if": "r % 3 != 0", "issue": "predicated"}]}]})";
+  auto spec = parse_scenario_json(text, "edge.json");
+  REQUIRE_MESSAGE(spec.ok(), (spec.ok() ? "" : spec.error().message));
+  for (int64_t n : {int64_t{1}, int64_t{7}, int64_t{50}, int64_t{64}, int64_t{129}}) {
+    CAPTURE(n);
+    ScenarioSpec sp = *spec;
+    sp.n = n;
+    const Scenario s = compiled(sp);
+    auto fast = launch_totals(s);
+    auto slow = launch_totals_brute_force(s);
+    REQUIRE(fast.ok());
+    REQUIRE(slow.ok());
+    CHECK(fast->ld.instructions == slow->ld.instructions);
+    CHECK(fast->ld.active_instructions == slow->ld.active_instructions);
+    CHECK(fast->ld.wavefronts == slow->ld.wavefronts);
+    CHECK(fast->st.instructions == slow->st.instructions);
+    CHECK(fast->st.active_instructions == slow->st.active_instructions);
+    CHECK(fast->st.wavefronts == slow->st.wavefronts);
+  }
+}
+
 TEST_CASE("N = 16384 is costed from a single block") {
   ScenarioSpec spec = asset("tiled_32x8_32x32.json");
   spec.n = 16384;

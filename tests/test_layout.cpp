@@ -48,6 +48,57 @@ TEST_CASE("element types") {
   CHECK_FALSE(parse_element_type("quad").has_value());
 }
 
+TEST_CASE("the element types real kernels declare, by name and size") {
+  struct Row { const char* name; ElementType type; int bytes; const char* printed; };
+  const Row rows[] = {
+      {"int", ElementType::kInt, 4, "int"},
+      {"unsigned", ElementType::kUnsigned, 4, "unsigned"},
+      {"unsigned int", ElementType::kUnsigned, 4, "unsigned"},
+      {"short", ElementType::kShort, 2, "short"},
+      {"long long", ElementType::kLongLong, 8, "long long"},
+      {"half2", ElementType::kHalf2, 4, "half2"},
+      {"bfloat16", ElementType::kBfloat16, 2, "bfloat16"},
+      {"bf16", ElementType::kBfloat16, 2, "bfloat16"},
+      {"int4", ElementType::kInt4, 16, "int4"},
+  };
+  for (const Row& r : rows) {
+    CAPTURE(r.name);
+    REQUIRE(parse_element_type(r.name).has_value());
+    CHECK(*parse_element_type(r.name) == r.type);
+    CHECK(element_size(r.type) == r.bytes);
+    CHECK(std::string(element_name(r.type)) == r.printed);
+  }
+  CHECK(kElementTypeCount == 13);
+}
+
+TEST_CASE("an N-D array flattens its leading indices into the row") {
+  // float t[2][3][4][33]: (i0, i1, i2, col) -> row (i0 * 3 + i1) * 4 + i2, byte row * 33 * 4 + col * 4.
+  TileShape shape;
+  shape.rank = 4;
+  shape.extent[0] = 2;
+  shape.extent[1] = 3;
+  shape.extent[2] = 4;
+  shape.extent[3] = 32;
+  auto a = make_shared_array("t", ElementType::kFloat, shape, PhysicalLayout{33});
+  REQUIRE_MESSAGE(a.ok(), (a.ok() ? "" : a.error().message));
+  CHECK(a->shape.rows == 24);
+  CHECK(a->shape.cols == 32);
+  CHECK(a->bytes() == 24u * 33 * 4);
+  CHECK(a->declaration() == "__shared__ float t[2][3][4][33]");
+  struct Row { int64_t idx[4]; int64_t row; uint32_t byte; };
+  const Row rows[] = {
+      {{0, 0, 0, 0}, 0, 0},
+      {{0, 0, 1, 0}, 1, 132},
+      {{0, 1, 0, 5}, 4, 4 * 132 + 20},
+      {{1, 2, 3, 31}, 23, 23 * 132 + 124},
+  };
+  for (const Row& r : rows) {
+    CAPTURE(r.row);
+    CHECK(a->shape.row_of(r.idx) == r.row);
+    CHECK(a->byte_address(a->shape.row_of(r.idx), r.idx[3]) == r.byte);
+  }
+}
+
 TEST_CASE("bad layouts are rejected with a reason") {
   struct Row { TileShape shape; PhysicalLayout layout; ElementType type; const char* starts; };
   const Row rows[] = {
@@ -56,6 +107,8 @@ TEST_CASE("bad layouts are rejected with a reason") {
       {{64, 32, 2}, PhysicalLayout{32, 63}, ElementType::kFloat, "layout: element [63][0] maps to offset 2079, outside the array (2048 elements)"},
       {{32, 32, 2}, PhysicalLayout{32, 0, Swizzle{3, 0, 2}}, ElementType::kFloat, "swizzle: Swizzle<3,0,2> needs S >= B"},
       {{0, 32, 2}, PhysicalLayout{32}, ElementType::kFloat, "dims: sizes must be positive"},
+      {{1, 1, 5}, PhysicalLayout{1}, ElementType::kFloat, "dims: an array has 1 to 4 dimensions"},
+      {{1, 1, 3}, PhysicalLayout{1}, ElementType::kFloat, "dims: a 3-D shape needs its extents"},
   };
   for (const Row& r : rows) {
     CAPTURE(r.starts);
