@@ -23,8 +23,13 @@
 
 namespace rw {
 
-// argv[1] = N (1 .. max_n); argv[2..] = NAME=VALUE for the names in `params` (others: an error).
-inline long parse_n(int argc, char** argv, long max_n) {
+// argv[1] = N (1 .. max_n); argv[2..] = NAME=VALUE, read by the caller when `has_params` (a
+// kernel parameter of the scenario), else an error: a size line must not mean something else.
+inline long parse_n(int argc, char** argv, long max_n, bool has_params = false) {
+  if (argc > 2 && !has_params) {
+    std::fprintf(stderr, "%s: '%s': this kernel has no parameters\n", argv[0], argv[2]);
+    std::exit(2);
+  }
   if (argc < 2) {
     std::fprintf(stderr, "usage: %s N [NAME=VALUE ...]\n", argv[0]);
     std::exit(2);

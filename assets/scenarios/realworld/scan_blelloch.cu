@@ -49,7 +49,7 @@ __global__ void scan_blelloch(const float* in, float* out, int n, int m) {
 }
 
 int main(int argc, char** argv) {
-  const long n = rw::parse_n(argc, argv, 1L << 26);
+  const long n = rw::parse_n(argc, argv, 1L << 26, true);
   long m = ELEMS;  // M=VALUE: elements per block, a power of two from 64 to 512
   for (int i = 2; i < argc; ++i) {
     if (std::strncmp(argv[i], "M=", 2) != 0 || (m = std::atol(argv[i] + 2)) < 64 || m > ELEMS || (m & (m - 1))) {
