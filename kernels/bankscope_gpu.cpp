@@ -9,6 +9,7 @@
 //   bankscope-gpu timing-fit --bench FILE.json --n 8192 [--out F.txt] [--json F.json]   (no GPU)
 //   bankscope-gpu timing-predict --n 6144,12288 [--out F.json]                          (no GPU)
 //   bankscope-gpu timing-compare --predicted P.json --bench B.json [--fit F.json]       (no GPU)
+//   bankscope-gpu realworld --bin DIR [--sizes FILE] [--only NAME] [--dry-run]  (ncu; --dry-run: no GPU)
 //
 // Exit codes (harness.hpp): 0 ok, 1 runtime error, 2 bad input, 3 no CUDA device, 4 a kernel wrote
 // wrong output, 5 (--strict) a measured count contradicts the model.
@@ -27,6 +28,7 @@
 #include "harness.hpp"
 #include "ncu_runner.hpp"
 #include "timing_commands.hpp"
+#include "realworld_command.hpp"
 #include "tracer/trace_command.hpp"
 
 namespace {
@@ -346,6 +348,8 @@ int main(int argc, char** argv) {
 
   TraceArgs targs;
   CLI::App* trace_cmd = add_trace_command(app, targs);
+  RealworldArgs rw_args;
+  CLI::App* realworld_cmd = add_realworld_command(app, rw_args);
 
   try {
     app.parse(argc, argv);
@@ -372,6 +376,7 @@ int main(int argc, char** argv) {
     if (patterns_cmd->parsed()) return cmd_patterns(jsonl, out_path, clock64);
     if (run_jobs_cmd->parsed()) return cmd_run_jobs(rargs);
     if (trace_cmd->parsed()) return run_trace(targs);
+    if (realworld_cmd->parsed()) return run_realworld(rw_args);
     if (bench_cmd->parsed()) {
       if (bench_list) {
         for (const std::string& name : bench_kernel_names()) std::cout << name << "\n";
