@@ -79,7 +79,7 @@ int run_fix(const FixArgs& a) {
   std::cout << "\nper launch, wavefronts = " << counters::wavefronts(Op::kLoad) << " + _st; conflict-free minimum "
             << with_commas(r->ideal) << "\n\n";
   std::cout << std::right << std::setw(3) << "#" << "  " << std::left << std::setw(30) << "layout" << std::right
-            << std::setw(14) << "wavefronts" << std::setw(13) << "% of current" << std::setw(13) << "extra bytes"
+            << std::setw(14) << "wavefronts" << std::setw(14) << "% of current" << std::setw(13) << "extra bytes"
             << "  worst access\n";
   const int shown = std::min<int>(a.top, static_cast<int>(r->ranked.size()));
   bool current_shown = false;
@@ -95,7 +95,7 @@ int run_fix(const FixArgs& a) {
       worst = label + (nw ? ", " + std::to_string(*nw) + "-way" : "");
     }
     std::cout << std::right << std::setw(3) << rank << "  " << std::left << std::setw(30) << name << std::right
-              << std::setw(14) << with_commas(c.wavefronts) << std::setw(13) << percent(c.wavefronts, r->current.wavefronts)
+              << std::setw(14) << with_commas(c.wavefronts) << std::setw(14) << percent(c.wavefronts, r->current.wavefronts)
               << std::setw(13) << with_commas(c.extra_bytes) << "  " << worst << "\n";
   };
   for (int i = 0; i < shown; ++i) {
