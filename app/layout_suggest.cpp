@@ -3,7 +3,9 @@
 
 namespace bankscope {
 
-LayoutSuggester::~LayoutSuggester() { stop(); }
+LayoutSuggester::~LayoutSuggester() {
+  stop();
+}
 
 void LayoutSuggester::stop() {
   if (!job_) return;

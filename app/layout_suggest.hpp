@@ -31,13 +31,13 @@ struct SuggestRequest {
 // What the panel shows.
 struct SuggestModel {
   bool running = false;
-  int searched = 0;          // candidates evaluated so far
-  int which = 0;             // configuration (0 = A, 1 = B) the search ran on
-  int array = 0;             // its array
-  uint64_t revision = 0;     // the configuration's revision when the search started
+  int searched = 0;       // candidates evaluated so far
+  int which = 0;          // configuration (0 = A, 1 = B) the search ran on
+  int array = 0;          // its array
+  uint64_t revision = 0;  // the configuration's revision when the search started
   std::optional<AdvisorResult> result;
-  std::string error;         // why the search failed ("" when it did not)
-  int applied = -1;          // index into result->ranked of the layout last applied; -1 = none
+  std::string error;  // why the search failed ("" when it did not)
+  int applied = -1;   // index into result->ranked of the layout last applied; -1 = none
 };
 
 class LayoutSuggester {

@@ -43,9 +43,12 @@ uint64_t layout_key(const SharedArray& a, const PhysicalLayout& l) {
 
 // A fixed reason per kind of failure, so that the counts group (the messages carry numbers).
 std::string compile_reason(const std::string& m) {
-  if (m.find("outside the array") != std::string::npos) return "xor/swizzle moves an element outside the array";
-  if (m.find("two elements map") != std::string::npos) return "xor/swizzle is not a permutation of the shape";
-  if (m.find("bytes of shared memory") != std::string::npos) return "over the 227 KiB a block may use";
+  if (m.find("outside the array") != std::string::npos)
+    return "xor/swizzle moves an element outside the array";
+  if (m.find("two elements map") != std::string::npos)
+    return "xor/swizzle is not a permutation of the shape";
+  if (m.find("bytes of shared memory") != std::string::npos)
+    return "over the 227 KiB a block may use";
   return "layout rejected: " + m;
 }
 std::string totals_reason(const std::string& m) {
@@ -65,7 +68,8 @@ void count_skip(AdvisorResult& r, const std::string& reason) {
 }
 
 int parts_of(const PhysicalLayout& l, int cols) {
-  return (l.row_stride != cols ? 1 : 0) + (l.xor_mask != 0 ? 1 : 0) + (l.swizzle.is_identity() ? 0 : 1);
+  return (l.row_stride != cols ? 1 : 0) + (l.xor_mask != 0 ? 1 : 0) +
+         (l.swizzle.is_identity() ? 0 : 1);
 }
 
 }  // namespace
@@ -120,7 +124,8 @@ Result<int> access_n_way(const Scenario& s, int stmt) {
 
 Result<AdvisorResult> advise_layout(const Scenario& s, int array, const AdvisorOptions& opt) {
   if (array < 0 || array >= static_cast<int>(s.arrays.size())) {
-    return Error{"array: " + std::to_string(array) + " is outside 0.." + std::to_string(s.arrays.size() - 1)};
+    return Error{"array: " + std::to_string(array) + " is outside 0.." +
+                 std::to_string(s.arrays.size() - 1)};
   }
   const SharedArray& arr = s.arrays[static_cast<size_t>(array)];
   const int rows = arr.shape.rows, cols = arr.shape.cols, elem = arr.elem_bytes();
@@ -183,14 +188,17 @@ Result<AdvisorResult> advise_layout(const Scenario& s, int array, const AdvisorO
         res.cancelled = true;
         return res;
       }
-      if (f == Failed::kStopped) return Error{"the scenario's own layout: per-launch totals stopped (" + ok.error().message + ")"};
+      if (f == Failed::kStopped)
+        return Error{"the scenario's own layout: per-launch totals stopped (" + ok.error().message +
+                     ")"};
       return ok.error();
     }
     res.current.is_current = true;
   }
   res.ranked.push_back(res.current);
 
-  // Candidates in order of simplicity (the last tie-break): none, padding, XOR, swizzle, padding + XOR.
+  // Candidates in order of simplicity (the last tie-break): none, padding, XOR, swizzle, padding +
+  // XOR.
   std::vector<PhysicalLayout> cands;
   const int turn_bytes = s.spec.banks.banks * s.spec.banks.bank_bytes;
   const int max_pad = arr.shape.rank == 1 ? 0 : std::max(1, turn_bytes / elem);
@@ -218,7 +226,8 @@ Result<AdvisorResult> advise_layout(const Scenario& s, int array, const AdvisorO
     const int max_b = std::max(1, bits_for(s.spec.banks.banks));
     for (int b = 1; b <= max_b; ++b) {
       for (int m = 0; m <= 4; ++m) {
-        for (int sh = b; m + sh + b <= total_bits; ++sh) cands.push_back(PhysicalLayout{cols, 0, Swizzle{b, m, sh}});
+        for (int sh = b; m + sh + b <= total_bits; ++sh)
+          cands.push_back(PhysicalLayout{cols, 0, Swizzle{b, m, sh}});
       }
     }
   }
@@ -257,10 +266,11 @@ Result<AdvisorResult> advise_layout(const Scenario& s, int array, const AdvisorO
     }
   }
   // Stable: among equals, the current layout (no change) and then the earlier, simpler candidate.
-  std::stable_sort(res.ranked.begin(), res.ranked.end(), [](const LayoutCandidate& a, const LayoutCandidate& b) {
-    return std::make_tuple(a.wavefronts, a.extra_bytes, a.parts, !a.is_current) <
-           std::make_tuple(b.wavefronts, b.extra_bytes, b.parts, !b.is_current);
-  });
+  std::stable_sort(res.ranked.begin(), res.ranked.end(),
+                   [](const LayoutCandidate& a, const LayoutCandidate& b) {
+                     return std::make_tuple(a.wavefronts, a.extra_bytes, a.parts, !a.is_current) <
+                            std::make_tuple(b.wavefronts, b.extra_bytes, b.parts, !b.is_current);
+                   });
   return res;
 }
 

@@ -35,28 +35,28 @@ struct AdvisorOptions {
 };
 
 struct LayoutCandidate {
-  PhysicalLayout layout;      // row_stride explicit (cols + pad)
-  int pad = 0;                // elements added to each row
-  uint64_t extra_bytes = 0;   // the array's bytes minus rows * cols * element size
-  uint64_t wavefronts = 0;    // per launch, ld + st, every access of the kernel
-  uint64_t conflicts = 0;     // wavefronts - ideal, ld + st
-  int worst_access = -1;      // the statement with the most conflicts per launch; -1 = none
+  PhysicalLayout layout;     // row_stride explicit (cols + pad)
+  int pad = 0;               // elements added to each row
+  uint64_t extra_bytes = 0;  // the array's bytes minus rows * cols * element size
+  uint64_t wavefronts = 0;   // per launch, ld + st, every access of the kernel
+  uint64_t conflicts = 0;    // wavefronts - ideal, ld + st
+  int worst_access = -1;     // the statement with the most conflicts per launch; -1 = none
   uint64_t worst_conflicts = 0;
-  int parts = 0;              // how many of padding, XOR, swizzle it uses (0 = as declared, unpadded)
-  bool is_current = false;    // the scenario's own layout
-  std::string text;           // "stride 33", "xor 31", "Swizzle<3,2,6>", "stride 33 + xor 1", "none"
+  int parts = 0;            // how many of padding, XOR, swizzle it uses (0 = as declared, unpadded)
+  bool is_current = false;  // the scenario's own layout
+  std::string text;         // "stride 33", "xor 31", "Swizzle<3,2,6>", "stride 33 + xor 1", "none"
 };
 
 struct AdvisorResult {
   int array = 0;
   std::string array_name;
-  uint64_t ideal = 0;               // the conflict-free minimum: wavefronts with no conflict
-  LayoutCandidate current;          // the scenario's layout as it is
+  uint64_t ideal = 0;                   // the conflict-free minimum: wavefronts with no conflict
+  LayoutCandidate current;              // the scenario's layout as it is
   std::vector<LayoutCandidate> ranked;  // every valid candidate, best first (current included)
-  int candidates = 0;               // enumerated (after removing ones identical to another)
+  int candidates = 0;                   // enumerated (after removing ones identical to another)
   int evaluated = 0;
   std::vector<std::pair<std::string, int>> skipped;  // reason -> count, in first-seen order
-  bool cancelled = false;           // stopped by AdvisorOptions::cancel: `ranked` is partial
+  bool cancelled = false;  // stopped by AdvisorOptions::cancel: `ranked` is partial
 };
 
 // The array whose accesses cost the most wavefronts per launch (the default of `fix`).

@@ -1,7 +1,8 @@
 // bench_fix.cpp: how long the layout advisor (`bankscope-cli fix`, sim/layout_advisor.hpp) takes on
 // every shipped scenario, single core: load + compile + pick the default array + advise_layout(),
-// median of 5 runs, wall clock and this process's CPU time (which a loaded machine inflates less). The goal (issue 13) is under one second for every shipped scenario.
-// Usage: bankscope-bench-fix [SCENARIO_DIR]   (default: the source tree's assets/scenarios, recursive)
+// median of 5 runs, wall clock and this process's CPU time (which a loaded machine inflates less).
+// The goal (issue 13) is under one second for every shipped scenario. Usage: bankscope-bench-fix
+// [SCENARIO_DIR]   (default: the source tree's assets/scenarios, recursive)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -17,14 +18,18 @@ using namespace bankscope;
 using Clock = std::chrono::steady_clock;
 
 int main(int argc, char** argv) {
-  const std::string dir = argc > 1 ? argv[1] : std::string(BANKSCOPE_SOURCE_DIR) + "/assets/scenarios";
+  const std::string dir =
+      argc > 1 ? argv[1] : std::string(BANKSCOPE_SOURCE_DIR) + "/assets/scenarios";
   std::vector<std::string> files;
   for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
     if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path().string());
   }
   std::sort(files.begin(), files.end());
-  std::printf("bankscope-bench-fix: fix (load, compile, default array, advise_layout), single core, median of 5\n\n");
-  std::printf("%-44s %9s %9s %9s %9s  %s\n", "scenario", "wall ms", "cpu ms", "searched", "valid", "best layout (wavefronts per launch: current -> best)");
+  std::printf(
+      "bankscope-bench-fix: fix (load, compile, default array, advise_layout), single core, median "
+      "of 5\n\n");
+  std::printf("%-44s %9s %9s %9s %9s  %s\n", "scenario", "wall ms", "cpu ms", "searched", "valid",
+              "best layout (wavefronts per launch: current -> best)");
   double worst = 0;
   int failed = 0;
   for (const std::string& f : files) {
@@ -65,10 +70,12 @@ int main(int argc, char** argv) {
     const double cpu_ms = cpu_times[cpu_times.size() / 2];
     worst = std::max(worst, ms);
     const LayoutCandidate& best = last->ranked.front();
-    std::printf("%-44s %9.1f %9.1f %9d %9zu  %s: %s %llu -> %llu\n", name.c_str(), ms, cpu_ms, last->candidates, last->ranked.size(),
-                last->array_name.c_str(), best.text.c_str(), static_cast<unsigned long long>(last->current.wavefronts),
+    std::printf("%-44s %9.1f %9.1f %9d %9zu  %s: %s %llu -> %llu\n", name.c_str(), ms, cpu_ms,
+                last->candidates, last->ranked.size(), last->array_name.c_str(), best.text.c_str(),
+                static_cast<unsigned long long>(last->current.wavefronts),
                 static_cast<unsigned long long>(best.wavefronts));
   }
-  std::printf("\nslowest (wall clock): %.1f ms over %zu scenarios (%d failed)\n", worst, files.size(), failed);
+  std::printf("\nslowest (wall clock): %.1f ms over %zu scenarios (%d failed)\n", worst,
+              files.size(), failed);
   return failed == 0 ? 0 : 1;
 }

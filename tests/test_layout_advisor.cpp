@@ -1,4 +1,5 @@
-// test_layout_advisor.cpp: the layout advisor on the shipped transpose tiles, numbers worked by hand.
+// test_layout_advisor.cpp: the layout advisor on the shipped transpose tiles, numbers worked by
+// hand.
 //
 // Every kernel below moves a 32x32 (or 64x64) tile per block at n = 2048 (4096 blocks) or 4096
 // (64x64 tiles: 4096 blocks), so each access issues 131,072 warp instructions per launch:
@@ -38,13 +39,15 @@ const LayoutCandidate* find(const AdvisorResult& r, const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("the advisor removes every conflict of the shipped tiles at no more than the README's padding") {
+TEST_CASE(
+    "the advisor removes every conflict of the shipped tiles at no more than the README's "
+    "padding") {
   struct Row {
     const char* file;
-    uint64_t current;      // wavefronts per launch as shipped (unpadded)
-    uint64_t minimum;      // conflict-free: 2 * 131,072 * wavefronts per row
-    const char* best;      // the first conflict-free layout in order of bytes, then simplicity
-    uint64_t readme_pad;   // extra bytes of the README's fix: [32][33] (32 rows * 1 element), or 0
+    uint64_t current;     // wavefronts per launch as shipped (unpadded)
+    uint64_t minimum;     // conflict-free: 2 * 131,072 * wavefronts per row
+    const char* best;     // the first conflict-free layout in order of bytes, then simplicity
+    uint64_t readme_pad;  // extra bytes of the README's fix: [32][33] (32 rows * 1 element), or 0
   };
   const Row rows[] = {
       // column read 131,072 * 32 + row write 131,072 * 1; xor 31 (= Swizzle<5,0,5>) is col ^ row
@@ -79,11 +82,18 @@ TEST_CASE("padding the seed tile: stride 33 is conflict-free, 34 is 2-way, 48 is
   const Scenario s = load("seed_transpose_32x32.json");
   auto res = advise_layout(s, 0);
   REQUIRE(res.ok());
-  struct Row { const char* text; uint64_t wavefronts; uint64_t extra; };
+  struct Row {
+    const char* text;
+    uint64_t wavefronts;
+    uint64_t extra;
+  };
   // Stride S puts a column on gcd(S, 32) words per bank: 131,072 reads * gcd + 131,072 writes;
   // the padding costs 32 rows * (S - 32) * 4 bytes.
-  const Row rows[] = {{"stride 33", 262144, 128}, {"stride 34", 393216, 256}, {"stride 36", 655360, 512},
-                      {"stride 48", 2228224, 2048}, {"stride 64", 4325376, 4096}};
+  const Row rows[] = {{"stride 33", 262144, 128},
+                      {"stride 34", 393216, 256},
+                      {"stride 36", 655360, 512},
+                      {"stride 48", 2228224, 2048},
+                      {"stride 64", 4325376, 4096}};
   for (const Row& r : rows) {
     CAPTURE(r.text);
     const LayoutCandidate* c = find(*res, r.text);
@@ -157,6 +167,7 @@ TEST_CASE("with_layout and layout_text") {
   CHECK(out.arrays[0].row_stride == 33);
   CHECK(out.arrays[0].xor_mask == 1);
   CHECK(out.arrays[0].swizzle_shift == 6);
-  CHECK(layout_text(PhysicalLayout{33, 1, Swizzle{3, 2, 6}}, 32) == "stride 33 + xor 1 + Swizzle<3,2,6>");
+  CHECK(layout_text(PhysicalLayout{33, 1, Swizzle{3, 2, 6}}, 32) ==
+        "stride 33 + xor 1 + Swizzle<3,2,6>");
   CHECK(layout_text(PhysicalLayout{32}, 32) == "none");
 }

@@ -31,19 +31,25 @@ std::string with_commas(uint64_t v) {
 
 std::string percent(uint64_t part, uint64_t whole) {
   std::ostringstream os;
-  os << std::fixed << std::setprecision(1) << (whole == 0 ? 100.0 : 100.0 * double(part) / double(whole)) << "%";
+  os << std::fixed << std::setprecision(1)
+     << (whole == 0 ? 100.0 : 100.0 * double(part) / double(whole)) << "%";
   return os.str();
 }
 
 }  // namespace
 
 CLI::App* add_fix_command(CLI::App& app, FixArgs& a) {
-  auto* c = app.add_subcommand("fix", "search padding, XOR and Swizzle<B,M,S> layouts of one array for the fewest wavefronts");
+  auto* c = app.add_subcommand(
+      "fix",
+      "search padding, XOR and Swizzle<B,M,S> layouts of one array for the fewest wavefronts");
   c->add_option("scenario", a.scenario, "scenario JSON file")->required()->check(CLI::ExistingFile);
-  c->add_option("--array", a.array, "which shared array (default: the one whose accesses cost the most wavefronts)");
-  c->add_option("--budget", a.budget, "most extra bytes a layout may add to the array (default: no limit)")
+  c->add_option("--array", a.array,
+                "which shared array (default: the one whose accesses cost the most wavefronts)");
+  c->add_option("--budget", a.budget,
+                "most extra bytes a layout may add to the array (default: no limit)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
-  c->add_option("--top", a.top, "rows of the ranked table (default 10)")->check(CLI::Range(1, 10000));
+  c->add_option("--top", a.top, "rows of the ranked table (default 10)")
+      ->check(CLI::Range(1, 10000));
   c->add_option("--write", a.write, "save the scenario with the best layout to OUT.json (atomic)");
   return c;
 }
@@ -64,7 +70,9 @@ int run_fix(const FixArgs& a) {
       if (s->arrays[i].name == a.array) array = static_cast<int>(i);
       names += (i ? ", " : "") + s->arrays[i].name;
     }
-    if (array < 0) return fail("--array: no shared array named '" + a.array + "' in " + a.scenario + " (it has: " + names + ")");
+    if (array < 0)
+      return fail("--array: no shared array named '" + a.array + "' in " + a.scenario +
+                  " (it has: " + names + ")");
   }
   AdvisorOptions opt;
   if (a.budget >= 0) opt.budget_bytes = static_cast<uint64_t>(a.budget);
@@ -73,13 +81,14 @@ int run_fix(const FixArgs& a) {
 
   const SharedArray& arr = s->arrays[static_cast<size_t>(array)];
   std::cout << "scenario  " << s->spec.name << "  (" << a.scenario << ")\n";
-  std::cout << "array     " << arr.declaration() << "   logical [" << arr.shape.rows << "][" << arr.shape.cols
-            << "]; " << r->candidates << " layouts searched";
+  std::cout << "array     " << arr.declaration() << "   logical [" << arr.shape.rows << "]["
+            << arr.shape.cols << "]; " << r->candidates << " layouts searched";
   if (a.budget >= 0) std::cout << " within " << with_commas(uint64_t(a.budget)) << " extra bytes";
-  std::cout << "\nper launch, wavefronts = " << counters::wavefronts(Op::kLoad) << " + _st; conflict-free minimum "
-            << with_commas(r->ideal) << "\n\n";
-  std::cout << std::right << std::setw(3) << "#" << "  " << std::left << std::setw(30) << "layout" << std::right
-            << std::setw(14) << "wavefronts" << std::setw(14) << "% of current" << std::setw(13) << "extra bytes"
+  std::cout << "\nper launch, wavefronts = " << counters::wavefronts(Op::kLoad)
+            << " + _st; conflict-free minimum " << with_commas(r->ideal) << "\n\n";
+  std::cout << std::right << std::setw(3) << "#"
+            << "  " << std::left << std::setw(30) << "layout" << std::right << std::setw(14)
+            << "wavefronts" << std::setw(14) << "% of current" << std::setw(13) << "extra bytes"
             << "  worst access\n";
   const int shown = std::min<int>(a.top, static_cast<int>(r->ranked.size()));
   bool current_shown = false;
@@ -94,9 +103,10 @@ int run_fix(const FixArgs& a) {
       if (label.size() > 40) label = label.substr(0, 37) + "...";
       worst = label + (nw ? ", " + std::to_string(*nw) + "-way" : "");
     }
-    std::cout << std::right << std::setw(3) << rank << "  " << std::left << std::setw(30) << name << std::right
-              << std::setw(14) << with_commas(c.wavefronts) << std::setw(14) << percent(c.wavefronts, r->current.wavefronts)
-              << std::setw(13) << with_commas(c.extra_bytes) << "  " << worst << "\n";
+    std::cout << std::right << std::setw(3) << rank << "  " << std::left << std::setw(30) << name
+              << std::right << std::setw(14) << with_commas(c.wavefronts) << std::setw(14)
+              << percent(c.wavefronts, r->current.wavefronts) << std::setw(13)
+              << with_commas(c.extra_bytes) << "  " << worst << "\n";
   };
   for (int i = 0; i < shown; ++i) {
     const LayoutCandidate& c = r->ranked[static_cast<size_t>(i)];
@@ -116,8 +126,11 @@ int run_fix(const FixArgs& a) {
     std::cout << "\n";
   }
   const LayoutCandidate& best = r->ranked.front();
-  std::cout << "best      " << best.text << ": " << with_commas(best.wavefronts) << " wavefronts per launch ("
-            << (best.conflicts == 0 ? "no conflicts" : with_commas(best.conflicts) + " over the conflict-free minimum")
+  std::cout << "best      " << best.text << ": " << with_commas(best.wavefronts)
+            << " wavefronts per launch ("
+            << (best.conflicts == 0
+                    ? "no conflicts"
+                    : with_commas(best.conflicts) + " over the conflict-free minimum")
             << "), " << with_commas(best.extra_bytes) << " extra bytes\n";
 
   if (!a.write.empty()) {

@@ -13,10 +13,10 @@ namespace bankscope::cli {
 
 struct FixArgs {
   std::string scenario;
-  std::string array;            // "" = the array whose accesses cost the most wavefronts
-  int64_t budget = -1;          // extra bytes allowed; -1 = no limit
-  int top = 10;                 // rows of the table
-  std::string write;            // "" = print only; else save the scenario with the best layout here
+  std::string array;    // "" = the array whose accesses cost the most wavefronts
+  int64_t budget = -1;  // extra bytes allowed; -1 = no limit
+  int top = 10;         // rows of the table
+  std::string write;    // "" = print only; else save the scenario with the best layout here
 };
 
 CLI::App* add_fix_command(CLI::App& app, FixArgs& args);
