@@ -74,9 +74,11 @@ int parts_of(const PhysicalLayout& l, int cols) {
 
 }  // namespace
 
-Result<int> costliest_array(const Scenario& s) {
-  auto lt = launch_totals(s);
+Result<int> costliest_array(const Scenario& s, const TotalsOptions& opt) {
+  if (s.arrays.size() == 1) return 0;
+  auto lt = launch_totals(s, opt);
   if (!lt) return lt.error();
+  if (!lt->complete) return Error{"per-launch totals stopped (" + lt->stopped_because + ")"};
   std::vector<uint64_t> per_array(s.arrays.size(), 0);
   bool sat = false;
   for (size_t i = 0; i < s.accesses.size(); ++i) {

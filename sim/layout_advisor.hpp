@@ -59,8 +59,9 @@ struct AdvisorResult {
   bool cancelled = false;  // stopped by AdvisorOptions::cancel: `ranked` is partial
 };
 
-// The array whose accesses cost the most wavefronts per launch (the default of `fix`).
-Result<int> costliest_array(const Scenario& s);
+// The array whose accesses cost the most wavefronts per launch (the default of `fix`); 0 when
+// there is one. A run stopped by `opt` (cancel, cap) is an error saying so.
+Result<int> costliest_array(const Scenario& s, const TotalsOptions& opt = {});
 
 // `spec` with array `array` laid out as `layout` (row_stride, xor and swizzle all set from it).
 ScenarioSpec with_layout(const ScenarioSpec& spec, int array, const PhysicalLayout& layout);

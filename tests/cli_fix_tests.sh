@@ -65,5 +65,27 @@ expect "missing scenario" 2 "File does not exist" -- "$cli" fix "$tmp/nope.json"
 printf '{"block": [32], "arrays": [{"dims": [32, 32]}], "accesses": [{"op": "ld", "target": "tile[threadIdx.x][threadIdx.x + 1]"}]}' >"$tmp/oob.json"
 expect "a scenario that cannot run" 1 "^bankscope-cli: .*oob.json: .*index 32 \('threadIdx.x \+ 1'\) is outside \[0, 32\) of tile$" -- "$cli" fix "$tmp/oob.json"
 
+# Ctrl-C: an index that depends on blockIdx makes every candidate visit all 262,144 blocks of
+# N = 16384 (seconds each); SIGINT stops the search with exit 130 and writes nothing.
+printf '{"n": %d, "block": [32, 32], "arrays": [{"dims": [32, 32]}], "accesses": [{"op": "ld", "target": "tile[threadIdx.x][(threadIdx.y + blockIdx.x) %% 32]"}]}' 16384 >"$tmp/slow.json"
+"$cli" fix "$tmp/slow.json" --write "$tmp/slow_out.json" >"$tmp/int_out.txt" 2>"$tmp/int_err.txt" &
+pid=$!
+sleep 1
+kill -INT "$pid" 2>/dev/null
+for _ in $(seq 1 100); do  # a binary that ignores SIGINT is killed after 10 s, and fails
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.1
+done
+kill -KILL "$pid" 2>/dev/null
+wait "$pid"
+rc=$?
+if [[ $rc -eq 130 && ! -e $tmp/slow_out.json ]] && grep -Eq 'cancelled' "$tmp/int_out.txt" "$tmp/int_err.txt"; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+  echo "FAIL: Ctrl-C stops fix (exit $rc, wanted 130; nothing written)"
+  tail -n 3 "$tmp/int_err.txt" "$tmp/int_out.txt" | sed 's/^/    /'
+fi
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -3,6 +3,8 @@
 // names it as --write.
 #include "fix_cmd.hpp"
 
+#include <atomic>
+#include <csignal>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -17,6 +19,15 @@
 namespace bankscope::cli {
 
 namespace {
+
+// Ctrl-C stops the search (a scenario whose addresses depend on blockIdx makes every candidate
+// visit every block); what was ranked so far is printed, labelled, exit 130. A second Ctrl-C
+// ends the process the default way.
+std::atomic<bool> g_fix_interrupted{false};
+extern "C" void on_fix_sigint(int) {
+  g_fix_interrupted.store(true);
+  std::signal(SIGINT, SIG_DFL);
+}
 
 int fail(const std::string& message) {
   std::cerr << "bankscope-cli: " << message << "\n";
@@ -59,9 +70,16 @@ int run_fix(const FixArgs& a) {
   if (!spec) return fail(spec.error().message);
   auto s = compile(*spec);
   if (!s) return fail(with_context(a.scenario, s.error()).message);
+  std::signal(SIGINT, on_fix_sigint);
+  TotalsOptions topt;
+  topt.cancel = &g_fix_interrupted;
   int array = -1;
   if (a.array.empty()) {
-    auto c = costliest_array(*s);
+    auto c = costliest_array(*s, topt);
+    if (!c && g_fix_interrupted.load()) {
+      std::cerr << "bankscope-cli: fix: cancelled while choosing the array (Ctrl-C)\n";
+      return 130;
+    }
     if (!c) return fail(with_context(a.scenario, c.error()).message);
     array = *c;
   } else {
@@ -76,8 +94,14 @@ int run_fix(const FixArgs& a) {
   }
   AdvisorOptions opt;
   if (a.budget >= 0) opt.budget_bytes = static_cast<uint64_t>(a.budget);
+  opt.cancel = &g_fix_interrupted;
   auto r = advise_layout(*s, array, opt);
+  std::signal(SIGINT, SIG_DFL);
   if (!r) return fail(with_context(a.scenario, r.error()).message);
+  if (r->cancelled && r->ranked.empty()) {
+    std::cerr << "bankscope-cli: fix: cancelled while evaluating the scenario's own layout\n";
+    return 130;
+  }
 
   const SharedArray& arr = s->arrays[static_cast<size_t>(array)];
   std::cout << "scenario  " << s->spec.name << "  (" << a.scenario << ")\n";
@@ -124,6 +148,11 @@ int run_fix(const FixArgs& a) {
       std::cout << (i ? ";" : "") << " " << r->skipped[i].second << " " << r->skipped[i].first;
     }
     std::cout << "\n";
+  }
+  if (r->cancelled) {
+    std::cout << "cancelled: ranked " << r->evaluated << " of " << r->candidates
+              << " layouts (Ctrl-C); nothing written\n";
+    return 130;
   }
   const LayoutCandidate& best = r->ranked.front();
   std::cout << "best      " << best.text << ": " << with_commas(best.wavefronts)
