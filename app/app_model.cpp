@@ -2,6 +2,7 @@
 #include "app_model.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <atomic>
 #include <cassert>
 #include <cerrno>
@@ -267,6 +268,45 @@ void AppModel::pair_b(UiState& state) {
   b.pairing = "paired with A " + how;
 }
 
+// "Suggest a layout": start, cancel, take the result, apply the best or the one clicked. The best is
+// applied only if the configuration was not edited while the search ran (else it is only listed).
+bool AppModel::update_suggestion(UiState& state) {
+  SuggestRequest& req = state.suggest;
+  SuggestModel& sm = suggester_.model();
+  bool changed = false;
+  auto apply = [&](int index) {
+    if (!sm.result || index < 0 || index >= static_cast<int>(sm.result->ranked.size())) return;
+    ConfigState& cfg = state.configs[static_cast<size_t>(sm.which)];
+    if (sm.array >= static_cast<int>(cfg.spec.arrays.size())) return;
+    cfg.spec = with_layout(cfg.spec, sm.array, sm.result->ranked[static_cast<size_t>(index)].layout);
+    cfg.touch();
+    sm.revision = cfg.revision;
+    sm.applied = index;
+    changed = true;
+  };
+  if (req.start) {
+    req.start = false;
+    const ConfigState& cfg = state.configs[static_cast<size_t>(state.edit)];
+    suggester_.start(cfg.spec, state.edit, cfg.array, cfg.revision);
+    changed = true;
+  }
+  if (req.cancel) {
+    req.cancel = false;
+    suggester_.cancel();
+  }
+  const bool was_running = sm.running;
+  changed = suggester_.poll() || changed;
+  if (was_running && !sm.running && sm.result &&
+      state.configs[static_cast<size_t>(sm.which)].revision == sm.revision) {
+    apply(0);
+  }
+  if (req.apply >= 0) {
+    apply(req.apply);
+    req.apply = -1;
+  }
+  return changed;
+}
+
 bool AppModel::update(UiState& state) {
   bool changed = false;
   changed |= refresh(state, 0);
@@ -312,6 +352,7 @@ bool AppModel::update(UiState& state) {
                                   return true;
                                 }),
                  retired_.end());
+  changed = update_suggestion(state) || changed;
   if (state.trace.active() ? (trace_.revision != state.trace.revision ||
                                trace_.source != state.trace.loaded.get())
                              : trace_.source != nullptr) {
@@ -786,6 +827,15 @@ Result<bool> apply_step_unchecked(const ScriptStep& step, UiState& state, AppMod
   } else if (v == "edit") {
     if (!need(1) || (step.args[0] != "a" && step.args[0] != "b")) return err("expects a or b");
     state.edit = step.args[0] == "a" ? 0 : 1;
+  } else if (v == "suggest") {  // "Suggest a layout", waited for so that a script is deterministic
+    if (!need(0)) return err("takes no argument");
+    state.suggest.start = true;
+    model.update(state);
+    while (model.suggestion().running) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      model.update(state);
+    }
+    if (!model.suggestion().error.empty()) return err(model.suggestion().error);
   } else if (v == "seed") {
     load_seed_pair(state);
   } else if (v == "preset") {

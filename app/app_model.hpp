@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "layout_suggest.hpp"
 #include "sim/bank_model.hpp"
 #include "sim/gpu_results.hpp"
 #include "sim/kernel_model.hpp"
@@ -123,6 +124,8 @@ struct UiState {
   // Cancel buttons of the per-launch totals (pane A, B), consumed by AppModel::update().
   std::array<bool, 2> cancel_totals{};
   TraceState trace;
+  // "Suggest a layout" (layout_suggest.hpp), consumed by AppModel::update().
+  SuggestRequest suggest;
   // Text buffers of the load/save/results fields.
   std::string path_input = "assets/scenarios/my_scenario.json";
 };
@@ -193,6 +196,7 @@ class AppModel {
   bool totals_running() const;
   const PaneModel& pane(int i) const { return panes_[static_cast<size_t>(i)]; }
   const TraceView& trace() const { return trace_; }
+  const SuggestModel& suggestion() const { return suggester_.model(); }
   // Cycles the animation needs: the most wavefronts of the visible panes.
   int total_cycles(const UiState& state) const;
   // Advances the animation clock by dt seconds.
@@ -210,6 +214,8 @@ class AppModel {
   std::array<std::unique_ptr<Job>, 2> jobs_;
   std::vector<std::unique_ptr<Job>> retired_;  // cancelled, not yet finished
   bool paired_compare_ = false, paired_pair_ = false;  // the modes pair_b() last ran under
+  bool update_suggestion(UiState& state);
+  LayoutSuggester suggester_;
 };
 
 // Recomputes one pane from its configuration (the pure function update() calls), the per-launch

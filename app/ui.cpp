@@ -56,6 +56,7 @@ void draw_frame(AppModel& model, UiState& state) {
   ImGui::PopFont();
   ImGui::TextDisabled("shared-memory bank conflicts");
   draw_controls(model, state);
+  if (!state.trace.active()) draw_suggest_layout(model, state);
   ImGui::EndChild();
   ImGui::SameLine(0, font);
   const ImVec2 avail = ImGui::GetContentRegionAvail();

@@ -250,7 +250,10 @@ std::string plan_transpose(const std::string& gpu_kernel, Elem elem, const Physi
   if (layout.row_stride < kTileDim) {
     return "row stride " + std::to_string(layout.row_stride) + " is below the tile width 32";
   }
-  p.is_static = !force_dynamic && is_lesson_layout(layout);
+  // k_transpose_seed takes only a row stride: the seed shape with an XOR mask runs the run-time
+  // layout (else the plain [32][32] kernel would run while the model predicts the XOR tile).
+  const bool seed_with_xor = p.block_rows == kTileDim && layout.xor_mask != 0;
+  p.is_static = !force_dynamic && !seed_with_xor && is_lesson_layout(layout);
   const int64_t bytes = layout_extent(layout) * elem_bytes(elem);
   if (bytes > int64_t(kMaxSharedBytesPerBlockSm90)) {
     return "the tile needs " + std::to_string(bytes) + " bytes of shared memory; a block may use " +

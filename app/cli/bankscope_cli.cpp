@@ -6,6 +6,7 @@
 //   bankscope-cli compare [SCENARIO_A [SCENARIO_B]] [--n N] [--stride S] [--type T] [--array NAME] [--max-blocks K]
 //   bankscope-cli sweep SCENARIO [--access K] [--stride A..B] [--array NAME] [--svg out.svg]
 //   bankscope-cli sass FILE.cu [--kernel K] [--arch sm_90] [-- NVCC_ARGS]; check SCENARIO --cu FILE.cu
+//   bankscope-cli fix SCENARIO [--array NAME] [--budget BYTES] [--top K] [--write OUT.json]
 //
 // Every count names the Nsight Compute counter it predicts (sim/counter_names.hpp): per launch the
 // instruction-level smsp__sass_* counters, per warp instruction (one warp alone) the l1tex__ ones.
@@ -34,6 +35,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "fix_cmd.hpp"
 #include "report.hpp"
 #include "sass_cmd.hpp"
 #include "sim/bank_model.hpp"
@@ -751,6 +753,8 @@ int main(int argc, char** argv) {
   bs::cli::SassArgs sargs, kargs;
   auto* sass = bs::cli::add_sass_command(app, sargs);
   auto* check = bs::cli::add_check_command(app, kargs);
+  bs::cli::FixArgs fargs;
+  auto* fix = bs::cli::add_fix_command(app, fargs);
 
   try {
     app.parse(argc, argv);
@@ -782,6 +786,7 @@ int main(int argc, char** argv) {
   if (rep->parsed()) return bs::cli::run_report(rargs);
   if (sass->parsed()) return bs::cli::run_sass(sargs);
   if (check->parsed()) return bs::cli::run_check(kargs);
+  if (fix->parsed()) return bs::cli::run_fix(fargs);
   if (cmp->parsed()) {
     ca.n = cb.n = cn;
     if (!ca.path.empty() && cb.path.empty()) {

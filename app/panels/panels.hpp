@@ -9,6 +9,7 @@
 //   compare.cpp     one or two configurations side by side (the main area), or an open trace
 //   trace_list.cpp  a trace's instructions, hottest first, and stepping through one's executions
 //   sweep_chart.cpp wavefronts per instruction against the row stride, beside the stride slider
+//   suggest.cpp     "Suggest a layout": the layout advisor, its best applied, alternatives listed
 #pragma once
 
 #include <imgui.h>
@@ -32,6 +33,7 @@ void draw_tile_views(const PaneModel& pane, UiState& state, const PaneView& view
 void draw_timeline(const PaneModel& pane, UiState& state, const PaneView& view);
 void draw_animation_controls(const AppModel& model, UiState& state);
 void draw_controls(const AppModel& model, UiState& state);
+void draw_suggest_layout(const AppModel& model, UiState& state);  // suggest.cpp
 void draw_numbers(const PaneModel& pane, UiState& state, const PaneView& view);
 void draw_compare(const AppModel& model, UiState& state, float width, float height);
 void draw_trace_list(const TraceView& view, UiState& state, float width, float height);

@@ -42,6 +42,9 @@ TEST_CASE("every transpose is correct at sizes that are and are not multiples of
       {"tiled_32x8_xor", Elem::kFloat, PhysicalLayout{32, 0, Swizzle{5, 0, 5}}},
       {"dynamic_stride", Elem::kFloat, PhysicalLayout{40}}, {"tiled_32x8_double", Elem::kDouble, PhysicalLayout{33}},
       {"tiled_float4", Elem::kFloat4, PhysicalLayout{33}},
+      // the layouts `bankscope-cli fix` chooses for the unpadded tiles
+      {"seed", Elem::kFloat, PhysicalLayout{32, 31}},       {"tiled_32x8_double", Elem::kDouble, PhysicalLayout{32, 15}},
+      {"tiled_float4", Elem::kFloat4, PhysicalLayout{32, 7}},
   };
   for (const Row& r : rows) {
     for (const int n : {1, 31, 33, 100, 256}) {

@@ -26,6 +26,10 @@ TEST_CASE("plan_transpose: the scenario's gpu_kernel and layout pick the kernel"
       {"seed", Elem::kFloat, PhysicalLayout{32}, "k_transpose_seed<32>", true, 32, ""},
       {"seed", Elem::kFloat, PhysicalLayout{33}, "k_transpose_seed<33>", true, 32, ""},
       {"seed", Elem::kFloat, PhysicalLayout{40}, "k_transpose_dyn<float, 32>", false, 32, ""},
+      // k_transpose_seed has no XOR parameter: the seed shape with xor 31 (what `fix` chooses for
+      // the seed tile) runs the run-time layout, not the plain [32][32] kernel.
+      {"seed", Elem::kFloat, PhysicalLayout{32, 31}, "k_transpose_dyn<float, 32>", false, 32, ""},
+      {"tiled_32x8_double", Elem::kDouble, PhysicalLayout{32, 15}, "k_transpose_dyn<double, 8>", false, 8, ""},
       {"tiled_32x8", Elem::kFloat, PhysicalLayout{33}, "k_transpose_32x8<float, 33, 0>", true, 8, ""},
       {"tiled_32x8_xor", Elem::kFloat, PhysicalLayout{32, 31}, "k_transpose_32x8<float, 32, 31>", true, 8, ""},
       {"tiled_32x8_xor", Elem::kFloat, PhysicalLayout{32, 0, Swizzle{5, 0, 5}}, "k_transpose_dyn<float, 8>",

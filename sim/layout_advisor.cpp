@@ -1,0 +1,279 @@
+// layout_advisor.cpp: see layout_advisor.hpp.
+//
+// The search range comes from the bank geometry (documented by NVIDIA: 32 banks of 4 bytes, the
+// bank of a word is word % 32). A row stride changes which bank each row starts on only modulo one
+// turn of the banks (banks * bank_bytes = 128 bytes), so padding beyond one turn repeats a smaller
+// pad's bank pattern at a higher cost: pads 0 .. 128 / element size cover every distinct pattern.
+// XOR masks are runs of ones (2^k - 1) << s inside the column bits: the hand-written col ^ row and
+// its variants that keep a 2^s-element unit contiguous (what a 2^s-wide vector access needs).
+// Swizzle<B,M,S>: B up to log2(banks), M up to 4 (a 16-element unit), every S >= B whose bits fall
+// inside the array. Two layouts that put every element at the same offset are evaluated once.
+#include "layout_advisor.hpp"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+namespace bankscope {
+
+namespace {
+
+int bits_for(int64_t n) {  // smallest b with 2^b >= n
+  int b = 0;
+  while ((int64_t{1} << b) < n) ++b;
+  return b;
+}
+
+// Identifies a layout by where it puts every element (and how many bytes it takes), so that,
+// e.g., xor 63 on a 32-row tile and xor 31 are evaluated once. FNV-1a over the offsets.
+uint64_t layout_key(const SharedArray& a, const PhysicalLayout& l) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](uint64_t v) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= (v >> (8 * i)) & 0xff;
+      h *= 1099511628211ull;
+    }
+  };
+  mix(uint64_t(l.row_stride));
+  for (int r = 0; r < a.shape.rows; ++r) {
+    for (int c = 0; c < a.shape.cols; ++c) mix(uint64_t(l.offset(r, c)));
+  }
+  return h;
+}
+
+// A fixed reason per kind of failure, so that the counts group (the messages carry numbers).
+std::string compile_reason(const std::string& m) {
+  if (m.find("outside the array") != std::string::npos)
+    return "xor/swizzle moves an element outside the array";
+  if (m.find("two elements map") != std::string::npos)
+    return "xor/swizzle is not a permutation of the shape";
+  if (m.find("bytes of shared memory") != std::string::npos)
+    return "over the 227 KiB a block may use";
+  return "layout rejected: " + m;
+}
+std::string totals_reason(const std::string& m) {
+  if (m.find("aligned") != std::string::npos) return "a wide access becomes misaligned";
+  if (m.find("is outside [0,") != std::string::npos) return "an index is out of bounds";
+  return "the kernel cannot run: " + m;
+}
+
+void count_skip(AdvisorResult& r, const std::string& reason) {
+  for (auto& [text, n] : r.skipped) {
+    if (text == reason) {
+      ++n;
+      return;
+    }
+  }
+  r.skipped.emplace_back(reason, 1);
+}
+
+int parts_of(const PhysicalLayout& l, int cols) {
+  return (l.row_stride != cols ? 1 : 0) + (l.xor_mask != 0 ? 1 : 0) +
+         (l.swizzle.is_identity() ? 0 : 1);
+}
+
+}  // namespace
+
+Result<int> costliest_array(const Scenario& s, const TotalsOptions& opt) {
+  if (s.arrays.size() == 1) return 0;
+  auto lt = launch_totals(s, opt);
+  if (!lt) return lt.error();
+  if (!lt->complete) return Error{"per-launch totals stopped (" + lt->stopped_because + ")"};
+  std::vector<uint64_t> per_array(s.arrays.size(), 0);
+  bool sat = false;
+  for (size_t i = 0; i < s.accesses.size(); ++i) {
+    uint64_t& v = per_array[static_cast<size_t>(s.accesses[i].array)];
+    v = sat_add(v, lt->per_access[i].wavefronts, &sat);
+  }
+  return static_cast<int>(std::max_element(per_array.begin(), per_array.end()) - per_array.begin());
+}
+
+ScenarioSpec with_layout(const ScenarioSpec& spec, int array, const PhysicalLayout& layout) {
+  ScenarioSpec out = spec;
+  ArraySpec& a = out.arrays.at(static_cast<size_t>(array));
+  a.row_stride = layout.row_stride;
+  a.xor_mask = layout.xor_mask;
+  a.swizzle_bits = layout.swizzle.bits;
+  a.swizzle_base = layout.swizzle.base;
+  a.swizzle_shift = layout.swizzle.shift;
+  return out;
+}
+
+std::string layout_text(const PhysicalLayout& l, int cols) {
+  std::string t;
+  auto add = [&](const std::string& part) { t += (t.empty() ? "" : " + ") + part; };
+  if (l.row_stride != cols && l.row_stride != 0) add("stride " + std::to_string(l.row_stride));
+  if (l.xor_mask != 0) add("xor " + std::to_string(l.xor_mask));
+  if (!l.swizzle.is_identity()) {
+    add("Swizzle<" + std::to_string(l.swizzle.bits) + "," + std::to_string(l.swizzle.base) + "," +
+        std::to_string(l.swizzle.shift) + ">");
+  }
+  return t.empty() ? "none" : t;
+}
+
+Result<int> access_n_way(const Scenario& s, int stmt) {
+  int n_way = 0;
+  for (int w = 0; w < s.warps_per_block(); ++w) {
+    auto instr = warp_instructions(s, Dim3{0, 0, 0}, w);
+    if (!instr) return instr.error();
+    for (const WarpInstruction& wi : *instr) {
+      if (wi.stmt != stmt || !wi.issued || wi.access.mask == 0) continue;
+      n_way = std::max(n_way, cost(wi.access, s.spec.banks).n_way);
+    }
+  }
+  return n_way;
+}
+
+Result<AdvisorResult> advise_layout(const Scenario& s, int array, const AdvisorOptions& opt) {
+  if (array < 0 || array >= static_cast<int>(s.arrays.size())) {
+    return Error{"array: " + std::to_string(array) + " is outside 0.." +
+                 std::to_string(s.arrays.size() - 1)};
+  }
+  const SharedArray& arr = s.arrays[static_cast<size_t>(array)];
+  const int rows = arr.shape.rows, cols = arr.shape.cols, elem = arr.elem_bytes();
+  const uint64_t logical_bytes = uint64_t(rows) * uint64_t(cols) * uint64_t(elem);
+  AdvisorResult res;
+  res.array = array;
+  res.array_name = arr.name;
+
+  TotalsOptions topt;
+  topt.max_simulated_blocks = opt.max_simulated_blocks;
+  topt.cancel = opt.cancel;
+
+  // Runs the kernel with array `array` laid out as `l`. The error says what failed, as predict
+  // would print it; an empty error message means the run stopped early (cap or cancel).
+  enum class Failed { kNone, kCompile, kTotals, kStopped };
+  auto run = [&](const PhysicalLayout& l, LayoutCandidate* out, Failed* failed) -> Result<bool> {
+    *failed = Failed::kNone;
+    auto sc = compile(with_layout(s.spec, array, l));
+    if (!sc) {
+      *failed = Failed::kCompile;
+      return sc.error();
+    }
+    auto lt = launch_totals(*sc, topt);
+    if (!lt) {
+      *failed = Failed::kTotals;
+      return lt.error();
+    }
+    if (!lt->complete) {
+      *failed = Failed::kStopped;
+      return Error{lt->stopped_because};
+    }
+    LayoutCandidate c;
+    c.layout = l;
+    c.pad = l.row_stride - cols;
+    c.extra_bytes = sc->arrays[static_cast<size_t>(array)].bytes() - logical_bytes;
+    bool sat = false;
+    c.wavefronts = sat_add(lt->ld.wavefronts, lt->st.wavefronts, &sat);
+    c.conflicts = sat_add(lt->ld.conflicts, lt->st.conflicts, &sat);
+    for (size_t i = 0; i < lt->per_access.size(); ++i) {
+      if (lt->per_access[i].conflicts > c.worst_conflicts) {
+        c.worst_conflicts = lt->per_access[i].conflicts;
+        c.worst_access = static_cast<int>(i);
+      }
+    }
+    c.parts = parts_of(l, cols);
+    c.text = layout_text(l, cols);
+    *out = c;
+    res.ideal = sat_add(lt->ld.ideal, lt->st.ideal, &sat);  // the same for every layout
+    return true;
+  };
+  auto stopped_by_cancel = [&] { return opt.cancel != nullptr && opt.cancel->load(); };
+
+  // The scenario's own layout first: if it cannot run, nothing can be compared with it.
+  const PhysicalLayout cur = arr.layout;
+  {
+    Failed f;
+    auto ok = run(cur, &res.current, &f);
+    if (!ok) {
+      if (f == Failed::kStopped && stopped_by_cancel()) {
+        res.cancelled = true;
+        return res;
+      }
+      if (f == Failed::kStopped)
+        return Error{"the scenario's own layout: per-launch totals stopped (" + ok.error().message +
+                     ")"};
+      return ok.error();
+    }
+    res.current.is_current = true;
+  }
+  res.ranked.push_back(res.current);
+
+  // Candidates in order of simplicity (the last tie-break): none, padding, XOR, swizzle, padding +
+  // XOR.
+  std::vector<PhysicalLayout> cands;
+  const int turn_bytes = s.spec.banks.banks * s.spec.banks.bank_bytes;
+  const int max_pad = arr.shape.rank == 1 ? 0 : std::max(1, turn_bytes / elem);
+  std::vector<int> pads;
+  int over_budget = 0;
+  for (int p = 0; p <= max_pad; ++p) {
+    if (uint64_t(rows) * uint64_t(p) * uint64_t(elem) > opt.budget_bytes) {
+      ++over_budget;
+      continue;
+    }
+    pads.push_back(p);
+  }
+  std::vector<int> masks;
+  if (arr.shape.rank == 2 && rows > 1) {
+    const int col_bits = bits_for(cols);
+    for (int k = 1; k <= col_bits; ++k) {
+      for (int sh = 0; k + sh <= col_bits; ++sh) masks.push_back(((1 << k) - 1) << sh);
+    }
+  }
+  const bool pad0 = !pads.empty() && pads[0] == 0;
+  for (int p : pads) cands.push_back(PhysicalLayout{cols + p});
+  if (pad0) {
+    for (int m : masks) cands.push_back(PhysicalLayout{cols, m});
+    const int total_bits = bits_for(int64_t(rows) * cols);
+    const int max_b = std::max(1, bits_for(s.spec.banks.banks));
+    for (int b = 1; b <= max_b; ++b) {
+      for (int m = 0; m <= 4; ++m) {
+        for (int sh = b; m + sh + b <= total_bits; ++sh)
+          cands.push_back(PhysicalLayout{cols, 0, Swizzle{b, m, sh}});
+      }
+    }
+  }
+  for (int p : pads) {
+    if (p == 0) continue;
+    for (int m : masks) cands.push_back(PhysicalLayout{cols + p, m});
+  }
+
+  std::set<uint64_t> seen{layout_key(arr, cur)};
+  std::vector<PhysicalLayout> unique;
+  for (const PhysicalLayout& l : cands) {
+    if (seen.insert(layout_key(arr, l)).second) unique.push_back(l);
+  }
+  res.candidates = static_cast<int>(unique.size()) + 1;  // and the current layout
+  if (over_budget > 0) res.skipped.emplace_back("padding over the budget", over_budget);
+  res.evaluated = 1;
+  if (opt.candidates_done != nullptr) opt.candidates_done->store(1);
+  for (const PhysicalLayout& l : unique) {
+    LayoutCandidate c;
+    Failed f;
+    auto ok = run(l, &c, &f);
+    if (f == Failed::kStopped && stopped_by_cancel()) {
+      res.cancelled = true;
+      break;
+    }
+    ++res.evaluated;
+    if (opt.candidates_done != nullptr) opt.candidates_done->fetch_add(1);
+    if (ok) {
+      res.ranked.push_back(c);
+    } else if (f == Failed::kCompile) {
+      count_skip(res, compile_reason(ok.error().message));
+    } else if (f == Failed::kTotals) {
+      count_skip(res, totals_reason(ok.error().message));
+    } else {
+      count_skip(res, "per-launch totals over the block cap");
+    }
+  }
+  // Stable: among equals, the current layout (no change) and then the earlier, simpler candidate.
+  std::stable_sort(res.ranked.begin(), res.ranked.end(),
+                   [](const LayoutCandidate& a, const LayoutCandidate& b) {
+                     return std::make_tuple(a.wavefronts, a.extra_bytes, a.parts, !a.is_current) <
+                            std::make_tuple(b.wavefronts, b.extra_bytes, b.parts, !b.is_current);
+                   });
+  return res;
+}
+
+}  // namespace bankscope

@@ -1,0 +1,173 @@
+// test_layout_advisor.cpp: the layout advisor on the shipped transpose tiles, numbers worked by
+// hand.
+//
+// Every kernel below moves a 32x32 (or 64x64) tile per block at n = 2048 (4096 blocks) or 4096
+// (64x64 tiles: 4096 blocks), so each access issues 131,072 warp instructions per launch:
+//   seed   32x32 threads, 32 warps, 1 store + 1 load each:   4096 * 32     = 131,072 each
+//   32x8   32x8 threads, 8 warps, 4 iterations of j:         4096 * 8 * 4  = 131,072 each
+//   fast_f4 256 threads, 8 warps, 4 store iterations, 4 loads (k): 4096 * 8 * 4 = 131,072 each
+// A row write is served in its minimum: 1 wavefront for 4-byte lanes, 2 for 8 (half a warp per
+// 128 bytes), 4 for 16 (a quarter). The unpadded column read is 32 wavefronts in every case:
+// 32-way (float), 16-way per half (double), 8-way per quarter (float4, and fast_f4's 4x4 read).
+// The conflict-free minimum is then 2 * 131,072 * {1, 2, 4} wavefronts.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <string>
+
+#include "sim/json_io.hpp"
+#include "sim/layout_advisor.hpp"
+
+using namespace bankscope;
+
+namespace {
+
+Scenario load(const std::string& file) {
+  auto spec = load_scenario_file(std::string(BANKSCOPE_SOURCE_DIR) + "/assets/scenarios/" + file);
+  REQUIRE_MESSAGE(spec.ok(), spec.error().message);
+  auto s = compile(*spec);
+  REQUIRE_MESSAGE(s.ok(), s.error().message);
+  return *s;
+}
+
+const LayoutCandidate* find(const AdvisorResult& r, const std::string& text) {
+  for (const LayoutCandidate& c : r.ranked) {
+    if (c.text == text) return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "the advisor removes every conflict of the shipped tiles at no more than the README's "
+    "padding") {
+  struct Row {
+    const char* file;
+    uint64_t current;     // wavefronts per launch as shipped (unpadded)
+    uint64_t minimum;     // conflict-free: 2 * 131,072 * wavefronts per row
+    const char* best;     // the first conflict-free layout in order of bytes, then simplicity
+    uint64_t readme_pad;  // extra bytes of the README's fix: [32][33] (32 rows * 1 element), or 0
+  };
+  const Row rows[] = {
+      // column read 131,072 * 32 + row write 131,072 * 1; xor 31 (= Swizzle<5,0,5>) is col ^ row
+      {"seed_transpose_32x32.json", 4325376, 262144, "xor 31", 128},
+      {"tiled_32x8_32x32.json", 4325376, 262144, "xor 31", 128},
+      // 131,072 * 32 + 131,072 * 2; a half-warp's 16 rows need 4 XORed bits
+      {"tiled_32x8_double_32x32.json", 4456448, 524288, "xor 15", 256},
+      // 131,072 * 32 + 131,072 * 4; a quarter-warp's 8 rows need 3 XORed bits
+      {"tiled_float4_32x32.json", 4718592, 1048576, "xor 7", 512},
+      // 4x4 read 131,072 * 32 + row write 131,072 * 4; rows 4i+k of a quarter, chunk ^= i: xor 28,
+      // the same permutation as fast_f4's Swizzle<3,2,6> (bits 8..10 of the offset into 2..4)
+      {"fast_f4_64x64_t256_unswizzled.json", 4718592, 1048576, "xor 28", 0},
+  };
+  for (const Row& r : rows) {
+    CAPTURE(r.file);
+    const Scenario s = load(r.file);
+    auto res = advise_layout(s, 0);
+    REQUIRE_MESSAGE(res.ok(), res.error().message);
+    CHECK(res->current.wavefronts == r.current);
+    CHECK(res->ideal == r.minimum);
+    REQUIRE_FALSE(res->ranked.empty());
+    const LayoutCandidate& top = res->ranked.front();
+    CHECK(top.text == r.best);
+    CHECK(top.wavefronts == r.minimum);
+    CHECK(top.conflicts == 0);
+    CHECK(top.extra_bytes <= r.readme_pad);
+    CHECK(top.worst_access == -1);
+  }
+}
+
+TEST_CASE("padding the seed tile: stride 33 is conflict-free, 34 is 2-way, 48 is 16-way") {
+  const Scenario s = load("seed_transpose_32x32.json");
+  auto res = advise_layout(s, 0);
+  REQUIRE(res.ok());
+  struct Row {
+    const char* text;
+    uint64_t wavefronts;
+    uint64_t extra;
+  };
+  // Stride S puts a column on gcd(S, 32) words per bank: 131,072 reads * gcd + 131,072 writes;
+  // the padding costs 32 rows * (S - 32) * 4 bytes.
+  const Row rows[] = {{"stride 33", 262144, 128},
+                      {"stride 34", 393216, 256},
+                      {"stride 36", 655360, 512},
+                      {"stride 48", 2228224, 2048},
+                      {"stride 64", 4325376, 4096}};
+  for (const Row& r : rows) {
+    CAPTURE(r.text);
+    const LayoutCandidate* c = find(*res, r.text);
+    REQUIRE(c != nullptr);
+    CHECK(c->wavefronts == r.wavefronts);
+    CHECK(c->extra_bytes == r.extra);
+  }
+  // Swizzle<5,0,5> is xor 31's permutation: evaluated once, under the simpler name.
+  CHECK(find(*res, "Swizzle<5,0,5>") == nullptr);
+  // The worst access of the unpadded tile is the column read (statement 1), 31 conflicts each.
+  CHECK(res->current.worst_access == 1);
+  CHECK(res->current.worst_conflicts == 131072u * 31u);
+  auto n_way = access_n_way(s, 1);
+  REQUIRE(n_way.ok());
+  CHECK(*n_way == 32);
+  // Ranking: wavefronts, then bytes: the 0-byte xor 31 before stride 33 (128 bytes).
+  CHECK(res->ranked[1].text == "stride 33");
+}
+
+TEST_CASE("the budget bounds the padding; invalid candidates are counted with their reason") {
+  const Scenario s = load("seed_transpose_32x32.json");
+  AdvisorOptions opt;
+  opt.budget_bytes = 127;  // below one element per row (32 * 4 bytes)
+  auto res = advise_layout(s, 0, opt);
+  REQUIRE(res.ok());
+  CHECK(find(*res, "stride 33") == nullptr);
+  // pads 1..32 (one turn of the banks: 128 bytes / 4) each cost 128 bytes or more
+  REQUIRE_FALSE(res->skipped.empty());
+  CHECK(res->skipped.front().first == "padding over the budget");
+  CHECK(res->skipped.front().second == 32);
+  CHECK(res->ranked.front().text == "xor 31");
+
+  // fast_f4 reads the float tile 16 bytes at a time: an odd padding or an XOR of the low two
+  // column bits misaligns the LDS.128 / STS.128; those candidates are skipped, not fatal.
+  auto f4 = advise_layout(load("fast_f4_64x64_t256_unswizzled.json"), 0);
+  REQUIRE(f4.ok());
+  int misaligned = 0;
+  for (const auto& [reason, n] : f4->skipped) {
+    if (reason == "a wide access becomes misaligned") misaligned = n;
+  }
+  CHECK(misaligned > 0);
+  CHECK(find(*f4, "stride 65") == nullptr);
+  CHECK(find(*f4, "xor 1") == nullptr);
+}
+
+TEST_CASE("a cancelled search says so; a bad array index is an error") {
+  const Scenario s = load("tiled_32x8_32x32.json");
+  std::atomic<bool> cancel{true};
+  AdvisorOptions opt;
+  opt.cancel = &cancel;
+  auto res = advise_layout(s, 0, opt);
+  REQUIRE(res.ok());
+  CHECK(res->cancelled);
+  auto bad = advise_layout(s, 3);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message == "array: 3 is outside 0..0");
+}
+
+TEST_CASE("costliest_array picks the array with the most wavefronts") {
+  // broadcast.json: coeff[8] read as a broadcast (1 wavefront) and table[8][64] read twice, the
+  // second time at stride 2 (2 wavefronts): table costs more.
+  const Scenario s = load("broadcast.json");
+  auto a = costliest_array(s);
+  REQUIRE(a.ok());
+  CHECK(s.arrays[static_cast<size_t>(*a)].name == "table");
+}
+
+TEST_CASE("with_layout and layout_text") {
+  ScenarioSpec spec = seed_transpose_spec(32);
+  const ScenarioSpec out = with_layout(spec, 0, PhysicalLayout{33, 1, Swizzle{3, 2, 6}});
+  CHECK(out.arrays[0].row_stride == 33);
+  CHECK(out.arrays[0].xor_mask == 1);
+  CHECK(out.arrays[0].swizzle_shift == 6);
+  CHECK(layout_text(PhysicalLayout{33, 1, Swizzle{3, 2, 6}}, 32) ==
+        "stride 33 + xor 1 + Swizzle<3,2,6>");
+  CHECK(layout_text(PhysicalLayout{32}, 32) == "none");
+}
