@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app_model.hpp"
+#include "layout_check.hpp"
 #include "options.hpp"
 #include "panels/panels.hpp"
 #include "sim/json_io.hpp"
@@ -96,6 +97,7 @@ int main(int argc, char** argv) {
   if (opt.stride) set_row_stride(state.configs[0], *opt.stride);
   state.large_font = opt.large;
   state.high_contrast = opt.contrast;
+  state.presentation = opt.presentation;
   if (!opt.results.empty()) {
     Result<GpuResults> r = load_gpu_results(opt.results);
     if (!r) return fail(r.error().message);
@@ -132,6 +134,7 @@ int main(int argc, char** argv) {
     return fail(created.error().message);
   }
   Window& window = **created;
+  if (opt.layout_check) prepare_layout_check();
 
   // ---- loop ----------------------------------------------------------------------------------
   const bool bench = opt.bench_frames > 0;
@@ -181,6 +184,16 @@ int main(int argc, char** argv) {
       draw_frame(model, state);
     }
     ImGui::Render();
+    // --layout-check: the frame the screenshot would take (the layout has settled by then).
+    const bool check_now = opt.layout_check && script.empty() && wait <= 1;
+    if (check_now) {
+      const std::vector<std::string> issues = check_text_layout();
+      for (const std::string& s : issues) std::fprintf(stderr, "bankscope: layout: %s\n", s.c_str());
+      std::printf("bankscope: layout check %dx%d%s%s: %zu problem%s\n", opt.width, opt.height,
+                  state.large_font ? " large" : "", state.compare ? " compare" : " single", issues.size(),
+                  issues.size() == 1 ? "" : "s");
+      if (!issues.empty()) exit_code = 3;
+    }
     const double t1 = thread_cpu_ms();
     const ImVec4 bg = clear_color(state);
     window.render(bg.x, bg.y, bg.z);
@@ -205,6 +218,7 @@ int main(int argc, char** argv) {
       wait = 0;
       if (script.empty()) break;
     }
+    if (check_now && pending_shot.empty()) break;
     window.present();
     const double t2 = thread_cpu_ms();
     last = now;
