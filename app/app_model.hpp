@@ -101,6 +101,7 @@ struct UiState {
   AnimationState anim;
   bool large_font = false;
   bool high_contrast = false;
+  bool presentation = false;  // the sidebar hidden: the main area takes the whole window
   std::vector<Preset> presets;
   std::optional<GpuResults> results;
   std::string results_path;

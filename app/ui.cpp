@@ -29,6 +29,7 @@ void handle_shortcuts(const Shortcuts& k, UiState& state, AppModel& model) {
   if (k.compare) state.compare = !state.compare;
   if (k.large) state.large_font = !state.large_font;
   if (k.contrast) state.high_contrast = !state.high_contrast;
+  if (k.presentation) state.presentation = !state.presentation;
   if (k.digit > 0) {
     Result<bool> r = load_preset(state, k.digit - 1);
     state.message = r ? "preset " + std::to_string(k.digit) + ": " +
@@ -49,15 +50,17 @@ void draw_frame(AppModel& model, UiState& state) {
                                  ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus;
   ImGui::Begin("bankscope", nullptr, flags);
   const float font = ImGui::GetFontSize();
-  const float sidebar_w = std::min(font * 19, vp->WorkSize.x * 0.3f);
-  ImGui::BeginChild("sidebar", ImVec2(sidebar_w, 0), false);
-  ImGui::PushFont(headline_font(state));
-  ImGui::TextUnformatted("bankscope");
-  ImGui::PopFont();
-  ImGui::TextDisabled("shared-memory bank conflicts");
-  draw_controls(model, state);
-  ImGui::EndChild();
-  ImGui::SameLine(0, font);
+  if (!state.presentation) {  // presentation mode ('p'): the panes take the whole window
+    const float sidebar_w = std::min(font * 19, vp->WorkSize.x * 0.3f);
+    ImGui::BeginChild("sidebar", ImVec2(sidebar_w, 0), false);
+    ImGui::PushFont(headline_font(state));
+    ImGui::TextUnformatted("bankscope");
+    ImGui::PopFont();
+    ImGui::TextDisabled("shared-memory bank conflicts");
+    draw_controls(model, state);
+    ImGui::EndChild();
+    ImGui::SameLine(0, font);
+  }
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   ImGui::BeginChild("main", avail, false, ImGuiWindowFlags_NoScrollbar);
   model.update(state);  // the sidebar may have changed something this frame
