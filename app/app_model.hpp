@@ -110,6 +110,7 @@ struct UiState {
   // Requests for the window layer, consumed by main.cpp.
   bool request_fullscreen_toggle = false;
   std::string request_screenshot;  // path; "" = none
+  std::string request_svg;         // SVG export path (key v, "Export SVG"); "" = none
   // Panels record where they drew (name -> rect) for --dump-rects.
   std::map<std::string, PixelRect> rects;
   // Cancel buttons of the per-launch totals (pane A, B), consumed by AppModel::update().

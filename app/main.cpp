@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app_model.hpp"
+#include "export_svg.hpp"
 #include "layout_check.hpp"
 #include "options.hpp"
 #include "panels/panels.hpp"
@@ -123,6 +124,15 @@ int main(int argc, char** argv) {
     }
   }
 
+  if (!opt.svg.empty()) {  // vector export: no window, no GL
+    Result<std::string> svg = export_svg(model, state);
+    if (!svg) return fail(svg.error().message);
+    Result<bool> saved = save_text_file_atomic(opt.svg, *svg);
+    if (!saved) return fail(saved.error().message);
+    std::printf("bankscope: wrote %s\n", opt.svg.c_str());
+    return 0;
+  }
+
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGui::GetIO().IniFilename = nullptr;  // the layout is fixed; nothing to remember
@@ -202,6 +212,13 @@ int main(int argc, char** argv) {
       state.message = r ? "saved " + state.request_screenshot : r.error().message;
       state.message_is_error = !r;
       state.request_screenshot.clear();
+    }
+    if (!state.request_svg.empty()) {
+      Result<std::string> svg = export_svg(model, state);
+      Result<bool> saved = svg ? save_text_file_atomic(state.request_svg, *svg) : Result<bool>(svg.error());
+      state.message = saved ? "saved " + state.request_svg : saved.error().message;
+      state.message_is_error = !saved;
+      state.request_svg.clear();
     }
     if (!pending_shot.empty() && wait <= 1) {
       Result<bool> r = window.screenshot(pending_shot);

@@ -35,7 +35,7 @@ struct AppOptions {
   bool help = false;
   // True when the app runs unattended and exits by itself (screenshot, script or bench).
   bool batch() const {
-    return !screenshot.empty() || !script.empty() || bench_frames > 0 || layout_check;
+    return !screenshot.empty() || !script.empty() || bench_frames > 0 || layout_check || !svg.empty();
   }
 };
 

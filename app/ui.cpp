@@ -30,6 +30,7 @@ void handle_shortcuts(const Shortcuts& k, UiState& state, AppModel& model) {
   if (k.large) state.large_font = !state.large_font;
   if (k.contrast) state.high_contrast = !state.high_contrast;
   if (k.presentation) state.presentation = !state.presentation;
+  if (k.svg) state.request_svg = "bankscope_export.svg";
   if (k.digit > 0) {
     Result<bool> r = load_preset(state, k.digit - 1);
     state.message = r ? "preset " + std::to_string(k.digit) + ": " +

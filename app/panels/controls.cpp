@@ -203,6 +203,9 @@ void draw_controls(const AppModel& model, UiState& state) {
     if (ImGui::Button("fullscreen (F11)")) state.request_fullscreen_toggle = true;
     ImGui::SameLine();
     if (ImGui::Button("screenshot (s)")) state.request_screenshot = "bankscope_screenshot.png";
+    if (ImGui::Button("Export SVG (v)")) state.request_svg = "bankscope_export.svg";
+    ImGui::SameLine();
+    ImGui::Checkbox("presentation (p)", &state.presentation);
   }
   if (!state.message.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(
