@@ -158,10 +158,17 @@ std::vector<std::string> check_text_layout() {
       last_run = gl.run;
     }
   }
-  // Shortened: ImGui's ellipsis (three dots with the fonts' default ranges).
-  for (const auto& [r, s] : text) {
-    if (s.size() >= 3 && s.compare(s.size() - 3, 3, "...") == 0) {
-      issues.push_back("shortened: '" + s + "' ends in an ellipsis");
+  // Shortened: ImGui's ellipsis, three '.' glyphs close together on one line (the fonts' default
+  // ranges have no U+2026); the app's own strings never end in "...".
+  for (size_t i = 0; i + 2 < glyphs.size(); ++i) {
+    const Glyph *p = &glyphs[i], *q = &glyphs[i + 1], *r = &glyphs[i + 2];
+    auto near = [](const Glyph* x, const Glyph* y) {
+      const float w = x->b.x - x->a.x;
+      return x->window == y->window && std::fabs(x->a.y - y->a.y) < 1 && y->a.x > x->a.x && y->a.x - x->b.x < 2 * w + 3;
+    };
+    if (p->code == '.' && q->code == '.' && r->code == '.' && near(p, q) && near(q, r)) {
+      issues.push_back("shortened: " + (i > 0 ? where(glyphs[i - 1]) : where(*p)) + " ends in an ellipsis");
+      i += 2;
     }
   }
   // Overlapping: glyphs of different runs whose boxes intersect by more than a pixel each way
@@ -177,8 +184,9 @@ std::vector<std::string> check_text_layout() {
       const Glyph& q = glyphs[order[j]];
       if (q.a.x >= p.b.x - kSlack) break;
       if (p.run == q.run) continue;
-      const float ox = std::min(p.b.x, q.b.x) - std::max(p.a.x, q.a.x);
-      const float oy = std::min(p.b.y, q.b.y) - std::max(p.a.y, q.a.y);
+      // Only what is visible can overlap: each glyph as its clip rect cuts it.
+      const float ox = std::min({p.b.x, q.b.x, p.clip.z, q.clip.z}) - std::max({p.a.x, q.a.x, p.clip.x, q.clip.x});
+      const float oy = std::min({p.b.y, q.b.y, p.clip.w, q.clip.w}) - std::max({p.a.y, q.a.y, p.clip.y, q.clip.y});
       if (ox <= kSlack || oy <= kSlack) continue;
       const std::pair<int, int> key(std::min(p.run, q.run), std::max(p.run, q.run));
       if (reported[key]) continue;

@@ -52,14 +52,21 @@ void draw_frame(AppModel& model, UiState& state) {
   ImGui::Begin("bankscope", nullptr, flags);
   const float font = ImGui::GetFontSize();
   if (!state.presentation) {  // presentation mode ('p'): the panes take the whole window
-    const float sidebar_w = std::min(font * 19, vp->WorkSize.x * 0.3f);
+    // The sidebar is the presenter's, the panes are the class's: below 1600 px the sidebar keeps
+    // the normal font in lecture mode (its preset names do not fit 30% of 1024 px at 24 px).
+    const bool sidebar_large = state.large_font && vp->WorkSize.x >= 1600;
+    ImGui::PushFont(body_font(sidebar_large));
+    const float sidebar_w = std::min(ImGui::GetFontSize() * 19, vp->WorkSize.x * 0.3f);
     ImGui::BeginChild("sidebar", ImVec2(sidebar_w, 0), false);
-    ImGui::PushFont(headline_font(state));
+    ImGui::PushFont(headline_font(sidebar_large));
     ImGui::TextUnformatted("bankscope");
     ImGui::PopFont();
-    ImGui::TextDisabled("shared-memory bank conflicts");
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("shared-memory bank conflicts");
+    ImGui::PopStyleColor();
     draw_controls(model, state);
     ImGui::EndChild();
+    ImGui::PopFont();
     ImGui::SameLine(0, font);
   }
   const ImVec2 avail = ImGui::GetContentRegionAvail();

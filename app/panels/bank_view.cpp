@@ -137,7 +137,7 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
       char label[16];
       std::snprintf(label, sizeof label, "row %lld", static_cast<long long>(row));
       dl->AddText(ImVec2(origin.x, y + (cell_h - font) / 2), text_col, label);
-    } else if (r % 8 == 0) {
+    } else if (r % 8 == 0 && y + font <= gy + float(rows) * cell_h) {  // never below the grid
       char label[16];
       std::snprintf(label, sizeof label, "%lld", static_cast<long long>(row));
       dl->AddText(ImVec2(origin.x, y), text_col, label);

@@ -35,6 +35,8 @@ void draw_numbers(const PaneModel& pane, UiState& state, const PaneView& view);
 void draw_compare(const AppModel& model, UiState& state, float width, float height);
 void draw_trace_list(const TraceView& view, UiState& state, float width, float height);
 void draw_legend(const UiState& state);
+// Height the legend takes in `width` (it flows onto more rows when narrow).
+float legend_height(float width);
 
 // ---- shared drawing helpers (panels/palette.cpp) ------------------------------------------------
 // Okabe-Ito colours (safe for the common colour-vision deficiencies); every state they mark is
@@ -70,6 +72,8 @@ namespace bankscope {
 void set_fonts(ImFont* body, ImFont* headline, ImFont* large_body, ImFont* large_headline);
 ImFont* body_font(const UiState& state);
 ImFont* headline_font(const UiState& state);
+ImFont* body_font(bool large);
+ImFont* headline_font(bool large);
 // 4194304 -> "4,194,304"
 std::string group_digits(uint64_t v);
 }  // namespace bankscope

@@ -8,6 +8,7 @@
 // The selected warp instruction's elements are outlined in both (orange while being served).
 #include <algorithm>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "panels/panels.hpp"
@@ -75,16 +76,27 @@ void draw_tile_views(const PaneModel& pane, UiState& state, const PaneView& view
   const float font = ImGui::GetFontSize();
   const ImVec2 start = ImGui::GetCursorScreenPos();
   const float half = (view.width - font) / 2;
-  const float grid_h = view.height - font - 4;
   const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
 
-  char title[160];
-  std::snprintf(title, sizeof title, "logical %s[%lld][%lld]", arr.name.c_str(),
-                static_cast<long long>(rows), static_cast<long long>(cols));
-  dl->AddText(start, text_col, title);
-  std::snprintf(title, sizeof title, "physical: row stride %lld%s", static_cast<long long>(stride),
-                stride > cols ? " (grey = padding)" : "");
-  dl->AddText(ImVec2(start.x + half + font, start.y), text_col, title);
+  // Titles wrap inside their half (a narrow pane cut "physical: row stride 33 (grey = padding)").
+  // The longest form that fits one line (the legend explains the grey padding too), else wrapped.
+  auto fit = [&](const std::vector<std::string>& forms) {
+    for (const std::string& t : forms) {
+      if (ImGui::CalcTextSize(t.c_str()).x <= half) return t;
+    }
+    return forms.back();
+  };
+  const std::string dims = "[" + std::to_string(rows) + "][" + std::to_string(cols) + "]";
+  const std::string title = fit({"logical " + arr.name + dims, arr.name + dims, "logical"});
+  const std::string st = std::to_string(stride);
+  const std::string title2 = fit({"physical: row stride " + st + (stride > cols ? " (grey = padding)" : ""),
+                                  "physical: row stride " + st, "physical: stride " + st, "stride " + st});
+  ImFont* f = ImGui::GetFont();
+  const float title_h = std::max(f->CalcTextSizeA(font, 1e9f, half, title.c_str()).y,
+                                 f->CalcTextSizeA(font, 1e9f, half, title2.c_str()).y);
+  dl->AddText(f, font, start, text_col, title.c_str(), nullptr, half);
+  dl->AddText(f, font, ImVec2(start.x + half + font, start.y), text_col, title2.c_str(), nullptr, half);
+  const float grid_h = std::max(2.0f, view.height - title_h - 4);
 
   int64_t hovered = -1;  // physical offset under the mouse
   // Draws one cell for physical offset o at (x, y); `padding` cells are hatched grey.
@@ -108,7 +120,7 @@ void draw_tile_views(const PaneModel& pane, UiState& state, const PaneView& view
   };
 
   // Logical view.
-  const ImVec2 lo(start.x, start.y + font + 4);
+  const ImVec2 lo(start.x, start.y + title_h + 4);
   const Grid lg = fit_grid(rows, cols, lo, half, grid_h);
   for (int64_t r = 0; r < lg.rows; ++r) {
     for (int64_t c = 0; c < lg.cols; ++c) {
@@ -128,7 +140,7 @@ void draw_tile_views(const PaneModel& pane, UiState& state, const PaneView& view
               ImVec2(lo.x + float(lg.cols) * lg.cell, lo.y + float(lg.rows) * lg.cell));
 
   // Physical view.
-  const ImVec2 po(start.x + half + font, start.y + font + 4);
+  const ImVec2 po(start.x + half + font, start.y + title_h + 4);
   const Grid pg = fit_grid(prows, stride, po, half, grid_h);
   for (int64_t r = 0; r < pg.rows; ++r) {
     for (int64_t c = 0; c < pg.cols; ++c) {
@@ -148,7 +160,9 @@ void draw_tile_views(const PaneModel& pane, UiState& state, const PaneView& view
   }
   record_rect(state, view.id() + ".physical", po,
               ImVec2(po.x + float(pg.cols) * pg.cell, po.y + float(pg.rows) * pg.cell));
-  ImGui::Dummy(ImVec2(view.width, view.height));
+  // Covers the titles and the taller grid (a grid never shrinks below 2 px cells).
+  ImGui::Dummy(ImVec2(view.width, std::max(view.height, title_h + 4 + std::max(float(lg.rows) * lg.cell,
+                                                                                float(pg.rows) * pg.cell))));
 
   if (hovered >= 0 && hovered < total) {
     const uint32_t byte = arr.base + static_cast<uint32_t>(hovered * elem);
