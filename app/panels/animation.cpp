@@ -24,7 +24,7 @@ void draw_timeline(const PaneModel& pane, UiState& state, const PaneView& view) 
                   cycle + 1, lanes, lanes == 1 ? "" : "s");
     std::snprintf(brief, sizeof brief, "cycle %d / %d: %d lane%s", cycle + 1, waves, lanes, lanes == 1 ? "" : "s");
     // The short form in a narrow pane (lecture fonts), so the label keeps to one line.
-    ImGui::PushTextWrapPos(0.0f);
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + view.width - 2);  // 2 px: a glyph's edge pixels
     ImGui::TextUnformatted(ImGui::CalcTextSize(full).x <= view.width ? full : brief);
     ImGui::PopTextWrapPos();
   } else {

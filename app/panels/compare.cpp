@@ -39,7 +39,7 @@ void draw_pane(const PaneModel& pane, UiState& state, const PaneView& view) {
   if (head_fits) ImGui::TextUnformatted(first_fitting({decl, shorter}, title_w).c_str());
   ImGui::PopFont();
   if (!head_fits) {
-    ImGui::PushTextWrapPos(0.0f);
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + view.width - 2);  // 2 px: a glyph's edge pixels
     ImGui::TextUnformatted(shorter.c_str());
     ImGui::PopTextWrapPos();
   }
@@ -49,7 +49,7 @@ void draw_pane(const PaneModel& pane, UiState& state, const PaneView& view) {
     // One line where it fits: the block and scenario name go first (then on hover).
     const std::string full = in.text + ", warp " + std::to_string(cfg.warp) + ", block (0,0) of " + cfg.spec.name;
     const std::string brief = in.text + ", warp " + std::to_string(cfg.warp);
-    ImGui::PushTextWrapPos(0.0f);
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + view.width - 2);  // 2 px: a glyph's edge pixels
     ImGui::TextUnformatted(first_fitting({full, brief}, view.width).c_str());
     ImGui::PopTextWrapPos();
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", full.c_str());
@@ -158,7 +158,12 @@ void draw_compare(const AppModel& model, UiState& state, float width, float heig
     if (!two && i != state.edit) continue;
     if (two && i == 1) ImGui::SameLine(0, gap);
     const std::string id = std::string("pane") + char('A' + i);
-    ImGui::BeginChild(id.c_str(), ImVec2(pane_w, height), false, ImGuiWindowFlags_NoScrollbar);
+    // A few pixels of side padding: glyphs such as 'j' reach left of their pen position, and a
+    // wrapped line starting at the pane's edge would lose them.
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(3, 0));
+    ImGui::BeginChild(id.c_str(), ImVec2(pane_w, height), false,
+                      ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_AlwaysUseWindowPadding);
+    ImGui::PopStyleVar();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     draw_pane(model.pane(i), state, PaneView{i, avail.x, avail.y});
     ImGui::EndChild();
