@@ -27,6 +27,8 @@ struct Glyph {
 struct WindowInfo {
   std::string name;
   bool scrolls_y = false;
+  bool scrolls_x = false;  // has a horizontal scrollbar and something to scroll to
+  float clip_x0 = 0, clip_x1 = 0;  // its inner clip rect (a table column's is narrower)
 };
 
 std::string short_name(const char* name) {
@@ -75,7 +77,9 @@ std::vector<std::string> check_text_layout() {
   for (ImGuiWindow* w : g.Windows) {
     if (!w->Active || w->Hidden) continue;
     const int wi = static_cast<int>(windows.size());
-    windows.push_back({short_name(w->Name), !(w->Flags & ImGuiWindowFlags_NoScrollbar)});
+    windows.push_back({short_name(w->Name), !(w->Flags & ImGuiWindowFlags_NoScrollbar),
+                       (w->Flags & ImGuiWindowFlags_HorizontalScrollbar) && w->ScrollMax.x > 0,
+                       w->InnerClipRect.Min.x, w->InnerClipRect.Max.x});
     // Content past the bottom or right edge of a window that cannot scroll is never drawn.
     const bool child = (w->Flags & ImGuiWindowFlags_ChildWindow) != 0;
     if (child && (w->Flags & ImGuiWindowFlags_NoScrollbar)) {
@@ -147,7 +151,12 @@ std::vector<std::string> check_text_layout() {
   int last_run = -1;
   for (const Glyph& gl : glyphs) {
     const float left = gl.clip.x - gl.a.x, right = gl.b.x - gl.clip.z;
-    float over = std::max(left, right);
+    // Text scrolled out of view is reachable, not cut: a glyph crossing the edge of a window that
+    // scrolls sideways is fine; one crossing a table column's edge inside it is not.
+    const WindowInfo& wi = windows[static_cast<size_t>(gl.window)];
+    const bool left_scrolls = wi.scrolls_x && std::fabs(gl.clip.x - wi.clip_x0) < 1;
+    const bool right_scrolls = wi.scrolls_x && std::fabs(gl.clip.z - wi.clip_x1) < 1;
+    float over = std::max(left_scrolls ? 0.0f : left, right_scrolls ? 0.0f : right);
     if (!windows[static_cast<size_t>(gl.window)].scrolls_y) {
       over = std::max({over, gl.clip.y - gl.a.y, gl.b.y - gl.clip.w});
     }

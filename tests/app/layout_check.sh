@@ -3,7 +3,7 @@
 # size, normal or --large, single or compare, and fails when the app reports clipped, overflowing
 # or overlapping text (app/layout_check.hpp says what is checked). Exit 77 (skipped) without
 # xvfb-run. Usage: layout_check.sh BANKSCOPE SOURCE_DIR WxH normal|large single|compare|pair [args...]
-# (pair: compare mode on the scenarios the args name)
+# (pair: the scenarios or trace the args name)
 set -u
 app=$1 src=$2 size=$3 font=$4 mode=$5
 shift 5
