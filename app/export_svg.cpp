@@ -23,7 +23,8 @@ LaneElements lane_elements(const AccessReport& rep, const SharedArray& array) {
 
 namespace {
 
-std::vector<std::string> pane_drawings(const PaneModel& pane, const UiState& state, const std::string& id) {
+std::vector<std::string> pane_drawings(const PaneModel& pane, const UiState& state,
+                                       const std::string& id) {
   const AccessReport& rep = pane.report;
   std::string title = id;
   if (!pane.declaration.empty()) title += ": " + pane.declaration;
@@ -33,8 +34,8 @@ std::vector<std::string> pane_drawings(const PaneModel& pane, const UiState& sta
   std::vector<std::string> parts{svg_timeline(rep, state.anim.cycle, title), svg_bank_view(rep)};
   if (!pane.instructions.empty()) {
     const WarpInstruction& in = pane.instructions[static_cast<size_t>(pane.selected)];
-    const SharedArray& arr =
-        pane.scenario.arrays[static_cast<size_t>(pane.scenario.accesses[static_cast<size_t>(in.stmt)].array)];
+    const SharedArray& arr = pane.scenario.arrays[static_cast<size_t>(
+        pane.scenario.accesses[static_cast<size_t>(in.stmt)].array)];
     // Arrays too large for a readable picture are left out (the bank view still shows the words).
     Result<std::string> tiles = svg_tile_views(arr, lane_elements(rep, arr), rep.cfg);
     if (tiles) parts.push_back(std::move(tiles).value());

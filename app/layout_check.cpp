@@ -16,18 +16,18 @@ namespace bankscope {
 namespace {
 
 struct Glyph {
-  ImVec2 a, b;        // the quad on screen
-  ImVec4 clip;        // its draw command's clip rect
-  int window = 0;     // index into the window list
-  int run = 0;        // text run (one text item, roughly)
-  unsigned code = 0;  // codepoint, 0 when unknown
+  ImVec2 a, b;                // the quad on screen
+  ImVec4 clip;                // its draw command's clip rect
+  int window = 0;             // index into the window list
+  int run = 0;                // text run (one text item, roughly)
+  unsigned code = 0;          // codepoint, 0 when unknown
   bool space_before = false;  // a gap (spaces draw no glyph)
 };
 
 struct WindowInfo {
   std::string name;
   bool scrolls_y = false;
-  bool scrolls_x = false;  // has a horizontal scrollbar and something to scroll to
+  bool scrolls_x = false;          // has a horizontal scrollbar and something to scroll to
   float clip_x0 = 0, clip_x1 = 0;  // its inner clip rect (a table column's is narrower)
 };
 
@@ -87,8 +87,10 @@ std::vector<std::string> check_text_layout() {
       const float over_x = w->DC.CursorMaxPos.x - w->InnerRect.Max.x;
       if (over_y > 1 || over_x > 1) {
         char buf[200];
-        std::snprintf(buf, sizeof buf, "overflow: %s's content runs %.0f px past its bottom, %.0f px past its right edge",
-                      windows.back().name.c_str(), std::max(0.0f, over_y), std::max(0.0f, over_x));
+        std::snprintf(
+            buf, sizeof buf,
+            "overflow: %s's content runs %.0f px past its bottom, %.0f px past its right edge",
+            windows.back().name.c_str(), std::max(0.0f, over_y), std::max(0.0f, over_x));
         issues.push_back(buf);
       }
     }
@@ -111,7 +113,8 @@ std::vector<std::string> check_text_layout() {
         i += 6;
         const ImDrawVert& p0 = vtx[v];
         const ImDrawVert& p2 = vtx[v + 2];
-        if ((p0.uv.x == white.x && p0.uv.y == white.y) || (p0.uv.x == p2.uv.x && p0.uv.y == p2.uv.y)) {
+        if ((p0.uv.x == white.x && p0.uv.y == white.y) ||
+            (p0.uv.x == p2.uv.x && p0.uv.y == p2.uv.y)) {
           prev = -1;
           continue;
         }
@@ -125,7 +128,8 @@ std::vector<std::string> check_text_layout() {
         // A new run unless this glyph continues the previous one on the same line.
         const float h = gl.b.y - gl.a.y;
         const Glyph* pg = prev >= 0 ? &glyphs[static_cast<size_t>(prev)] : nullptr;
-        const bool continues = pg != nullptr && gl.a.x >= pg->a.x - 1 && gl.a.x <= pg->b.x + 1.2f * h &&
+        const bool continues = pg != nullptr && gl.a.x >= pg->a.x - 1 &&
+                               gl.a.x <= pg->b.x + 1.2f * h &&
                                std::fabs(gl.b.y - pg->b.y) < 0.8f * h + 2;
         if (!continues) ++run;
         gl.run = run;
@@ -173,10 +177,12 @@ std::vector<std::string> check_text_layout() {
     const Glyph *p = &glyphs[i], *q = &glyphs[i + 1], *r = &glyphs[i + 2];
     auto near = [](const Glyph* x, const Glyph* y) {
       const float w = x->b.x - x->a.x;
-      return x->window == y->window && std::fabs(x->a.y - y->a.y) < 1 && y->a.x > x->a.x && y->a.x - x->b.x < 2 * w + 3;
+      return x->window == y->window && std::fabs(x->a.y - y->a.y) < 1 && y->a.x > x->a.x &&
+             y->a.x - x->b.x < 2 * w + 3;
     };
     if (p->code == '.' && q->code == '.' && r->code == '.' && near(p, q) && near(q, r)) {
-      issues.push_back("shortened: " + (i > 0 ? where(glyphs[i - 1]) : where(*p)) + " ends in an ellipsis");
+      issues.push_back("shortened: " + (i > 0 ? where(glyphs[i - 1]) : where(*p)) +
+                       " ends in an ellipsis");
       i += 2;
     }
   }
@@ -184,7 +190,8 @@ std::vector<std::string> check_text_layout() {
   // (glyph boxes carry a pixel of anti-aliasing margin). Sorted by x for a sweep.
   std::vector<size_t> order(glyphs.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return glyphs[x].a.x < glyphs[y].a.x; });
+  std::sort(order.begin(), order.end(),
+            [&](size_t x, size_t y) { return glyphs[x].a.x < glyphs[y].a.x; });
   std::map<std::pair<int, int>, bool> reported;
   constexpr float kSlack = 1.0f;
   for (size_t i = 0; i < order.size(); ++i) {
@@ -194,8 +201,10 @@ std::vector<std::string> check_text_layout() {
       if (q.a.x >= p.b.x - kSlack) break;
       if (p.run == q.run) continue;
       // Only what is visible can overlap: each glyph as its clip rect cuts it.
-      const float ox = std::min({p.b.x, q.b.x, p.clip.z, q.clip.z}) - std::max({p.a.x, q.a.x, p.clip.x, q.clip.x});
-      const float oy = std::min({p.b.y, q.b.y, p.clip.w, q.clip.w}) - std::max({p.a.y, q.a.y, p.clip.y, q.clip.y});
+      const float ox = std::min({p.b.x, q.b.x, p.clip.z, q.clip.z}) -
+                       std::max({p.a.x, q.a.x, p.clip.x, q.clip.x});
+      const float oy = std::min({p.b.y, q.b.y, p.clip.w, q.clip.w}) -
+                       std::max({p.a.y, q.a.y, p.clip.y, q.clip.y});
       if (ox <= kSlack || oy <= kSlack) continue;
       const std::pair<int, int> key(std::min(p.run, q.run), std::max(p.run, q.run));
       if (reported[key]) continue;

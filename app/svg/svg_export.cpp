@@ -375,13 +375,17 @@ std::string svg_timeline(const AccessReport& rep, int cycle, const std::string& 
     const bool done = cycle >= 0 && k < cycle, now = k == cycle;
     const char* fill = now ? "#e69f00" : done ? "#56b4e9" : "#bbbbc4";
     const int lanes = __builtin_popcount(rep.wavefronts[static_cast<size_t>(k)].lanes);
-    os << "<rect x=\"" << left + k * seg << "\" y=\"" << top << "\" width=\"" << seg - gap << "\" height=\""
-       << bar_h << "\" fill=\"" << fill << "\" stroke=\"" << (now ? "#000" : "none") << "\"><title>wavefront "
-       << k + 1 << ": completes " << lanes << " lane" << (lanes == 1 ? "" : "s") << "</title></rect>\n";
-    if (seg >= 14) text(os, left + (k + 0.5) * seg, top + bar_h - 7, std::to_string(k + 1), 10, "middle");
+    os << "<rect x=\"" << left + k * seg << "\" y=\"" << top << "\" width=\"" << seg - gap
+       << "\" height=\"" << bar_h << "\" fill=\"" << fill << "\" stroke=\""
+       << (now ? "#000" : "none") << "\"><title>wavefront " << k + 1 << ": completes " << lanes
+       << " lane" << (lanes == 1 ? "" : "s") << "</title></rect>\n";
+    if (seg >= 14)
+      text(os, left + (k + 0.5) * seg, top + bar_h - 7, std::to_string(k + 1), 10, "middle");
   }
   text(os, left, top + bar_h + 18,
-       "orange = being served, blue = served, grey = waiting; bar length = 32 cycles or the instruction's", 11);
+       "orange = being served, blue = served, grey = waiting; bar length = 32 cycles or the "
+       "instruction's",
+       11);
   os << "</svg>\n";
   return os.str();
 }
@@ -403,13 +407,15 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 
 }  // namespace
 
-std::string svg_compose(const std::vector<std::vector<std::string>>& columns, const std::string& title) {
+std::string svg_compose(const std::vector<std::vector<std::string>>& columns,
+                        const std::string& title) {
   const int gap = 20, top = title.empty() ? 0 : 36;
   int width = 0, height = 0;
   std::vector<int> col_w;
   for (const auto& col : columns) {
     int w = 0, h = 0;
-    for (const std::string& part : col) w = std::max(w, attr_of(part, "width")), h += attr_of(part, "height") + gap;
+    for (const std::string& part : col)
+      w = std::max(w, attr_of(part, "width")), h += attr_of(part, "height") + gap;
     col_w.push_back(w);
     width += w + gap;
     height = std::max(height, h);
@@ -417,7 +423,8 @@ std::string svg_compose(const std::vector<std::vector<std::string>>& columns, co
   width = std::max(width - gap, 1), height = std::max(top + height - gap, 1);
   std::ostringstream os;
   os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
-     << "\" viewBox=\"0 0 " << width << " " << height << "\" font-family=\"DejaVu Sans, Verdana, sans-serif\">\n"
+     << "\" viewBox=\"0 0 " << width << " " << height
+     << "\" font-family=\"DejaVu Sans, Verdana, sans-serif\">\n"
      << "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n";
   if (!title.empty()) text(os, 10, 24, title, 16);
   int x = 0, n = 0;

@@ -56,6 +56,7 @@ std::string svg_timeline(const AccessReport& rep, int cycle = -1, const std::str
 // Several drawings (whole documents from the functions above) in one document: `columns` side by
 // side, each column's drawings stacked top to bottom; `title` above all. Pattern ids are renamed
 // per drawing so the document stays valid XML.
-std::string svg_compose(const std::vector<std::vector<std::string>>& columns, const std::string& title = "");
+std::string svg_compose(const std::vector<std::vector<std::string>>& columns,
+                        const std::string& title = "");
 
 }  // namespace bankscope
