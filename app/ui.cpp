@@ -50,15 +50,13 @@ void draw_frame(AppModel& model, UiState& state) {
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
                                  ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus;
   ImGui::Begin("bankscope", nullptr, flags);
-  const float font = ImGui::GetFontSize();
   if (!state.presentation) {  // presentation mode ('p'): the panes take the whole window
-    // The sidebar is the presenter's, the panes are the class's: below 1600 px the sidebar keeps
-    // the normal font in lecture mode (its preset names do not fit 30% of 1024 px at 24 px).
-    const bool sidebar_large = state.large_font && vp->WorkSize.x >= 1600;
-    ImGui::PushFont(body_font(sidebar_large));
+    // The sidebar is the presenter's, the panes are the class's: the sidebar keeps the normal font
+    // in lecture mode, so the panes (and the bank numbers in them) get no narrower (issue 12).
+    ImGui::PushFont(body_font(false));
     const float sidebar_w = std::min(ImGui::GetFontSize() * 19, vp->WorkSize.x * 0.3f);
     ImGui::BeginChild("sidebar", ImVec2(sidebar_w, 0), false);
-    ImGui::PushFont(headline_font(sidebar_large));
+    ImGui::PushFont(headline_font(false));
     ImGui::TextUnformatted("bankscope");
     ImGui::PopFont();
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
@@ -67,7 +65,7 @@ void draw_frame(AppModel& model, UiState& state) {
     draw_controls(model, state);
     ImGui::EndChild();
     ImGui::PopFont();
-    ImGui::SameLine(0, font);
+    ImGui::SameLine(0, body_font(false)->FontSize);  // the same gap in lecture mode
   }
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   ImGui::BeginChild("main", avail, false, ImGuiWindowFlags_NoScrollbar);

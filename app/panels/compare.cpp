@@ -34,12 +34,12 @@ void draw_pane(const PaneModel& pane, UiState& state, const PaneView& view) {
   ImGui::PushFont(headline_font(state));
   ImGui::TextColored(ImColor(palette::kServe), "%s", view.id().c_str());
   ImGui::SameLine();
-  const float title_w = view.width - ImGui::GetCursorPosX();
+  const float title_w = ImGui::GetContentRegionAvail().x - 2;  // after "A ", to the pane edge
   const bool head_fits = ImGui::CalcTextSize(shorter.c_str()).x <= title_w;
   if (head_fits) ImGui::TextUnformatted(first_fitting({decl, shorter}, title_w).c_str());
   ImGui::PopFont();
-  if (!head_fits) {
-    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + view.width - 2);  // 2 px: a glyph's edge pixels
+  if (!head_fits) {  // beside "A", wrapping at the pane's edge (2 px: a glyph's edge pixels)
+    ImGui::PushTextWrapPos(ImGui::GetWindowContentRegionMax().x - 2);
     ImGui::TextUnformatted(shorter.c_str());
     ImGui::PopTextWrapPos();
   }
@@ -145,7 +145,7 @@ void draw_trace(const AppModel& model, UiState& state, float width, float height
 
 void draw_compare(const AppModel& model, UiState& state, float width, float height) {
   const bool two = state.compare;
-  const float gap = ImGui::GetFontSize() * 1.5f;
+  const float gap = body_font(false)->FontSize * 1.5f;  // lecture mode: no narrower panes
   const float pane_w = two ? (width - gap) / 2 : width;
   const float legend_h = legend_height(width);
   height -= legend_h;
