@@ -111,6 +111,7 @@ struct UiState {
   AnimationState anim;
   bool large_font = false;
   bool high_contrast = false;
+  bool presentation = false;  // the sidebar hidden: the main area takes the whole window
   std::vector<Preset> presets;
   std::optional<GpuResults> results;
   std::string results_path;
@@ -119,6 +120,7 @@ struct UiState {
   // Requests for the window layer, consumed by main.cpp.
   bool request_fullscreen_toggle = false;
   std::string request_screenshot;  // path; "" = none
+  std::string request_svg;         // SVG export path (key v, "Export SVG"); "" = none
   // Panels record where they drew (name -> rect) for --dump-rects.
   std::map<std::string, PixelRect> rects;
   // Cancel buttons of the per-launch totals (pane A, B), consumed by AppModel::update().

@@ -3,6 +3,8 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cfloat>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -10,6 +12,8 @@
 #include <vector>
 
 #include "app_model.hpp"
+#include "export_svg.hpp"
+#include "layout_check.hpp"
 #include "options.hpp"
 #include "panels/panels.hpp"
 #include "sim/json_io.hpp"
@@ -38,7 +42,9 @@ double median(std::vector<double> v) {
 }
 
 // Fonts: DejaVu Sans from fonts-dejavu when present (readable at a distance), else ImGui's own.
-void load_fonts() {
+// `scale` follows the window size at start (1 up to 1920x1080, 2 at 3840x2160): at 4K a 16 px font
+// is as small as 8 px on a 1080p projector.
+void load_fonts(float scale) {
   ImGuiIO& io = ImGui::GetIO();
   const char* kFont = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
   const char* kBold = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf";
@@ -47,10 +53,10 @@ void load_fonts() {
     set_fonts(f, f, f, f);
     return;
   }
-  ImFont* body = io.Fonts->AddFontFromFileTTF(kFont, 16.0f);
-  ImFont* head = io.Fonts->AddFontFromFileTTF(kBold, 26.0f);
-  ImFont* large = io.Fonts->AddFontFromFileTTF(kFont, 24.0f);
-  ImFont* large_head = io.Fonts->AddFontFromFileTTF(kBold, 38.0f);
+  ImFont* body = io.Fonts->AddFontFromFileTTF(kFont, std::round(16.0f * scale));
+  ImFont* head = io.Fonts->AddFontFromFileTTF(kBold, std::round(26.0f * scale));
+  ImFont* large = io.Fonts->AddFontFromFileTTF(kFont, std::round(24.0f * scale));
+  ImFont* large_head = io.Fonts->AddFontFromFileTTF(kBold, std::round(38.0f * scale));
   set_fonts(body, head, large, large_head);
 }
 
@@ -96,6 +102,7 @@ int main(int argc, char** argv) {
   if (opt.stride) set_row_stride(state.configs[0], *opt.stride);
   state.large_font = opt.large;
   state.high_contrast = opt.contrast;
+  state.presentation = opt.presentation;
   if (!opt.results.empty()) {
     Result<GpuResults> r = load_gpu_results(opt.results);
     if (!r) return fail(r.error().message);
@@ -121,10 +128,21 @@ int main(int argc, char** argv) {
     }
   }
 
+  if (!opt.svg.empty()) {  // vector export: no window, no GL
+    Result<std::string> svg = export_svg(model, state);
+    if (!svg) return fail(svg.error().message);
+    Result<bool> saved = save_text_file_atomic(opt.svg, *svg);
+    if (!saved) return fail(saved.error().message);
+    std::printf("bankscope: wrote %s\n", opt.svg.c_str());
+    return 0;
+  }
+
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGui::GetIO().IniFilename = nullptr;  // the layout is fixed; nothing to remember
-  load_fonts();
+  const float ui_scale = std::clamp(std::min(float(opt.width) / 1920.0f, float(opt.height) / 1080.0f), 1.0f, 2.0f);
+  load_fonts(ui_scale);
+  ImGui::GetStyle().ScaleAllSizes(ui_scale);  // paddings and spacing grow with the fonts
   Result<std::unique_ptr<Window>> created =
       Window::create(WindowConfig{opt.width, opt.height, "bankscope", !opt.batch()});
   if (!created) {
@@ -132,6 +150,7 @@ int main(int argc, char** argv) {
     return fail(created.error().message);
   }
   Window& window = **created;
+  if (opt.layout_check) prepare_layout_check();
 
   // ---- loop ----------------------------------------------------------------------------------
   const bool bench = opt.bench_frames > 0;
@@ -173,6 +192,8 @@ int main(int argc, char** argv) {
     const bool stride_change = bench && !opt.bench_empty && frame % 50 == 25;
     if (stride_change) set_row_stride(state.configs[0], row_stride(state.configs[0]) == 32 ? 33 : 32);
     window.begin_frame();
+    // A layout check sees the frame with no tooltip: the pointer (Xvfb centres it) is moved away.
+    if (opt.layout_check) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
     ImGui::NewFrame();
     if (!opt.bench_empty) {
       // Rectangles are this frame's: a word cell drawn at the last stride is not one of this one's.
@@ -183,6 +204,16 @@ int main(int argc, char** argv) {
       draw_frame(model, state);
     }
     ImGui::Render();
+    // --layout-check: the frame the screenshot would take (the layout has settled by then).
+    const bool check_now = opt.layout_check && script.empty() && wait <= 1;
+    if (check_now) {
+      const std::vector<std::string> issues = check_text_layout();
+      for (const std::string& s : issues) std::fprintf(stderr, "bankscope: layout: %s\n", s.c_str());
+      std::printf("bankscope: layout check %dx%d%s%s: %zu problem%s\n", opt.width, opt.height,
+                  state.large_font ? " large" : "", state.compare ? " compare" : " single", issues.size(),
+                  issues.size() == 1 ? "" : "s");
+      if (!issues.empty()) exit_code = 3;
+    }
     const double t1 = thread_cpu_ms();
     const ImVec4 bg = clear_color(state);
     window.render(bg.x, bg.y, bg.z);
@@ -191,6 +222,13 @@ int main(int argc, char** argv) {
       state.message = r ? "saved " + state.request_screenshot : r.error().message;
       state.message_is_error = !r;
       state.request_screenshot.clear();
+    }
+    if (!state.request_svg.empty()) {
+      Result<std::string> svg = export_svg(model, state);
+      Result<bool> saved = svg ? save_text_file_atomic(state.request_svg, *svg) : Result<bool>(svg.error());
+      state.message = saved ? "saved " + state.request_svg : saved.error().message;
+      state.message_is_error = !saved;
+      state.request_svg.clear();
     }
     if (!pending_shot.empty() && wait <= 1) {
       Result<bool> r = window.screenshot(pending_shot);
@@ -207,6 +245,7 @@ int main(int argc, char** argv) {
       wait = 0;
       if (script.empty()) break;
     }
+    if (check_now && pending_shot.empty()) break;
     window.present();
     const double t2 = thread_cpu_ms();
     last = now;

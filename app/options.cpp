@@ -36,6 +36,9 @@ const char* usage_text() {
          "  --results FILE        GPU results JSON (predicted vs measured)\n"
          "  --large               large fonts (lecture mode)\n"
          "  --contrast            high-contrast colours\n"
+         "  --presentation        hide the sidebar (key p)\n"
+         "  --layout-check        render, then list clipped or overlapping text; exit 3 if any\n"
+         "  --svg FILE            write the bank view, tile views and timeline as SVG, exit\n"
          "  --dump-rects FILE     write the panels' pixel rectangles (for tests)\n"
          "  --bench-frames K      benchmark: K frames with the animation running\n"
          "  --bench-empty         benchmark an empty ImGui frame instead\n";
@@ -58,11 +61,15 @@ Result<AppOptions> parse_options(int argc, const char* const* argv) {
       o.large = true;
     } else if (arg == "--contrast") {
       o.contrast = true;
+    } else if (arg == "--presentation") {
+      o.presentation = true;
+    } else if (arg == "--layout-check") {
+      o.layout_check = true;
     } else if (arg == "--bench-empty") {
       o.bench_empty = true;
       if (o.bench_frames == 0) o.bench_frames = 300;
     } else if (arg == "--scenario" || arg == "--scenario-b" || arg == "--trace" || arg == "--screenshot" ||
-               arg == "--script" || arg == "--results" || arg == "--dump-rects") {
+               arg == "--script" || arg == "--results" || arg == "--dump-rects" || arg == "--svg") {
       if (!value(&v) || v.empty()) return Error{arg + ": expected a file name"};
       if (arg == "--scenario") o.scenario = v;
       if (arg == "--scenario-b") o.scenario_b = v;
@@ -71,6 +78,7 @@ Result<AppOptions> parse_options(int argc, const char* const* argv) {
       if (arg == "--script") o.script = v;
       if (arg == "--results") o.results = v;
       if (arg == "--dump-rects") o.dump_rects = v;
+      if (arg == "--svg") o.svg = v;
     } else if (arg == "--stride") {
       if (!value(&v) || !to_int(v, 1, 1 << 20, &n)) {
         return Error{"--stride: expected an integer >= 1, got '" + v + "'"};

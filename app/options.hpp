@@ -2,7 +2,8 @@
 //
 //   bankscope [--trace FILE] [--scenario FILE] [--scenario-b FILE] [--stride S] [--compare on|off]
 //             [--screenshot PNG] [--frames K] [--size WxH] [--script FILE] [--results FILE]
-//             [--large] [--contrast] [--dump-rects FILE] [--bench-frames K] [--bench-empty]
+//             [--large] [--contrast] [--presentation] [--layout-check] [--svg FILE]
+//             [--dump-rects FILE] [--bench-frames K] [--bench-empty]
 #pragma once
 
 #include <optional>
@@ -26,11 +27,16 @@ struct AppOptions {
   std::string dump_rects;  // writes panel rectangles (for the pixel tests)
   bool large = false;
   bool contrast = false;
+  bool presentation = false;  // no sidebar (key 'p')
+  bool layout_check = false;  // render `frames` frames, report clipped/overlapping text, exit 0/3
+  std::string svg;            // export the pictures as SVG and exit (no window)
   int bench_frames = 0;  // > 0: benchmark mode
   bool bench_empty = false;
   bool help = false;
   // True when the app runs unattended and exits by itself (screenshot, script or bench).
-  bool batch() const { return !screenshot.empty() || !script.empty() || bench_frames > 0; }
+  bool batch() const {
+    return !screenshot.empty() || !script.empty() || bench_frames > 0 || layout_check || !svg.empty();
+  }
 };
 
 // Errors are one line naming the option: "--size: expected WxH, got '12'".

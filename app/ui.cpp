@@ -29,6 +29,8 @@ void handle_shortcuts(const Shortcuts& k, UiState& state, AppModel& model) {
   if (k.compare) state.compare = !state.compare;
   if (k.large) state.large_font = !state.large_font;
   if (k.contrast) state.high_contrast = !state.high_contrast;
+  if (k.presentation) state.presentation = !state.presentation;
+  if (k.svg) state.request_svg = "bankscope_export.svg";
   if (k.digit > 0) {
     Result<bool> r = load_preset(state, k.digit - 1);
     state.message = r ? "preset " + std::to_string(k.digit) + ": " +
@@ -48,17 +50,24 @@ void draw_frame(AppModel& model, UiState& state) {
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
                                  ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus;
   ImGui::Begin("bankscope", nullptr, flags);
-  const float font = ImGui::GetFontSize();
-  const float sidebar_w = std::min(font * 19, vp->WorkSize.x * 0.3f);
-  ImGui::BeginChild("sidebar", ImVec2(sidebar_w, 0), false);
-  ImGui::PushFont(headline_font(state));
-  ImGui::TextUnformatted("bankscope");
-  ImGui::PopFont();
-  ImGui::TextDisabled("shared-memory bank conflicts");
-  draw_controls(model, state);
-  if (!state.trace.active()) draw_suggest_layout(model, state);
-  ImGui::EndChild();
-  ImGui::SameLine(0, font);
+  if (!state.presentation) {  // presentation mode ('p'): the panes take the whole window
+    // The sidebar is the presenter's, the panes are the class's: the sidebar keeps the normal font
+    // in lecture mode, so the panes (and the bank numbers in them) get no narrower (issue 12).
+    ImGui::PushFont(body_font(false));
+    const float sidebar_w = std::min(ImGui::GetFontSize() * 19, vp->WorkSize.x * 0.3f);
+    ImGui::BeginChild("sidebar", ImVec2(sidebar_w, 0), false);
+    ImGui::PushFont(headline_font(false));
+    ImGui::TextUnformatted("bankscope");
+    ImGui::PopFont();
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("shared-memory bank conflicts");
+    ImGui::PopStyleColor();
+    draw_controls(model, state);
+    if (!state.trace.active()) draw_suggest_layout(model, state);
+    ImGui::EndChild();
+    ImGui::PopFont();
+    ImGui::SameLine(0, body_font(false)->FontSize);  // the same gap in lecture mode
+  }
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   ImGui::BeginChild("main", avail, false, ImGuiWindowFlags_NoScrollbar);
   model.update(state);  // the sidebar may have changed something this frame

@@ -146,6 +146,8 @@ Shortcuts Window::shortcuts() const {
   s.compare = once(GLFW_KEY_C);
   s.large = once(GLFW_KEY_L);
   s.contrast = once(GLFW_KEY_H);
+  s.presentation = once(GLFW_KEY_P);
+  s.svg = once(GLFW_KEY_V);
   s.quit = once(GLFW_KEY_Q);
   for (int d = 1; d <= 9; ++d) {
     if (once(GLFW_KEY_0 + d) || once(GLFW_KEY_KP_0 + d)) s.digit = d;

@@ -33,6 +33,8 @@ struct Shortcuts {
   bool compare = false;     // 'c'
   bool large = false;       // 'l'
   bool contrast = false;    // 'h'
+  bool presentation = false;  // 'p': hide / show the sidebar
+  bool svg = false;           // 'v': export the panes as SVG
   bool quit = false;        // 'q'
   int digit = 0;            // 1..9 picks a preset, 0 = none
 };

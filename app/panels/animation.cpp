@@ -19,8 +19,14 @@ void draw_timeline(const PaneModel& pane, UiState& state, const PaneView& view) 
   }
   if (cycle < waves) {
     const int lanes = __builtin_popcount(pane.report.wavefronts[static_cast<size_t>(cycle)].lanes);
-    ImGui::Text("cycle %d / %d: wavefront %d completes %d lane%s", cycle + 1, waves, cycle + 1,
-                lanes, lanes == 1 ? "" : "s");
+    char full[96], brief[64];
+    std::snprintf(full, sizeof full, "cycle %d / %d: wavefront %d completes %d lane%s", cycle + 1, waves,
+                  cycle + 1, lanes, lanes == 1 ? "" : "s");
+    std::snprintf(brief, sizeof brief, "cycle %d / %d: %d lane%s", cycle + 1, waves, lanes, lanes == 1 ? "" : "s");
+    // The short form in a narrow pane (lecture fonts), so the label keeps to one line.
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + view.width - 2);  // 2 px: a glyph's edge pixels
+    ImGui::TextUnformatted(ImGui::CalcTextSize(full).x <= view.width ? full : brief);
+    ImGui::PopTextWrapPos();
   } else {
     ImGui::Text("done after %d cycle%s", waves, waves == 1 ? "" : "s");
   }

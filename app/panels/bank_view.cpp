@@ -111,7 +111,11 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float font = ImGui::GetFontSize();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
-  const float label_w = ImGui::CalcTextSize("row 000").x + 6;
+  // The row labels keep the normal body size in lecture mode: a wider label column would narrow
+  // the 32 bank columns and so shrink the bank numbers below their normal size (issue 12).
+  ImFont* lf = ImGui::GetFont();
+  const float label_font = std::min(font, body_font(false)->FontSize);
+  const float label_w = lf->CalcTextSizeA(label_font, 1e9f, 0, "row 000").x + 6;
   const float cell_w = std::max(4.0f, (view.width - label_w) / float(banks));
   const float header_h = font + 6;
   const float degree_h = font + 2;
@@ -125,7 +129,7 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
 
   // Header: bank numbers; serving banks of the current wavefront filled orange.
   const uint64_t serving = (cycle < waves) ? rep.wavefronts[static_cast<size_t>(cycle)].banks : 0;
-  dl->AddText(ImVec2(origin.x, origin.y + 3), text_col, "bank");
+  dl->AddText(lf, label_font, ImVec2(origin.x, origin.y + 3), text_col, "bank");
   for (int b = 0; b < banks; ++b) {
     const ImVec2 a(x0 + float(b) * cell_w, origin.y);
     const ImVec2 c(a.x + cell_w - gap, a.y + header_h);
@@ -152,7 +156,7 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
   }
   record_rect(state, view.id() + ".bank_header", ImVec2(x0, origin.y),
               ImVec2(x0 + float(banks) * cell_w, origin.y + header_h));
-  dl->AddText(ImVec2(origin.x, origin.y + header_h + 1), palette::kConflict, "n-way");
+  dl->AddText(lf, label_font, ImVec2(origin.x, origin.y + header_h + 1), palette::kConflict, "n-way");
 
   // Words.
   const float gy = origin.y + header_h + degree_h;
@@ -184,11 +188,11 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
     if (cell_h >= font * 0.8f && (r % std::max(1, int(font * 1.2f / cell_h)) == 0 || rows <= 16)) {
       char label[16];
       std::snprintf(label, sizeof label, "row %lld", static_cast<long long>(row));
-      dl->AddText(ImVec2(origin.x, y + (cell_h - font) / 2), text_col, label);
-    } else if (r % 8 == 0) {
+      dl->AddText(lf, label_font, ImVec2(origin.x, y + (cell_h - label_font) / 2), text_col, label);
+    } else if (r % 8 == 0 && y + font <= gy + float(rows) * cell_h) {  // never below the grid
       char label[16];
       std::snprintf(label, sizeof label, "%lld", static_cast<long long>(row));
-      dl->AddText(ImVec2(origin.x, y), text_col, label);
+      dl->AddText(lf, label_font, ImVec2(origin.x, y), text_col, label);
     }
     for (int b = 0; b < banks; ++b) {
       const uint32_t word = static_cast<uint32_t>(row * banks + b);

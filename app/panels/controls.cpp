@@ -225,6 +225,9 @@ void draw_controls(const AppModel& model, UiState& state) {
     if (ImGui::Button("fullscreen (F11)")) state.request_fullscreen_toggle = true;
     ImGui::SameLine();
     if (ImGui::Button("screenshot (s)")) state.request_screenshot = "bankscope_screenshot.png";
+    if (ImGui::Button("Export SVG (v)")) state.request_svg = "bankscope_export.svg";
+    ImGui::SameLine();
+    ImGui::Checkbox("presentation (p)", &state.presentation);
   }
   if (!state.message.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(
@@ -235,36 +238,56 @@ void draw_controls(const AppModel& model, UiState& state) {
 }
 
 // [SECTION] legend: one row under the panes, so a screenshot carries its own key.
-void draw_legend(const UiState& /*state*/) {
+namespace {
+
+// Lays out (and with `draw`, draws) the legend's items in rows of at most `width`; returns the height.
+float draw_legend_items(float width, bool draw) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float s = ImGui::GetFontSize();
-  auto swatch = [&](ImU32 col, bool hatch, ImU32 hatch_col, const char* text) {
-    const ImVec2 p = ImGui::GetCursorScreenPos();
-    const ImVec2 q(p.x + s * 1.4f, p.y + s);
-    dl->AddRectFilled(p, q, col);
-    if (hatch) {
-      hatch_rect(dl, p, q, hatch_col, 5.0f, 1.5f);
-      dl->AddRect(p, q, hatch_col, 0, 0, 2.0f);
+  const float gap = s * 1.5f, row_h = ImGui::GetFrameHeightWithSpacing();
+  const ImVec2 start = ImGui::GetCursorScreenPos();
+  float x = 0, y = 0;
+  // Each item: a swatch (or the bank ramp) then its text; `ramp` draws the 32 bank colours.
+  auto item = [&](ImU32 col, bool hatch, ImU32 hatch_col, bool ramp, const char* text, const char* brief = nullptr) {
+    const float sw = ramp ? s * 6 : s * 1.4f;
+    // An item wider than a whole row says it briefly.
+    if (brief && sw + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize(text).x > width - s * 0.5f) text = brief;
+    const float w = sw + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize(text).x;
+    if (x > 0 && x + w > width - s * 0.5f) x = 0, y += row_h;  // margin: the clip rect's rounding
+    if (draw) {
+      const ImVec2 p(start.x + x, start.y + y), q(p.x + sw, p.y + s);
+      if (ramp) {
+        for (int b = 0; b < 32; ++b) {
+          dl->AddRectFilled(ImVec2(p.x + sw * float(b) / 32, p.y), ImVec2(p.x + sw * float(b + 1) / 32, q.y),
+                            bank_color(b, 32));
+        }
+      } else {
+        dl->AddRectFilled(p, q, col);
+      }
+      if (hatch) {
+        hatch_rect(dl, p, q, hatch_col, 5.0f, 1.5f);
+        dl->AddRect(p, q, hatch_col, 0, 0, 2.0f);
+      }
+      dl->AddText(ImVec2(q.x + ImGui::GetStyle().ItemSpacing.x, p.y), ImGui::GetColorU32(ImGuiCol_Text), text);
     }
-    ImGui::Dummy(ImVec2(s * 1.4f, s));
-    ImGui::SameLine();
-    ImGui::TextUnformatted(text);
-    ImGui::SameLine(0, s * 1.5f);
+    x += w + gap;
   };
-  swatch(palette::kServe, false, 0, "serving now");
-  swatch(palette::kWaiting, false, 0, "waiting");
-  swatch(palette::kDone, false, 0, "served");
-  swatch(palette::kWaiting, true, palette::kConflict, "conflict: n words, 1 bank");
-  swatch(palette::kPadding, true, IM_COL32(0x40, 0x40, 0x40, 0xFF), "padding");
-  const ImVec2 p = ImGui::GetCursorScreenPos();
-  const float w = s * 10;
-  for (int b = 0; b < 32; ++b) {
-    dl->AddRectFilled(ImVec2(p.x + w * float(b) / 32, p.y), ImVec2(p.x + w * float(b + 1) / 32, p.y + s),
-                      bank_color(b, 32));
-  }
-  ImGui::Dummy(ImVec2(w, s));
-  ImGui::SameLine();
-  ImGui::TextUnformatted("tile colour = bank 0..31; outline = this warp's lanes");
+  item(palette::kServe, false, 0, false, "serving now");
+  item(palette::kWaiting, false, 0, false, "waiting");
+  item(palette::kDone, false, 0, false, "served");
+  item(palette::kWaiting, true, palette::kConflict, false, "conflict: n words, 1 bank");
+  item(palette::kPadding, true, IM_COL32(0x40, 0x40, 0x40, 0xFF), false, "padding");
+  item(0, false, 0, true, "tile colour = bank 0..31; outline = this warp's lanes", "tile colour = bank");
+  const float h = y + row_h;
+  if (draw) ImGui::Dummy(ImVec2(width, h - ImGui::GetStyle().ItemSpacing.y));
+  return h;
 }
+
+}  // namespace
+
+// The legend flows: an item that would run past the right edge starts a new line.
+float legend_height(float width) { return draw_legend_items(width, false); }
+
+void draw_legend(const UiState& /*state*/) { draw_legend_items(ImGui::GetContentRegionAvail().x, true); }
 
 }  // namespace bankscope

@@ -86,15 +86,18 @@ void set_fonts(ImFont* body, ImFont* headline, ImFont* large_body, ImFont* large
   g_fonts[3] = large_headline;
 }
 
-ImFont* body_font(const UiState& state) {
-  ImFont* f = g_fonts[state.large_font ? 2 : 0];
+ImFont* body_font(bool large) {
+  ImFont* f = g_fonts[large ? 2 : 0];
   return f ? f : ImGui::GetIO().Fonts->Fonts[0];
 }
 
-ImFont* headline_font(const UiState& state) {
-  ImFont* f = g_fonts[state.large_font ? 3 : 1];
-  return f ? f : body_font(state);
+ImFont* headline_font(bool large) {
+  ImFont* f = g_fonts[large ? 3 : 1];
+  return f ? f : body_font(large);
 }
+
+ImFont* body_font(const UiState& state) { return body_font(state.large_font); }
+ImFont* headline_font(const UiState& state) { return headline_font(state.large_font); }
 
 std::string group_digits(uint64_t v) {
   std::string s = std::to_string(v);

@@ -41,6 +41,8 @@ void draw_legend(const UiState& state);
 // Beside the stride slider: wavefronts per instruction of the selected statement against the
 // edited array's row stride (sim/sweep), the current stride marked. `which` = 0 (A) or 1 (B).
 void draw_sweep_chart(const ConfigState& cfg, const PaneModel& pane, UiState& state, int which);
+// Height the legend takes in `width` (it flows onto more rows when narrow).
+float legend_height(float width);
 
 // ---- shared drawing helpers (panels/palette.cpp) ------------------------------------------------
 // Okabe-Ito colours (safe for the common colour-vision deficiencies); every state they mark is
@@ -76,6 +78,8 @@ namespace bankscope {
 void set_fonts(ImFont* body, ImFont* headline, ImFont* large_body, ImFont* large_headline);
 ImFont* body_font(const UiState& state);
 ImFont* headline_font(const UiState& state);
+ImFont* body_font(bool large);
+ImFont* headline_font(bool large);
 // 4194304 -> "4,194,304"
 std::string group_digits(uint64_t v);
 }  // namespace bankscope

@@ -8,6 +8,7 @@
 // The selected warp instruction's elements are outlined in both (orange while being served).
 #include <algorithm>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "panels/panels.hpp"
@@ -88,26 +89,35 @@ void draw_tile_views(const PaneModel& pane, UiState& state, const PaneView& view
   const float font = ImGui::GetFontSize();
   const ImVec2 start = ImGui::GetCursorScreenPos();
   const float half = (view.width - font) / 2;
-  const float grid_h = view.height - font - 4;
   const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
 
-  char title[160];
+  // Titles wrap inside their half (a narrow pane cut "physical: row stride 33 (grey = padding)").
+  // The longest form that fits one line (the legend explains the grey padding too), else wrapped.
+  auto fit = [&](const std::vector<std::string>& forms) {
+    for (const std::string& t : forms) {
+      if (ImGui::CalcTextSize(t.c_str()).x <= half) return t;
+    }
+    return forms.back();
+  };
+  const std::string st = std::to_string(stride);
+  std::string title, title2;
   if (one_d) {
-    std::snprintf(title, sizeof title, "logical %s[%lld], %lld per row", arr.name.c_str(),
-                  static_cast<long long>(cols), static_cast<long long>(wrap));
+    const std::string dims = "[" + std::to_string(cols) + "]", per = std::to_string(wrap);
+    title = fit({"logical " + arr.name + dims + ", " + per + " per row", arr.name + dims, "logical"});
+    title2 = fit({"physical: 1-D, " + per + " per row of " + std::to_string(banks_) + " banks", "physical: 1-D",
+                  "1-D"});
   } else {
-    std::snprintf(title, sizeof title, "logical %s[%lld][%lld]", arr.name.c_str(),
-                  static_cast<long long>(rows), static_cast<long long>(cols));
+    const std::string dims = "[" + std::to_string(rows) + "][" + std::to_string(cols) + "]";
+    title = fit({"logical " + arr.name + dims, arr.name + dims, "logical"});
+    title2 = fit({"physical: row stride " + st + (stride > cols ? " (grey = padding)" : ""),
+                  "physical: row stride " + st, "physical: stride " + st, "stride " + st});
   }
-  dl->AddText(start, text_col, title);
-  if (one_d) {
-    std::snprintf(title, sizeof title, "physical: 1-D, %lld per row of %d banks",
-                  static_cast<long long>(wrap), banks_);
-  } else {
-    std::snprintf(title, sizeof title, "physical: row stride %lld%s",
-                  static_cast<long long>(stride), stride > cols ? " (grey = padding)" : "");
-  }
-  dl->AddText(ImVec2(start.x + half + font, start.y), text_col, title);
+  ImFont* f = ImGui::GetFont();
+  const float title_h = std::max(f->CalcTextSizeA(font, 1e9f, half, title.c_str()).y,
+                                 f->CalcTextSizeA(font, 1e9f, half, title2.c_str()).y);
+  dl->AddText(f, font, start, text_col, title.c_str(), nullptr, half);
+  dl->AddText(f, font, ImVec2(start.x + half + font, start.y), text_col, title2.c_str(), nullptr, half);
+  const float grid_h = std::max(2.0f, view.height - title_h - 4);
 
   int64_t hovered = -1;  // physical offset under the mouse
   // Draws one cell for physical offset o at (x, y); `padding` cells are hatched grey.
@@ -131,7 +141,7 @@ void draw_tile_views(const PaneModel& pane, UiState& state, const PaneView& view
   };
 
   // Logical view.
-  const ImVec2 lo(start.x, start.y + font + 4);
+  const ImVec2 lo(start.x, start.y + title_h + 4);
   const Grid lg = fit_grid(lrows, lcols, lo, half, grid_h);
   for (int64_t r = 0; r < lg.rows; ++r) {
     for (int64_t c = 0; c < lg.cols; ++c) {
@@ -152,7 +162,7 @@ void draw_tile_views(const PaneModel& pane, UiState& state, const PaneView& view
               ImVec2(lo.x + float(lg.cols) * lg.cell, lo.y + float(lg.rows) * lg.cell));
 
   // Physical view.
-  const ImVec2 po(start.x + half + font, start.y + font + 4);
+  const ImVec2 po(start.x + half + font, start.y + title_h + 4);
   const Grid pg = fit_grid(prows, pstride, po, half, grid_h);
   for (int64_t r = 0; r < pg.rows; ++r) {
     for (int64_t c = 0; c < pg.cols; ++c) {
@@ -172,7 +182,9 @@ void draw_tile_views(const PaneModel& pane, UiState& state, const PaneView& view
   }
   record_rect(state, view.id() + ".physical", po,
               ImVec2(po.x + float(pg.cols) * pg.cell, po.y + float(pg.rows) * pg.cell));
-  ImGui::Dummy(ImVec2(view.width, view.height));
+  // Covers the titles and the taller grid (a grid never shrinks below 2 px cells).
+  ImGui::Dummy(ImVec2(view.width, std::max(view.height, title_h + 4 + std::max(float(lg.rows) * lg.cell,
+                                                                                float(pg.rows) * pg.cell))));
 
   if (hovered >= 0 && hovered < total) {
     const uint32_t byte = arr.base + static_cast<uint32_t>(hovered * elem);

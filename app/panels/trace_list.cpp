@@ -25,10 +25,14 @@ void draw_trace_list(const TraceView& view, UiState& state, float width, float h
   const LoadedTrace& t = *state.trace.loaded;
   const float line = ImGui::GetTextLineHeightWithSpacing();
   ImGui::TextUnformatted(std::filesystem::path(t.path).filename().string().c_str());
-  ImGui::SameLine();
-  ImGui::TextDisabled("%zu launches, %s warp executions%s", t.report.launches.size(),
-                      count_text(t.report.summary.executions).c_str(),
-                      t.report.summary.complete ? "" : " (cut short: no end record)");
+  // Below the name, wrapped: a narrow list (lecture fonts, 1024 px) must not cut it.
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width - 2);
+  ImGui::Text("%zu launches, %s warp executions%s", t.report.launches.size(),
+              count_text(t.report.summary.executions).c_str(),
+              t.report.summary.complete ? "" : " (cut short: no end record)");
+  ImGui::PopTextWrapPos();
+  ImGui::PopStyleColor();
   if (t.report.summary.dropped > 0) {
     ImGui::TextColored(ImColor(palette::kConflict), "%s executions dropped (trace buffer full)",
                        count_text(t.report.summary.dropped).c_str());
@@ -43,8 +47,14 @@ void draw_trace_list(const TraceView& view, UiState& state, float width, float h
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
   ImGui::InputInt("##exec", &exec, 0, 0);
-  ImGui::SameLine();
-  ImGui::Text("execution (0..%d)%s", n - 1, view.executions_capped ? ", first ones only" : "");
+  char range[64];
+  std::snprintf(range, sizeof range, "execution (0..%d)%s", n - 1, view.executions_capped ? ", first ones only" : "");
+  // Beside the field where it fits, else on its own line.
+  const float after_field = ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x + ImGui::GetStyle().ItemSpacing.x;
+  if (after_field + ImGui::CalcTextSize(range).x < width - 2) ImGui::SameLine();
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width - 2);
+  ImGui::TextUnformatted(range);
+  ImGui::PopTextWrapPos();
   exec = std::clamp(exec, 0, std::max(0, n - 1));
   if (exec != state.trace.exec) {
     state.trace.exec = exec;
@@ -53,18 +63,22 @@ void draw_trace_list(const TraceView& view, UiState& state, float width, float h
   }
   if (view.exec < n) {
     const TraceWarp& w = view.executions[static_cast<size_t>(view.exec)];
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width - 2);
     ImGui::Text("block %u, warp %u, %d active lanes (mask 0x%08x)", w.block, w.warp,
                 __builtin_popcount(w.mask), w.mask);
+    ImGui::PopTextWrapPos();
   }
   ImGui::Spacing();
 
   const ImVec2 top = ImGui::GetCursorScreenPos();
   const float list_h = std::max(line * 4, height - (ImGui::GetCursorPosY() + line));
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
-                                ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
+                                ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit |
+                                ImGuiTableFlags_ScrollX;  // narrow: scroll, never cut a count
   if (ImGui::BeginTable("trace_list", 8, flags, ImVec2(width, list_h))) {
     ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("launch / kernel", ImGuiTableColumnFlags_WidthStretch);
+    // Every column fits its widest cell; a narrow list scrolls sideways (ScrollX) instead.
+    ImGui::TableSetupColumn("launch / kernel", ImGuiTableColumnFlags_WidthFixed);
     for (const char* c : {"pc", "opcode", "line", "execs", "wavefronts", "conflicts", "worst"}) {
       ImGui::TableSetupColumn(c);
     }

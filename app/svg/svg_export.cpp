@@ -5,11 +5,14 @@
 //   [SECTION] bank view
 //   [SECTION] tile views
 //   [SECTION] stride sweep
+//   [SECTION] timeline, composition
 #include "svg_export.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <sstream>
 
 namespace bankscope {
@@ -354,6 +357,99 @@ std::string svg_stride_sweep(const std::vector<SweepSeries>& series, const std::
   const double mid = top + npanels * (panel_h + gap) / 2.0;
   os << "<text x=\"16\" y=\"" << mid << "\" font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 16 "
      << mid << ")\">wavefronts per warp instruction (log2)</text>\n";
+  os << "</svg>\n";
+  return os.str();
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] timeline, composition
+// ---------------------------------------------------------------------------------------------
+std::string svg_timeline(const AccessReport& rep, int cycle, const std::string& title) {
+  const int waves = static_cast<int>(rep.wavefronts.size());
+  const int left = 10, top = title.empty() ? 26 : 48, bar_w = 640, bar_h = 24;
+  const int width = left + bar_w + 20, height = top + bar_h + 40;
+  const int scale = std::max(waves, 32);
+  const double seg = double(bar_w) / scale;
+  const double gap = seg >= 6 ? 2 : 0;
+  std::ostringstream os;
+  header(os, width, height);
+  if (!title.empty()) text(os, 10, 22, title, 15);
+  std::ostringstream head;
+  head << "timeline: " << waves << " wavefront" << (waves == 1 ? "" : "s") << ", one per cycle";
+  if (cycle >= 0 && cycle < waves) head << " (cycle " << cycle + 1 << " shown)";
+  text(os, left, top - 8, head.str(), 12);
+  for (int k = 0; k < waves; ++k) {
+    const bool done = cycle >= 0 && k < cycle, now = k == cycle;
+    const char* fill = now ? "#e69f00" : done ? "#56b4e9" : "#bbbbc4";
+    const int lanes = __builtin_popcount(rep.wavefronts[static_cast<size_t>(k)].lanes);
+    os << "<rect x=\"" << left + k * seg << "\" y=\"" << top << "\" width=\"" << seg - gap
+       << "\" height=\"" << bar_h << "\" fill=\"" << fill << "\" stroke=\""
+       << (now ? "#000" : "none") << "\"><title>wavefront " << k + 1 << ": completes " << lanes
+       << " lane" << (lanes == 1 ? "" : "s") << "</title></rect>\n";
+    if (seg >= 14)
+      text(os, left + (k + 0.5) * seg, top + bar_h - 7, std::to_string(k + 1), 10, "middle");
+  }
+  text(os, left, top + bar_h + 18,
+       "orange = being served, blue = served, grey = waiting; bar length = 32 cycles or the "
+       "instruction's",
+       11);
+  os << "</svg>\n";
+  return os.str();
+}
+
+namespace {
+
+int attr_of(const std::string& svg, const char* name) {
+  const size_t tag = svg.find("<svg");
+  const size_t at = svg.find(std::string(" ") + name + "=\"", tag);
+  return at == std::string::npos ? 0 : std::atoi(svg.c_str() + at + std::strlen(name) + 3);
+}
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) {
+    s.replace(at, from.size(), to);
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string svg_compose(const std::vector<std::vector<std::string>>& columns,
+                        const std::string& title) {
+  const int gap = 20, top = title.empty() ? 0 : 36;
+  int width = 0, height = 0;
+  std::vector<int> col_w;
+  for (const auto& col : columns) {
+    int w = 0, h = 0;
+    for (const std::string& part : col)
+      w = std::max(w, attr_of(part, "width")), h += attr_of(part, "height") + gap;
+    col_w.push_back(w);
+    width += w + gap;
+    height = std::max(height, h);
+  }
+  width = std::max(width - gap, 1), height = std::max(top + height - gap, 1);
+  std::ostringstream os;
+  os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
+     << "\" viewBox=\"0 0 " << width << " " << height
+     << "\" font-family=\"DejaVu Sans, Verdana, sans-serif\">\n"
+     << "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n";
+  if (!title.empty()) text(os, 10, 24, title, 16);
+  int x = 0, n = 0;
+  for (size_t c = 0; c < columns.size(); ++c) {
+    int y = top;
+    for (const std::string& part : columns[c]) {
+      // Nested <svg> elements keep each drawing's own coordinates.
+      const std::string id = "hatch" + std::to_string(n++);
+      std::string body = replace_all(part, "id=\"hatch\"", "id=\"" + id + "\"");
+      body = replace_all(body, "url(#hatch)", "url(#" + id + ")");
+      const size_t tag = body.find("<svg");
+      if (tag == std::string::npos) continue;
+      body.replace(tag, 4, "<svg x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(y) + "\"");
+      os << body;
+      y += attr_of(part, "height") + gap;
+    }
+    x += col_w[c] + gap;
+  }
   os << "</svg>\n";
   return os.str();
 }

@@ -7,6 +7,8 @@
 //                                           coloured by bank, padding grey and hatched, the warp's
 //                                           elements outlined and numbered by lane
 //   stride sweeps                        -> wavefronts per instruction against the row stride
+//   AccessReport                         -> timeline: one segment per wavefront, the serialization
+// and svg_compose() to put several of them in one document (the visualizer's --svg export).
 // Every state is told by text, outline or hatching as well as by colour (viridis for order,
 // a hue wheel for banks), never by colour alone.
 #pragma once
@@ -44,5 +46,17 @@ SweepSeries column_read_sweep(ElementType type, int max_stride, Op op = Op::kLoa
 
 // A step chart, one panel per series (same x axis, y on a log2 scale).
 std::string svg_stride_sweep(const std::vector<SweepSeries>& series, const std::string& title = "");
+
+// The serialization as the visualizer's timeline shows it: one segment per wavefront on a bar that
+// is at least 32 segments wide (so 1 and 32 wavefronts look as different as they are). Segments
+// before `cycle` are served, `cycle` is being served (outlined), later ones wait; cycle < 0 shows
+// them all waiting. Each segment's <title> names its wavefront and the lanes it completes.
+std::string svg_timeline(const AccessReport& rep, int cycle = -1, const std::string& title = "");
+
+// Several drawings (whole documents from the functions above) in one document: `columns` side by
+// side, each column's drawings stacked top to bottom; `title` above all. Pattern ids are renamed
+// per drawing so the document stays valid XML.
+std::string svg_compose(const std::vector<std::vector<std::string>>& columns,
+                        const std::string& title = "");
 
 }  // namespace bankscope
