@@ -293,7 +293,18 @@ Result<Scenario> compile(const ScenarioSpec& spec) {
     const std::string where = "defines." + name;
     if (!is_identifier(name)) return Error{where + ": '" + name + "' is not an identifier"};
     auto e = Expr::parse(text, s.symbols);
-    if (!e) return with_context(where, e.error());
+    if (!e) {
+      // A define that names a loop variable belongs inside that loop: say where it goes.
+      for (const AccessSpec& as : spec.accesses) {
+        for (const LoopSpec& l : as.loops) {
+          if (e.error().message.find("unknown variable '" + l.var + "'") == std::string::npos) continue;
+          return Error{where + ": " + e.error().message + "; '" + l.var +
+                       "' is a loop variable: put this define in the \"defines\" of a loop entry ({\"loop\", "
+                       "\"defines\", \"body\"}), evaluated per iteration"};
+        }
+      }
+      return with_context(where, e.error());
+    }
     BANKSCOPE_TRY(ok_n, check_n(*e, s.symbols, where));
     (void)ok_n;
     auto slot = s.symbols.add(name, e->type());  // `auto name = expr;`

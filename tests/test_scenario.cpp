@@ -121,6 +121,8 @@ TEST_CASE("bad loops, params, arrays and defines are one-line errors naming the 
        "t.json: accesses[0].loop.var: 'K' is already a param"},
       {scenario_text(R"([{"op": "ld", "target": "a[lane]"}])", R"("defines": {"x": "y + 1", "y": "x + 1"},)"),
        "t.json: defines.x: column 1: unknown variable 'y'"},
+      {scenario_text(loop_entry(R"({"var": "k", "init": 0, "cond": "k < 2", "update": "k++"})"), R"("defines": {"x": "k * 2"},)"),
+       "t.json: defines.x: column 1: unknown variable 'k' in 'k * 2'; 'k' is a loop variable: put this define in the \"defines\" of a loop entry"},
       {scenario_text(R"([{"op": "ld", "target": "a[lane]"}])", R"("params": {"n": 3},)"),
        "t.json: params.n: 'n' is already defined"},
       {scenario_text(R"([{"op": "ld", "target": "a[lane]"}])", R"("extern": {"bytes": 64},)",
