@@ -514,7 +514,18 @@ Result<Scenario> compile(const ScenarioSpec& spec) {
       const CompiledLoop& l = a.loops[depth];
       size_t j = i + 1;  // statements [i, j) share this loop
       if (l.body >= 0) {
-        while (j < hi && s.accesses[j].loops.size() > depth && s.accesses[j].loops[depth].body == l.body) ++j;
+        while (j < hi && s.accesses[j].loops.size() > depth && s.accesses[j].loops[depth].body == l.body) {
+          // One loop, so one text: a spec built by hand (not from a file) could disagree.
+          const LoopSpec& mine = spec.accesses[i].loops[depth];
+          const LoopSpec& theirs = spec.accesses[j].loops[depth];
+          if (theirs.var != mine.var || theirs.init != mine.init || theirs.cond != mine.cond ||
+              theirs.update != mine.update || theirs.begin != mine.begin || theirs.end != mine.end ||
+              theirs.step != mine.step || theirs.defines != mine.defines) {
+            return Error{s.accesses[j].where + ".loops." + theirs.var + ": shares body " + std::to_string(l.body) +
+                         " with " + a.where + " but its loop differs"};
+          }
+          ++j;
+        }
       }
       const LoopSpec& ls = spec.accesses[i].loops[depth];
       const std::string var = a.scope.name(l.slot);

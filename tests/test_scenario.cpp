@@ -146,6 +146,18 @@ TEST_CASE("bad loops, params, arrays and defines are one-line errors naming the 
   }
 }
 
+TEST_CASE("statements that share a body must agree on its loop (a spec built by hand)") {
+  auto spec = parse_scenario_json(scenario_text(R"([{"loop": {"var": "s", "init": 0, "cond": "s < 2", "update": "s++"},
+      "body": [{"op": "ld", "target": "a[lane]"}, {"op": "st", "target": "a[lane]"}]}])"), "t.json");
+  REQUIRE(spec.ok());
+  REQUIRE(spec->accesses.size() == 2);
+  CHECK(compile(*spec).ok());
+  spec->accesses[1].loops[0].cond = "s < 3";
+  auto c = compile(*spec);
+  REQUIRE_FALSE(c.ok());
+  CHECK(c.error().message == "accesses[0].body[1].loops.s: shares body 0 with accesses[0].body[0] but its loop differs");
+}
+
 TEST_CASE("the extern buffer follows the static arrays at a 16-byte boundary") {
   // float s[10] = 40 bytes, rounded to 48; e at extern byte 0 -> 48, f at extern byte 68 -> 116.
   const std::string arrays = R"([{"name": "s", "type": "float", "dims": [10]},
