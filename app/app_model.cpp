@@ -57,6 +57,17 @@ bool parse_on_off(const std::string& s, bool* out) {
   return false;
 }
 
+// "worst", or a file just loaded: the costliest instruction (ties: the first).
+int costliest_instruction(const std::vector<WarpInstruction>& instrs, const BankConfig& banks) {
+  int selected = 0, best = -1;
+  for (size_t i = 0; i < instrs.size(); ++i) {
+    if (!instrs[i].issued) continue;  // a predicated instruction with no lane costs 0
+    const int w = cost(instrs[i].access, banks).wavefronts;
+    if (w > best) best = w, selected = static_cast<int>(i);
+  }
+  return selected;
+}
+
 }  // namespace
 
 int64_t logical_cols(const ConfigState& cfg) {
@@ -74,10 +85,23 @@ int64_t row_stride(const ConfigState& cfg) {
 }
 
 void set_row_stride(ConfigState& cfg, int64_t stride) {
-  edited_array(cfg).row_stride = stride;
-  if (cfg.source == "built-in" || cfg.source.rfind("seed_transpose", 0) == 0) {
-    cfg.spec.name = "seed transpose, tile[32][" + std::to_string(stride) + "]";
+  ArraySpec& arr = edited_array(cfg);
+  // Names that spell the physical shape ("seed transpose, tile[32][32]") follow the stride, so
+  // the subtitle never says tile[32][32] over a [32][33] picture.
+  if (arr.dims.size() >= 2) {
+    std::string shape;
+    for (size_t i = 0; i + 1 < arr.dims.size(); ++i)
+      shape += "[" + std::to_string(arr.dims[i]) + "]";
+    const int64_t old = arr.row_stride != 0 ? arr.row_stride : arr.dims.back();
+    const std::string from = arr.name + shape + "[" + std::to_string(old) + "]";
+    const size_t at = cfg.spec.name.find(from);
+    if (at != std::string::npos) {
+      cfg.spec.name.replace(at, from.size(), arr.name + shape + "[" + std::to_string(stride) + "]");
+    }
   }
+  arr.row_stride = stride;
+  if (cfg.source == "built-in")
+    cfg.spec.name = "seed transpose, tile[32][" + std::to_string(stride) + "]";
   cfg.touch();
 }
 
@@ -92,8 +116,8 @@ void compute_pane(const ConfigState& cfg, PaneModel& pane, const TotalsOptions& 
   if (!compiled) return fail(compiled.error().message);
   const Scenario& sc = *compiled;
   if (cfg.warp < 0 || cfg.warp >= sc.warps_per_block()) {
-    return fail("warp " + std::to_string(cfg.warp) + ": a block of this scenario has warps 0.." +
-                std::to_string(sc.warps_per_block() - 1));
+    return fail("warp " + std::to_string(cfg.warp) + " out of range (0.." +
+                std::to_string(sc.warps_per_block() - 1) + ")");
   }
   Result<std::vector<WarpInstruction>> instrs = warp_instructions(sc, Dim3{0, 0, 0}, cfg.warp);
   if (!instrs) return fail(instrs.error().message);
@@ -101,17 +125,11 @@ void compute_pane(const ConfigState& cfg, PaneModel& pane, const TotalsOptions& 
     return fail("warp " + std::to_string(cfg.warp) + " issues no shared-memory instruction");
   }
   int selected = cfg.instruction;
-  if (selected < 0 || selected >= static_cast<int>(instrs->size())) {
-    // Default: the costliest instruction (ties: the first), the one worth looking at.
-    selected = 0;
-    int best = -1;
-    for (size_t i = 0; i < instrs->size(); ++i) {
-      const WarpAccess& a = (*instrs)[i].access;
-      if (!(*instrs)[i].issued) continue;  // a predicated instruction with no lane costs 0
-      const int w = cost(a, cfg.spec.banks).wavefronts;
-      if (w > best) best = w, selected = static_cast<int>(i);
-    }
+  if (selected >= static_cast<int>(instrs->size())) {
+    return fail("instr " + std::to_string(selected) + " out of range (0.." +
+                std::to_string(instrs->size() - 1) + ")");
   }
+  if (selected < 0) selected = costliest_instruction(*instrs, cfg.spec.banks);
   WarpAccess access = (*instrs)[static_cast<size_t>(selected)].access;
   access.mask &= cfg.lane_mask;
   Result<WarpAccess> valid = validate(access, cfg.spec.banks);
@@ -121,6 +139,8 @@ void compute_pane(const ConfigState& cfg, PaneModel& pane, const TotalsOptions& 
   pane.scenario = std::move(compiled).value();
   pane.instructions = std::move(instrs).value();
   pane.selected = selected;
+  pane.worst = cfg.instruction == kInstrWorst;
+  pane.warp = cfg.warp;
   const int array_index =
       std::clamp(cfg.array, 0, static_cast<int>(pane.scenario.arrays.size()) - 1);
   pane.declaration = pane.scenario.arrays[static_cast<size_t>(array_index)].declaration();
@@ -200,23 +220,66 @@ bool AppModel::totals_running() const {
   return jobs_[0] != nullptr || jobs_[1] != nullptr;
 }
 
+// Recomputes pane i if its configuration changed; a newly loaded file's pick is pinned.
+bool AppModel::refresh(UiState& state, size_t i) {
+  PaneModel& pane = panes_[i];
+  ConfigState& cfg = state.configs[i];
+  if (pane.revision == cfg.revision) return false;
+  // On the UI thread only a bounded run; past ui_thread_blocks simulated blocks the rest
+  // moves to a worker.
+  TotalsOptions bounded;
+  bounded.max_simulated_blocks = policy_.ui_thread_blocks;
+  compute_pane(cfg, pane, bounded, policy_.compute);
+  // A failed edit keeps the last good picture, and that picture's totals worker runs on.
+  if (pane.ok) {
+    // The costliest at load time stays picked while the layout changes (same revision: the pane
+    // already shows it).
+    if (cfg.instruction == kInstrPinCostliest) cfg.instruction = pane.selected;
+    retire_job(static_cast<int>(i));
+    if (pane.totals && !pane.totals->complete) start_job(static_cast<int>(i));
+  }
+  return true;
+}
+
+// Compare mode: B follows A's statement. If no statement of B matches, B keeps its own pick and
+// says so (PaneModel::pairing_failed), never silently.
+void AppModel::pair_b(UiState& state) {
+  PaneModel& b = panes_[1];
+  b.pairing.clear();
+  b.pairing_failed = false;
+  if (!state.compare || !state.pair_statements || state.trace.active()) return;
+  const PaneModel& a = panes_[0];
+  if (!a.have || !b.have) return;
+  std::string how;
+  const int want = paired_instruction(a, b, &how);
+  if (want < 0) {
+    b.pairing = "B has no statement like A's (" + instruction_text(a, a.selected) +
+                "): B shows its own pick";
+    b.pairing_failed = true;
+    return;
+  }
+  ConfigState& cfg = state.configs[1];
+  if (cfg.instruction != want || b.selected != want) {
+    cfg.instruction = want;
+    cfg.touch();
+    refresh(state, 1);
+  }
+  b.pairing = "paired with A " + how;
+}
+
 bool AppModel::update(UiState& state) {
   bool changed = false;
+  changed |= refresh(state, 0);
+  changed |= refresh(state, 1);
+  // Pair again when a pane changed or compare mode / pairing was switched on (the c key).
+  if (changed || state.compare != paired_compare_ || state.pair_statements != paired_pair_) {
+    paired_compare_ = state.compare;
+    paired_pair_ = state.pair_statements;
+    pair_b(state);
+    changed = true;
+  }
   for (size_t i = 0; i < panes_.size(); ++i) {
     PaneModel& pane = panes_[i];
-    if (pane.revision != state.configs[i].revision) {
-      // On the UI thread only a bounded run; past ui_thread_blocks simulated blocks the rest
-      // moves to a worker.
-      TotalsOptions bounded;
-      bounded.max_simulated_blocks = policy_.ui_thread_blocks;
-      compute_pane(state.configs[i], pane, bounded, policy_.compute);
-      // A failed edit keeps the last good picture, and that picture's totals worker runs on.
-      if (pane.ok) {
-        retire_job(static_cast<int>(i));
-        if (pane.totals && !pane.totals->complete) start_job(static_cast<int>(i));
-      }
-      changed = true;
-    }
     Job* job = jobs_[i].get();
     if (state.cancel_totals[i]) {
       state.cancel_totals[i] = false;
@@ -410,6 +473,54 @@ void compute_trace_view(TraceState& state, TraceView& view) {
   pane.error.clear();
 }
 
+namespace {
+bool same_loops(const WarpInstruction& x, const WarpInstruction& y) {
+  if (x.nloops != y.nloops) return false;
+  for (int i = 0; i < x.nloops; ++i) {
+    if (x.loop_values[static_cast<size_t>(i)] != y.loop_values[static_cast<size_t>(i)])
+      return false;
+  }
+  return true;
+}
+}  // namespace
+
+int paired_instruction(const PaneModel& a, const PaneModel& b, std::string* how) {
+  if (!a.have || !b.have || a.instructions.empty()) return -1;
+  const WarpInstruction& ia = a.instructions[static_cast<size_t>(a.selected)];
+  const AccessSpec& sa = a.scenario.spec.accesses[static_cast<size_t>(ia.stmt)];
+  const auto& accb = b.scenario.spec.accesses;
+  bool same_ops = accb.size() == a.scenario.spec.accesses.size();
+  for (size_t k = 0; same_ops && k < accb.size(); ++k) {
+    same_ops = accb[k].op == a.scenario.spec.accesses[k].op;
+  }
+  struct Rule {
+    const char* name;
+    std::function<bool(int stmt)> match;
+  };
+  const Rule rules[] = {
+      {"by label", [&](int st) { return !sa.label.empty() && accb[size_t(st)].label == sa.label; }},
+      {"by op and target",
+       [&](int st) {
+         return accb[size_t(st)].op == sa.op && accb[size_t(st)].target == sa.target;
+       }},
+      {"by position", [&](int st) { return same_ops && st == ia.stmt; }}};
+  for (const Rule& r : rules) {
+    for (size_t i = 0; i < b.instructions.size(); ++i) {
+      const WarpInstruction& ib = b.instructions[i];
+      if (r.match(ib.stmt) && same_loops(ia, ib)) {
+        if (how) *how = r.name;
+        return static_cast<int>(i);
+      }
+    }
+  }
+  return -1;
+}
+
+std::string instruction_text(const PaneModel& pane, int index) {
+  if (index < 0 || index >= static_cast<int>(pane.instructions.size())) return "";
+  return std::to_string(index) + ": " + pane.instructions[static_cast<size_t>(index)].text;
+}
+
 std::string count_text(uint64_t v, bool saturated) {
   std::string s = std::to_string(v);
   for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
@@ -499,6 +610,12 @@ Result<bool> load_scenario_into(UiState& state, int which, const std::string& pa
   ConfigState& c = state.configs[static_cast<size_t>(which)];
   const uint64_t rev = c.revision;
   c = ConfigState{};
+  // The file opens on its own costliest statement of warp 0, picked before any edit (--stride 33
+  // would tie the 32x8 tile's row write with its column read and pick the write).
+  if (Result<std::vector<WarpInstruction>> in = warp_instructions(*compiled, Dim3{0, 0, 0}, 0);
+      in && !in->empty()) {
+    c.instruction = costliest_instruction(*in, spec->banks);
+  }
   c.spec = std::move(spec).value();
   c.source = path;
   c.revision = rev + 1;
@@ -514,8 +631,22 @@ std::vector<Preset> find_presets(const std::string& dir) {
     if (entry.path().extension() != ".json") continue;
     out.push_back(Preset{entry.path().stem().string(), entry.path().string()});
   }
-  std::sort(out.begin(), out.end(),
-            [](const Preset& a, const Preset& b) { return a.name < b.name; });
+  // The lesson: the seed pair, the 32x8 tiled pair, its XOR and swizzle fixes, then the wider
+  // elements (double, float4) where padding by one is not enough. Keys 1..9 are the first nine.
+  static const char* const kLessonPresets[] = {"seed_transpose_32x32",    "seed_transpose_32x33",
+                                               "tiled_32x8_32x32",        "tiled_32x8_32x33",
+                                               "tiled_32x8_xor",          "tiled_32x8_swizzle",
+                                               "tiled_32x8_double_32x32", "tiled_32x8_double_32x33",
+                                               "tiled_float4_32x32",      "tiled_float4_32x33"};
+  auto rank = [](const std::string& name) {
+    const auto* end = std::end(kLessonPresets);
+    return static_cast<size_t>(std::find(std::begin(kLessonPresets), end, name) -
+                               std::begin(kLessonPresets));
+  };
+  std::sort(out.begin(), out.end(), [&](const Preset& a, const Preset& b) {
+    const size_t ra = rank(a.name), rb = rank(b.name);
+    return ra != rb ? ra < rb : a.name < b.name;
+  });
   return out;
 }
 
@@ -552,9 +683,10 @@ Result<std::vector<ScriptStep>> parse_script(const std::string& text, const std:
   return steps;
 }
 
-Result<bool> apply_step(const ScriptStep& step, UiState& state, AppModel& model) {
-  const std::string where = "line " + std::to_string(step.line) + ": '" + step.verb + "'";
-  auto err = [&](const std::string& what) { return Error{where + ": " + what}; };
+namespace {
+Result<bool> apply_step_unchecked(const ScriptStep& step, UiState& state, AppModel& model) {
+  // The caller names the file and line ("p.txt:3: "); the message names the step.
+  auto err = [&](const std::string& what) { return Error{step.verb + ": " + what}; };
   auto need = [&](size_t n) { return step.args.size() == n; };
   auto int_arg = [&](size_t i, int64_t* v) { return i < step.args.size() && parse_int(step.args[i], v); };
   ConfigState& cfg = state.configs[static_cast<size_t>(state.edit)];
@@ -604,15 +736,20 @@ Result<bool> apply_step(const ScriptStep& step, UiState& state, AppModel& model)
     if (step.args.size() == 3 && (!int_arg(2, &c) || c < 1)) return err("expects Z >= 1");
     cfg.spec.block = Dim3{a, b, c};
     cfg.warp = 0;
-    cfg.instruction = -1;
+    cfg.instruction = kInstrPinCostliest;
     cfg.touch();
   } else if (v == "warp") {
     if (!need(1) || !int_arg(0, &a) || a < 0) return err("expects a warp index >= 0");
     cfg.warp = static_cast<int>(a);
     cfg.touch();
   } else if (v == "instr") {
-    if (!need(1) || !int_arg(0, &a) || a < 0) return err("expects an instruction index >= 0");
+    if (need(1) && step.args[0] == "worst") {
+      a = kInstrWorst;
+    } else if (!need(1) || !int_arg(0, &a) || a < 0) {
+      return err("expects an instruction index >= 0 or worst");
+    }
     cfg.instruction = static_cast<int>(a);
+    if (state.edit == 1) state.pair_statements = false;  // B's own pick: it no longer follows A
     cfg.touch();
   } else if (v == "mask") {
     if (!need(1) || !int_arg(0, &a) || a < 0 || a > 0xffffffffLL) return err("expects a 32-bit mask");
@@ -695,6 +832,49 @@ Result<bool> apply_step(const ScriptStep& step, UiState& state, AppModel& model)
   }
   return true;
 }
+}  // namespace
+
+Result<bool> apply_step(const ScriptStep& step, UiState& state, AppModel& model) {
+  // A step the scenario cannot show (warp 50 of 32, instr 99, a stride below the columns) is an
+  // error of the script, and leaves the configuration as it was: no subtitle over another picture.
+  const int which = state.edit;
+  const ConfigState before = state.configs[static_cast<size_t>(which)];
+  const bool pair_before = state.pair_statements;
+  Result<bool> r = apply_step_unchecked(step, state, model);
+  if (!r || state.trace.active()) return r;
+  ConfigState& cfg = state.configs[static_cast<size_t>(which)];
+  if (cfg.revision == before.revision) return r;
+  model.update(state);
+  const PaneModel& pane = model.pane(which);
+  if (pane.ok) return r;
+  const std::string message = pane.error;
+  const uint64_t rev = cfg.revision;
+  cfg = before;
+  cfg.revision = rev + 1;
+  state.pair_statements = pair_before;
+  model.update(state);
+  return Error{message};
+}
+
+namespace {
+// A results-format-1 row has no layout key and matches nothing (its block, XOR and swizzle are
+// unknown), except the one case where its name says the layout: format 1 stored a dynamic_stride
+// run at row stride S as kernel "<stem>_S" of file "<stem>_S.json" (validate.json:
+// dynamic_stride_34.json for dynamic_stride.json at stride 34). The kernel has one fixed block and
+// a plain row-major tile, so the name, n, type and stride identify it when the pane's layout has
+// no XOR or swizzle.
+const KernelResult* find_format1_result(const GpuResults& results, const ResultsKey& key) {
+  if (key.xor_mask != 0 || key.swizzle_bits != 0 || key.scenario.size() <= 5) return nullptr;
+  const std::string kernel =
+      key.scenario.substr(0, key.scenario.size() - 5) + "_" + std::to_string(key.row_stride);
+  for (const KernelResult& r : results.kernels) {
+    if (r.has_layout_key || r.n != key.n || r.row_stride != key.row_stride || r.type != key.type)
+      continue;
+    if (r.kernel == kernel && r.scenario == kernel + ".json") return &r;
+  }
+  return nullptr;
+}
+}  // namespace
 
 ResultsKey pane_key(const UiState& state, int which, const PaneModel& pane) {
   const ConfigState& cfg = state.configs[static_cast<size_t>(which)];
@@ -713,6 +893,7 @@ const KernelResult* find_result(const UiState& state, int which, const PaneModel
   if (!state.results || !pane.have) return nullptr;
   const ResultsKey key = pane_key(state, which, pane);
   const KernelResult* k = state.results->find(key);
+  if (!k) k = find_format1_result(*state.results, key);
   if (!k && why) {
     bool any_keyed = false;
     for (const KernelResult& r : state.results->kernels) any_keyed = any_keyed || r.has_layout_key;

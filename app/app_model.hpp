@@ -34,13 +34,19 @@
 
 namespace bankscope {
 
+inline constexpr int kInstrWorst = -1;
+inline constexpr int kInstrPinCostliest = -2;
+
 // One configuration the user edits (compare mode shows two: A and B).
 struct ConfigState {
   ScenarioSpec spec;
   std::string source = "built-in";  // file the spec came from, or "built-in"
   int array = 0;                    // which array the layout controls edit
   int warp = 0;                     // warp within block (0, 0, 0)
-  int instruction = -1;             // index into the warp's instructions; -1 = the costliest
+  // Which of the warp's instructions the pane shows: an index, kInstrWorst (an explicit choice,
+  // shown as "worst": follows the costliest as the layout changes) or kInstrPinCostliest (a newly
+  // loaded file: the costliest is picked once and then stays picked while the layout changes).
+  int instruction = kInstrPinCostliest;
   uint32_t lane_mask = 0xffffffffu; // ANDed with the instruction's own (guard) mask
   uint64_t revision = 1;            // bumped on every edit; AppModel recomputes when it changes
   void touch() { ++revision; }
@@ -97,6 +103,9 @@ struct Preset {
 struct UiState {
   std::array<ConfigState, 2> configs;
   bool compare = true;
+  // Compare mode: B shows the statement A shows (same label, else the same op and target, else
+  // the same position), so the two sides never silently show different statements.
+  bool pair_statements = true;
   int edit = 0;  // which configuration the controls edit (0 = A, 1 = B)
   AnimationState anim;
   bool large_font = false;
@@ -127,6 +136,12 @@ struct PaneModel {
   Scenario scenario;
   std::vector<WarpInstruction> instructions;
   int selected = 0;  // index into instructions
+  bool worst = false;  // selected by the "worst" choice (kInstrWorst)
+  int warp = 0;        // the warp this picture is of (the subtitle says this, not the edit)
+  // Compare mode, pane B: how its statement was paired with A's ("by label", ...), or why it could
+  // not be ("no statement of B matches A's ...": then B shows its own pick, said in red).
+  std::string pairing;
+  bool pairing_failed = false;
   AccessReport report;
   std::optional<LaunchTotals> totals;  // complete, or a lower bound (totals->complete false)
   std::string totals_error;
@@ -185,6 +200,8 @@ class AppModel {
 
  private:
   struct Job;
+  bool refresh(UiState& state, size_t i);
+  void pair_b(UiState& state);
   void start_job(int which);
   void retire_job(int which);
   TotalsPolicy policy_;
@@ -192,12 +209,20 @@ class AppModel {
   TraceView trace_;
   std::array<std::unique_ptr<Job>, 2> jobs_;
   std::vector<std::unique_ptr<Job>> retired_;  // cancelled, not yet finished
+  bool paired_compare_ = false, paired_pair_ = false;  // the modes pair_b() last ran under
 };
 
 // Recomputes one pane from its configuration (the pure function update() calls), the per-launch
 // totals synchronously through `totals` with `opt` (update() bounds them and finishes off-thread).
 void compute_pane(const ConfigState& cfg, PaneModel& pane, const TotalsOptions& opt = {},
                   const TotalsFn& totals = launch_totals);
+
+// The instruction of pane `b` showing the statement pane `a` shows: the same label, else the same
+// op and target, else the same statement index when both have as many statements with the same
+// ops; always the same loop values. -1 when none; `how` says which rule matched.
+int paired_instruction(const PaneModel& a, const PaneModel& b, std::string* how = nullptr);
+// "1: ld tile[threadIdx.x][threadIdx.y + j]  (j=8)": the selector's and the subtitle's text.
+std::string instruction_text(const PaneModel& pane, int index);
 
 // 4194304 -> "4,194,304"; a saturated count (OpTotals::saturated, clamped at 2^64 - 1) is
 // "> 18,446,744,073,709,551,615 (exceeds 2^64)".
@@ -211,9 +236,11 @@ std::vector<std::string> totals_notes(const PaneModel& pane);
 
 // The seed pair: A = tile[32][32], B = tile[32][33], both showing the transposed column read.
 void load_seed_pair(UiState& state);
-// Loads a scenario file into configuration `which`; on error keeps the old one and returns it.
+// Loads a scenario file into configuration `which`, on warp 0's costliest instruction (picked from
+// the file as written; it stays picked as the layout changes); on error keeps the old one.
 Result<bool> load_scenario_into(UiState& state, int which, const std::string& path);
-// assets/scenarios/*.json sorted by name (the digits 1..9 pick the first nine).
+// assets/scenarios/*.json: the lesson's files first in lesson order (kLessonPresets, the keys
+// 1..9 pick the first nine), then the rest sorted by name.
 std::vector<Preset> find_presets(const std::string& dir);
 Result<bool> load_preset(UiState& state, int index);  // 0-based
 // Saves configuration `which` through save_scenario_file (atomic).
@@ -244,7 +271,9 @@ struct ScriptStep {
 };
 Result<std::vector<ScriptStep>> parse_script(const std::string& text, const std::string& source);
 // Applies a step that changes state ("stride", "compare", "step", "preset", ...). Steps the main
-// loop handles itself ("frames", "screenshot") return false; unknown steps return an error.
+// loop handles itself ("frames", "screenshot") return false; unknown steps return an error, and so
+// does a step the scenario cannot show ("warp 50 out of range (0..31)"), which is undone. Messages
+// name the step, not the line: the caller prefixes "file:line: ".
 Result<bool> apply_step(const ScriptStep& step, UiState& state, AppModel& model);
 
 // The identity of what pane `which` predicts: key_of(scenario file basename, compiled scenario).

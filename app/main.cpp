@@ -159,8 +159,8 @@ int main(int argc, char** argv) {
           break;
         }
         if (!*r) {
-          exit_code = fail(opt.script + ":" + std::to_string(s.line) + ": '" + s.verb +
-                           "' expects one argument");
+          exit_code = fail(opt.script + ":" + std::to_string(s.line) + ": " + s.verb +
+                           ": expects one argument");
           window.request_close();
           break;
         }
@@ -175,6 +175,8 @@ int main(int argc, char** argv) {
     window.begin_frame();
     ImGui::NewFrame();
     if (!opt.bench_empty) {
+      // Rectangles are this frame's: a word cell drawn at the last stride is not one of this one's.
+      state.rects.clear();
       handle_shortcuts(window.shortcuts(), state, model);
       // Batch runs are deterministic: the clock advances only through script steps.
       if (!opt.batch() || bench) model.advance(state, bench ? 1.0 / 60 : now - last);

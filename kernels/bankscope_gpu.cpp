@@ -85,7 +85,7 @@ std::string join_sizes(const std::vector<int64_t>& ns) {
 
 int no_device(const std::string& why) {
   std::cerr << "bankscope-gpu: " << why
-            << ": run it on a machine with an NVIDIA GPU and driver (e.g. through the device tool)\n";
+            << ": bankscope-gpu needs an NVIDIA GPU and its driver (nvidia-smi lists the GPU); bankscope-cli predicts without one\n";
   return kExitNoDevice;
 }
 

@@ -107,6 +107,60 @@ Result<std::vector<NcuKernel>> parse_ncu_csv(const std::string& text) {
   return kernels;
 }
 
+Result<std::vector<NcuSourceKernel>> parse_ncu_source_csv(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  std::vector<NcuSourceKernel> kernels;
+  int col_addr = -1, col_src = -1, col_exec = -1, col_wf = -1, col_ideal = -1;
+  bool have_base = false;
+  uint64_t base = 0;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty() || line[0] != '"') continue;
+    const std::vector<std::string> f = split_csv(line);
+    if (f.size() >= 2 && f[0] == "Kernel Name") {
+      kernels.push_back(NcuSourceKernel{f[1], {}});
+      col_addr = -1;
+      have_base = false;
+      continue;
+    }
+    if (!f.empty() && f[0] == "Address") {
+      col_addr = col_src = col_exec = col_wf = col_ideal = -1;
+      for (size_t i = 0; i < f.size(); ++i) {
+        if (f[i] == "Address") col_addr = int(i);
+        else if (f[i] == "Source") col_src = int(i);
+        else if (f[i] == "Instructions Executed") col_exec = int(i);
+        else if (f[i] == "L1 Wavefronts Shared") col_wf = int(i);
+        else if (f[i] == "L1 Wavefronts Shared Ideal") col_ideal = int(i);
+      }
+      if (col_src < 0 || col_exec < 0 || col_wf < 0 || col_ideal < 0) {
+        return Error{"ncu source view line " + std::to_string(line_no) +
+                     ": header lacks Source, Instructions Executed, L1 Wavefronts Shared or L1 Wavefronts Shared Ideal"};
+      }
+      continue;
+    }
+    if (col_addr < 0 || kernels.empty()) continue;
+    const int need = std::max(std::max(col_addr, col_src), std::max(col_exec, std::max(col_wf, col_ideal)));
+    if (int(f.size()) <= need || f[col_addr].rfind("0x", 0) != 0) continue;
+    const uint64_t addr = std::strtoull(f[col_addr].c_str(), nullptr, 16);
+    if (!have_base) {
+      base = addr;
+      have_base = true;
+    }
+    NcuSourceInst inst;
+    inst.offset = addr - base;
+    inst.sass = f[col_src];
+    inst.sass.erase(0, inst.sass.find_first_not_of(' '));
+    // "-" or "" where a metric does not apply: 0.
+    if (!parse_number(f[col_exec], &inst.executed)) inst.executed = 0;
+    if (!parse_number(f[col_wf], &inst.wavefronts)) inst.wavefronts = 0;
+    if (!parse_number(f[col_ideal], &inst.ideal)) inst.ideal = 0;
+    kernels.back().insts.push_back(std::move(inst));
+  }
+  return kernels;
+}
+
 Result<std::vector<NcuKernel>> run_ncu(const std::string& ncu, const std::vector<std::string>& metrics,
                                        const std::string& exe, const std::vector<std::string>& args,
                                        std::string* log) {

@@ -9,6 +9,7 @@
 // --clock-control none: the card's clocks are left as found (never lock or change them).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -26,6 +27,22 @@ struct NcuKernel {
 // Parses `ncu --csv` output (other lines, e.g. "==PROF==" or the program's own, are skipped).
 // Numbers may carry thousands separators. Kernels come back in order of first appearance.
 Result<std::vector<NcuKernel>> parse_ncu_csv(const std::string& text);
+
+// One SASS instruction of ncu's source view (`--section SourceCounters --page source --print-source
+// sass --csv`): per profiled launch a line "Kernel Name",NAME, a header line starting "Address",
+// then one line per instruction with its absolute address (measured on the H200 with ncu 2025.3.1:
+// assets/results/h200/2026-12-01a). `offset` is the address minus the function's first one, the
+// offset the tracer records.
+struct NcuSourceInst {
+  uint64_t offset = 0;
+  std::string sass;  // "LDS R9, [R0+-0x40]"
+  double executed = 0, wavefronts = 0, ideal = 0;  // Instructions Executed, L1 Wavefronts Shared (Ideal)
+};
+struct NcuSourceKernel {
+  std::string name;
+  std::vector<NcuSourceInst> insts;
+};
+Result<std::vector<NcuSourceKernel>> parse_ncu_source_csv(const std::string& text);
 
 // Runs ncu on `exe args...` and parses its report. `log` receives ncu's full stdout.
 Result<std::vector<NcuKernel>> run_ncu(const std::string& ncu, const std::vector<std::string>& metrics,

@@ -20,6 +20,7 @@ summary=$OUT/trace_summary.txt
 
 step "tracer: build bankscope-gpu, the tracer and bankscope-cli"
 ls /usr/local/cuda-13.0/compute-sanitizer/ 2>&1 | head -20
+ls /usr/local/cuda/bin | grep -E "nvdisasm|cuobjdump|ncu"  # the SASS of traced kernels needs nvdisasm
 # The toolkit's own sanitizer matches the driver (kernels/tracer/CMakeLists.txt reads this).
 export BANKSCOPE_SANITIZER_ROOT=/usr/local/cuda-13.0/compute-sanitizer
 h200_build OFF bankscope-gpu bankscope_tracer bankscope-cli
@@ -33,11 +34,19 @@ for src in "$corpus"/*.cu; do
   name=$(basename "$src" .cu)
   extra=()
   [[ $name == cublas_* ]] && extra=(-lcublas)
+  [[ $name == cufft_* ]] && extra=(-lcufft)
   "$NVCC" -O3 -arch=sm_90 -lineinfo -o "$tdir/$name" "$src" "${extra[@]}" &
   pids+=($!)
   progs+=("$name")
 done
 wait "${pids[@]}"
+# PyTorch operators (torch is installed on the H200 machine): the program is python3 itself.
+for src in "$corpus"/*.py; do
+  name=$(basename "$src" .py)
+  printf '#!/bin/sh\nexec python3 %q "$@"\n' "$PWD/$src" >"$tdir/$name"
+  chmod +x "$tdir/$name"
+  progs+=("$name")
+done
 
 export BANKSCOPE_SANITIZER_DIR=/usr/local/cuda-13.0/compute-sanitizer
 for name in "${progs[@]}"; do
@@ -49,7 +58,7 @@ for name in "${progs[@]}"; do
   t1=$(date +%s.%N)
   "$tdir/$name" >"$tdir/$name.plain.txt" 2>&1
   t2=$(date +%s.%N)
-  timeout -k 5 40 "$BUILD/bin/bankscope-gpu" trace --check -o "$tdir/$name.bstrace" -- "$tdir/$name" \
+  timeout -k 5 "${TRACE_TIMEOUT:-90}" "$BUILD/bin/bankscope-gpu" trace --check -o "$tdir/$name.bstrace" -- "$tdir/$name" \
     >"$tdir/$name.trace.txt" 2>&1
   rc=$?
   t3=$(date +%s.%N)
@@ -73,8 +82,21 @@ if [[ -f $tdir/transpose.bstrace ]]; then
   cat "$tdir/transpose.whatif.txt"
 fi
 
+# ncu's per-instruction source view (SASS), for the per-instruction comparison with the trace:
+# raw CSV of two corpus programs, kept in the tarball.
+step "ncu source view (SASS), transpose and gemm_float4"
+for name in transpose gemm_float4; do
+  [[ -x $tdir/$name ]] || continue
+  timeout 120 "${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}" --csv --clock-control none --section SourceCounters --page source --print-source sass \
+    --kernel-name-base demangled "$tdir/$name" >"$tdir/$name.ncu_source.csv" 2>&1
+  echo "$name: exit $?, $(wc -l <"$tdir/$name.ncu_source.csv") lines"
+  head -c 3000 "$tdir/$name.ncu_source.csv"; echo
+  grep -E 'LDS|STS' "$tdir/$name.ncu_source.csv" | head -8
+done
+
 excl=()
 for n in "${progs[@]}"; do excl+=(--exclude="./$n"); done  # the corpus binaries stay behind
 tar -czf "$OUT/traces.tar.gz" -C "$tdir" "${excl[@]}" .
 step "tracer summary ($(( $(date +%s) - T0 )) s)"
 cat "$summary"
+

@@ -78,6 +78,18 @@ std::optional<ElementType> parse_element_type(const std::string& s) {
   return std::nullopt;
 }
 
+Result<ElementType> parse_element_type_exact(const std::string& name) {
+  std::string known;
+  for (ElementType t : kAllElementTypes) known += std::string(known.empty() ? "" : ", ") + element_name(t);
+  const std::optional<ElementType> t = parse_element_type(name);
+  if (!t) return Error{"'" + name + "' is not an element type (one of " + known + ")"};
+  if (name != element_name(*t)) {
+    return Error{"'" + name + "' is not a type of its own here: it would be modelled and shown as " +
+                 element_name(*t) + " (same size, same banks); give " + element_name(*t) + " (one of " + known + ")"};
+  }
+  return *t;
+}
+
 uint64_t SharedArray::bytes() const {
   return uint64_t(shape.rows) * uint64_t(layout.row_stride) * uint64_t(elem_bytes());
 }

@@ -26,6 +26,11 @@ const char* element_name(ElementType t);
 // "char", "half", "float", "double", "float2", "float4", "int", "unsigned", "short", "long long",
 // "half2", "bfloat16", "int4" (also "int8", "fp16", "uint32", ... aliases).
 std::optional<ElementType> parse_element_type(const std::string& name);
+// A type as a user names it on a command line (--type): accepted only when it is the name the
+// model prints back (element_name), so `--type int` is never silently shown as float. An alias
+// (fp32, int8, ...) or an unknown name is an Error saying which name to give instead. The one
+// place the CLI parses a type name: new element types extend ElementType and this follows.
+Result<ElementType> parse_element_type_exact(const std::string& name);
 inline constexpr int kElementTypeCount = 13;
 extern const ElementType kAllElementTypes[kElementTypeCount];
 

@@ -20,12 +20,33 @@ Result<std::vector<AccessRow>> warp_rows(const Scenario& s, int warp) {
     AccessRow& r = rows[static_cast<size_t>(wi.stmt)];
     r.wf_min = r.instructions == 0 ? c.wavefronts : std::min(r.wf_min, c.wavefronts);
     r.wf_max = std::max(r.wf_max, c.wavefronts);
+    r.cf_min = r.instructions == 0 ? c.bank_conflicts() : std::min(r.cf_min, c.bank_conflicts());
+    r.cf_max = std::max(r.cf_max, c.bank_conflicts());
     r.n_way = std::max(r.n_way, c.n_way);
     r.conflicts += c.bank_conflicts();
     r.wavefronts += c.wavefronts;
     ++r.instructions;
   }
   return rows;
+}
+
+Result<std::vector<WorstWarpRow>> worst_warp_rows(const Scenario& s) {
+  std::vector<WorstWarpRow> worst(s.accesses.size());
+  for (int w = 0; w < s.warps_per_block(); ++w) {
+    auto rows = warp_rows(s, w);
+    if (!rows) return rows.error();
+    for (size_t i = 0; i < worst.size(); ++i) {
+      const AccessRow& r = (*rows)[i];
+      if (r.instructions == 0) continue;
+      WorstWarpRow& best = worst[i];
+      if (best.warp < 0 || r.wf_max > best.row.wf_max ||
+          (r.wf_max == best.row.wf_max && r.wavefronts > best.row.wavefronts)) {
+        best.warp = w;
+        best.row = r;
+      }
+    }
+  }
+  return worst;
 }
 
 bool conflicts_unknown(const OpTotals& t) {
@@ -47,11 +68,13 @@ ojson totals_json(const OpTotals& t, Op op) {
 }
 
 ojson predict_json(const Scenario& s, const std::string& file, int warp, const std::vector<AccessRow>& rows,
-                   const LaunchTotals& lt) {
+                   const LaunchTotals& lt, const std::vector<WorstWarpRow>* worst) {
   ojson j;
   j["scenario"] = s.spec.name;
   j["file"] = file;
   j["declaration"] = s.arrays[0].declaration();
+  j["declarations"] = ojson::array();
+  for (const SharedArray& a : s.arrays) j["declarations"].push_back(a.declaration());
   j["n"] = s.spec.n;
   if (s.spec.n_defaulted) j["n_default"] = true;  // the file gave no n: 2048 is the documented default
   j["block"] = {s.spec.block.x, s.spec.block.y, s.spec.block.z};
@@ -76,6 +99,14 @@ ojson predict_json(const Scenario& s, const std::string& file, int warp, const s
     ja["wavefronts_per_instruction"] =
         r.instructions ? (r.wf_min == r.wf_max ? ojson(r.wf_min) : ojson({r.wf_min, r.wf_max})) : ojson(nullptr);
     ja["n_way"] = r.n_way;
+    ja["declaration"] = s.arrays[static_cast<size_t>(a.array)].declaration();
+    if (worst != nullptr && static_cast<size_t>(r.stmt) < worst->size()) {
+      const WorstWarpRow& ww = (*worst)[static_cast<size_t>(r.stmt)];
+      ja["worst_warp"] = ww.warp < 0 ? ojson(nullptr)
+                                     : ojson{{"warp", ww.warp},
+                                             {"wavefronts_per_instruction", ww.row.wf_max},
+                                             {"n_way", ww.row.n_way}};
+    }
     ja["launch"] = totals_json(lt.per_access[static_cast<size_t>(r.stmt)], a.op);
     j["accesses"].push_back(ja);
   }

@@ -112,9 +112,119 @@ void TraceAggregator::on_launch(const TraceLaunch& l) {
   report_.launches.push_back(std::move(r));
 }
 
+Op op_of(TraceOpKind k) {
+  switch (k) {
+    case TraceOpKind::kLoad: return Op::kLoad;
+    case TraceOpKind::kStore: return Op::kStore;
+    case TraceOpKind::kAtomic: return Op::kAtomic;
+    case TraceOpKind::kLdsm: return Op::kLdmatrix;
+    case TraceOpKind::kStsm: return Op::kStmatrix;
+    case TraceOpKind::kLdgsts: return Op::kLdgsts;
+    case TraceOpKind::kOther: break;
+  }
+  return Op::kLoad;
+}
+
+namespace {
+bool has_part(const std::string& opcode, const char* part) {
+  // "ATOMS.CAST.SPIN" has the parts ATOMS, CAST, SPIN.
+  size_t start = 0;
+  while (start <= opcode.size()) {
+    const size_t dot = opcode.find('.', start);
+    const size_t end = dot == std::string::npos ? opcode.size() : dot;
+    if (opcode.compare(start, end - start, part) == 0) return true;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return false;
+}
+}  // namespace
+
+PcModel pc_model(const TracePc& pc) {
+  PcModel m;
+  m.access.op = op_of(pc.kind);
+  m.access.width = pc.width;
+  const std::string& op = pc.opcode;
+  switch (pc.kind) {
+    case TraceOpKind::kLoad:
+    case TraceOpKind::kStore:
+      m.costed = true;
+      return m;
+    case TraceOpKind::kLdsm:
+    case TraceOpKind::kStsm: {
+      // SASS "LDSM.16.M88.4" / "LDSM.16.MT88.2" / "LDSM.16.M88" (x1); the API's name "LDSM.x4".
+      // .trans does not change the shared-memory side (R7), so only the count matters.
+      int num = 1;
+      if (const size_t x = op.find(".x"); x != std::string::npos) {
+        num = std::atoi(op.c_str() + x + 2);
+      } else if (has_part(op, "2")) {
+        num = 2;
+      } else if (has_part(op, "4")) {
+        num = 4;
+      }
+      if (num != 1 && num != 2 && num != 4) {
+        m.why = "matrix count of '" + op + "' unknown";
+        return m;
+      }
+      m.access.matrices = num;
+      m.access.width = 16;
+      m.access.trans = op.find("MT88") != std::string::npos;
+      m.costed = true;
+      return m;
+    }
+    case TraceOpKind::kAtomic: {
+      // R8 was measured for add, min, max, exch, cas (ATOMS.ADD, .MIN, .MAX, .EXCH, .CAS); other
+      // SASS atomics (ATOMS.POPC.INC, ATOMS.AND, the ATOMS.CAST.SPIN of a 64-bit add loop) were not.
+      if (has_part(op, "CAST") || has_part(op, "POPC") || has_part(op, "SPIN")) {
+        m.why = "no measured rule for '" + op + "' (R8 covers ADD, MIN, MAX, EXCH, CAS)";
+        return m;
+      } else if (has_part(op, "CAS")) {
+        m.access.atom = AtomOp::kCas;
+      } else if (has_part(op, "ADD")) {
+        m.access.atom = AtomOp::kAdd;
+      } else if (has_part(op, "MIN")) {
+        m.access.atom = AtomOp::kMin;
+      } else if (has_part(op, "MAX")) {
+        m.access.atom = AtomOp::kMax;
+      } else if (has_part(op, "EXCH")) {
+        m.access.atom = AtomOp::kExch;
+      } else {
+        m.why = op.rfind("ATOMS.", 0) == 0
+                    ? "no measured rule for '" + op + "' (R8 covers ADD, MIN, MAX, EXCH, CAS)"
+                    : "atomic operation unknown without the SASS opcode";
+        return m;
+      }
+      m.costed = true;
+      return m;
+    }
+    case TraceOpKind::kLdgsts:
+      // SASS "LDGSTS.E.BYPASS.LTC128B.128" is .cg (no measured rule yet, R9), "LDGSTS.E.LTC128B.64"
+      // .ca. The API's own name ("LDGSTS.128") does not say which.
+      if (op.rfind("LDGSTS.E", 0) != 0) {
+        m.why = "cp.async .ca or .cg unknown without the SASS opcode";
+        return m;
+      }
+      if (has_part(op, "BYPASS")) {
+        m.why = "cp.async .cg: no measured rule yet (sim/RULES.md R9)";
+        return m;
+      }
+      // R9 .ca matched 71 of 71 single-warp patterns, but not whole kernels: cuBLAS's 4-byte
+      // LDGSTS.E.LTC128B measured 344,064 wavefronts for 147,456 instructions where R9 predicts one
+      // each (H200, assets/results/h200/2026-12-01a). The global side matters; not costed until a
+      // rule explains it.
+      m.why = "cp.async .ca: R9 fits single-warp patterns, not cuBLAS's LDGSTS (sim/RULES.md R9)";
+      return m;
+    case TraceOpKind::kOther:
+      break;
+  }
+  m.why = "not a shared-memory access the model covers";
+  return m;
+}
+
 void TraceAggregator::on_pc(const TracePc& pc) {
   PcStats s;
   s.pc = pc;
+  s.model = pc_model(pc);
   report_.launches.back().pcs.push_back(std::move(s));
 }
 
@@ -135,33 +245,67 @@ uint32_t TraceAggregator::remap(uint32_t addr) const {
   return addr;
 }
 
+AccessCost TraceAggregator::cost_plain() {
+  const std::array<uint32_t, kWarpSize>& a = access_.addr;
+  if (access_.mask != 0xffffffffu) return cost(access_);
+  const uint32_t stride = a[1] - a[0];  // modulo 2^32, as the addresses are
+  uint32_t off = 0;
+  for (int lane = 2; lane < kWarpSize; ++lane) off |= a[lane] - a[lane - 1] - stride;
+  // |stride| < 2^26 keeps the key exact (31 strides span the 32-bit space otherwise).
+  const int64_t sstride = static_cast<int32_t>(stride);
+  if (off != 0 || sstride >= (int64_t{1} << 26) || sstride <= -(int64_t{1} << 26)) return cost(access_);
+  const uint64_t key = (uint64_t{access_.op == Op::kStore} << 63) | (uint64_t(access_.width) << 58) |
+                       ((uint64_t(sstride) & ((uint64_t{1} << 27) - 1)) << 12) | (a[0] & 4095u);
+  MemoEntry& e = memo_[(key ^ (key >> 12) * 0x9E3779B1u) & (memo_.size() - 1)];
+  if (e.key != key) {
+    e.key = key;
+    e.cost = cost(access_);
+  }
+  return e.cost;
+}
+
 void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
   LaunchReport& l = report_.launches.back();
   PcStats& s = l.pcs[w.pc_index];
   ++s.executions;
-  ++l.executions_by_kind[static_cast<size_t>(pc.kind)];
-  if (!is_modelled(pc.kind)) return;
+  const size_t kind = static_cast<size_t>(pc.kind);
+  ++l.executions_by_kind[kind];
+  if (!s.model.costed) {
+    ++l.uncosted_by_kind[kind];
+    return;
+  }
+  const bool plain = pc.kind == TraceOpKind::kLoad || pc.kind == TraceOpKind::kStore;
   if (w.mask == 0) {
     // A predicated-off instruction still issues (measured on the H200: GPU_FACTS.md, edges) and
     // costs no wavefront.
     ++s.n_way_count[0];
-    (pc.kind == TraceOpKind::kLoad ? l.ld : l.st).add(AccessCost{}, 1);
+    l.by_kind[kind].add(AccessCost{}, 1);
     return;
   }
-  access_.op = pc.kind == TraceOpKind::kLoad ? Op::kLoad : Op::kStore;
-  access_.width = pc.width;
+  if (plain) {
+    access_.op = s.model.access.op;
+    access_.width = s.model.access.width;
+  } else {
+    access_ = s.model.access;
+  }
   access_.mask = w.mask;
   if (remaps_.empty()) {
     access_.addr = w.addr;
   } else {
     for (int lane = 0; lane < kWarpSize; ++lane) access_.addr[lane] = w.mask >> lane & 1u ? remap(w.addr[lane]) : 0;
   }
-  const AccessCost c = cost(access_);
+  if (!plain && !validate(access_, BankConfig{}).ok()) {
+    // e.g. an LDSM whose row lanes are not all active: the model has no rule for it.
+    ++s.uncosted;
+    ++l.uncosted_by_kind[kind];
+    return;
+  }
+  const AccessCost c = plain ? cost_plain() : cost(access_);
   s.wavefronts += static_cast<uint64_t>(c.wavefronts);
   s.ideal += static_cast<uint64_t>(c.ideal_wavefronts);
   s.worst_n_way = std::max(s.worst_n_way, c.n_way);
   ++s.n_way_count[std::min(c.n_way, kWarpSize)];
-  (access_.op == Op::kLoad ? l.ld : l.st).add(c, 1);
+  l.by_kind[kind].add(c, 1);
 }
 
 void TraceAggregator::on_launch_end(const TraceLaunchEnd& e) {
@@ -217,9 +361,11 @@ std::vector<ReportRow> report_rows(const TraceReport& r, bool by_line) {
         row.opcode = s.pc.opcode;
         row.kind = s.pc.kind;
         row.modelled = s.modelled();
+        row.why = s.model.why;
       } else if (row.opcode.find(s.pc.opcode) == std::string::npos) {
         row.opcode += "+" + s.pc.opcode;
         row.modelled = row.modelled && s.modelled();
+        if (row.why.empty()) row.why = s.model.why;
       }
       row.executions += s.executions;
       row.wavefronts += s.wavefronts;

@@ -4,9 +4,11 @@
 //   trace execution (lanes' byte offsets)  -> WarpAccess -> cost()          per PC, per launch
 //   traced offset in array A               -> logical (row, col) of A -> new layout's offset
 //
-// Only LDS/STS-like kinds (TraceOpKind kLoad, kStore) are costed by the bank model; the other
-// kinds (LDSM, ATOMS, LDGSTS, ...) are counted as executions, marked "not modelled", and left out
-// of the modelled totals.
+// Each instruction is costed by the bank model's rule for its kind (sim/RULES.md), see pc_model():
+// LDS/STS (R1-R6), LDSM/STSM (R7), ATOMS and LDGSTS .ca (R8, R9) when the SASS opcode says which
+// (`bankscope-gpu trace` reads it from the kernel's cubin). An instruction no measured rule covers
+// (LDGSTS .cg, an atomic whose operation is unknown, ...) is counted as executions, marked "not
+// modelled" with the reason, and left out of the totals.
 #pragma once
 
 #include <array>
@@ -22,14 +24,28 @@
 
 namespace bankscope {
 
+// How the bank model costs one traced instruction: the WarpAccess it becomes (all but the lanes and
+// their addresses), or why it is not costed.
+struct PcModel {
+  bool costed = false;
+  WarpAccess access;
+  std::string why;  // when not costed
+};
+PcModel pc_model(const TracePc& pc);
+
+// The model's Op for a trace kind (kOther has none: kLoad is returned and pc_model refuses it).
+Op op_of(TraceOpKind k);
+
 struct PcStats {
   TracePc pc;
+  PcModel model;
   uint64_t executions = 0;
   uint64_t wavefronts = 0;  // modelled kinds only
   uint64_t ideal = 0;
   int worst_n_way = 0;
   std::array<uint64_t, kWarpSize + 1> n_way_count{};  // executions per n-way (index 0: empty mask)
-  bool modelled() const { return is_modelled(pc.kind); }
+  uint64_t uncosted = 0;  // executions the model refused (validate(): e.g. an LDSM row lane inactive)
+  bool modelled() const { return model.costed; }
   uint64_t excess() const { return wavefronts - ideal; }  // = bank conflicts
   int typical_n_way() const;                             // the most frequent n-way
 };
@@ -38,7 +54,11 @@ struct LaunchReport {
   TraceLaunch launch;
   TraceLaunchEnd end;
   bool ended = false;
-  OpTotals ld, st;  // modelled kinds, under counters::inst_executed / wavefronts / bank_conflicts
+  OpTotals ld, st;  // LDS/STS, under counters::sass_inst_executed / wavefronts / bank_conflicts
+  // Every kind's costed executions (ld and st again at kLoad and kStore), and the executions of each
+  // kind that were not costed: a kind's totals are comparable with its counters only when none is.
+  std::array<OpTotals, kTraceOpKinds> by_kind{};
+  std::array<uint64_t, kTraceOpKinds> uncosted_by_kind{};
   std::array<uint64_t, kTraceOpKinds> executions_by_kind{};
   std::vector<PcStats> pcs;
 };
@@ -73,14 +93,28 @@ class TraceAggregator : public TraceSink {
   void on_end(const TraceEnd& e) override { report_.end = e; }
   TraceReport take(const TraceSummary& s) {
     report_.summary = s;
+    for (LaunchReport& l : report_.launches) {  // ld and st are by_kind's first two, kept apart
+      l.ld = l.by_kind[static_cast<size_t>(TraceOpKind::kLoad)];
+      l.st = l.by_kind[static_cast<size_t>(TraceOpKind::kStore)];
+    }
     return std::move(report_);
   }
 
  private:
   uint32_t remap(uint32_t addr) const;
+  AccessCost cost_plain();  // cost(access_) for LDS/STS, through the memo below
   std::vector<ArrayRemap> remaps_;
   TraceReport report_;
   WarpAccess access_;
+  // cost() of evenly spaced full warps, keyed by (op, width, stride, base mod 4 KiB): moving every
+  // lane by a multiple of 4 KiB changes no lane's bank, no word identity and no phase (the rules
+  // compare lanes' banks and words, never absolute addresses), so those decide the cost. Rows,
+  // columns and broadcasts of a traced kernel repeat these few patterns millions of times.
+  struct MemoEntry {
+    uint64_t key = ~0ull;
+    AccessCost cost;
+  };
+  std::vector<MemoEntry> memo_ = std::vector<MemoEntry>(4096);
 };
 
 // Reads `data` once into both the as-traced report and, when remaps are given, the what-if one.
@@ -97,6 +131,7 @@ struct ReportRow {
   std::string opcode;  // opcodes joined with '+' when a line has several
   TraceOpKind kind = TraceOpKind::kLoad;
   bool modelled = true;
+  std::string why;  // why not, when not modelled
   uint64_t executions = 0, wavefronts = 0, ideal = 0;
   int worst_n_way = 0, typical_n_way = 0;
   uint64_t excess() const { return wavefronts - ideal; }

@@ -32,14 +32,15 @@ expect_not() {
 }
 
 core_tests() {
-# Per warp instruction: instr, wf, n-way, cf; per launch: instructions, wavefronts, conflicts.
+# Per warp instruction (warp 0 | worst warp of block 0): instructions, wavefronts, n-way, conflicts;
+# per launch: instructions, wavefronts, conflicts, wavefronts per instruction.
 # 64x64 blocks of 32 warps at N = 2048: 131,072 column reads of 32 (stride 32), 2 (stride 34:
 # gcd(34, 32)) or 1 (stride 33) wavefronts each.
-expect "seed 32x32 column read is 32-way" 0 '^1  ld  tile\[threadIdx.x\]\[threadIdx.y\] +1 +32 +32w +31 \| +131,072 +4,194,304 +4,063,232$' -- \
+expect "seed 32x32 column read is 32-way" 0 '^1  ld  tile\[threadIdx.x\]\[threadIdx.y\] +1 +32 +32 +31  \| +0 +32 +32$' -- \
   "$cli" predict "$sc/seed_transpose_32x32.json"
-expect "seed 32x33 column read is 1-way" 0 '^1  ld  tile\[threadIdx.x\]\[threadIdx.y\] +1 +1 +1w +0 \| +131,072 +131,072 +0$' -- \
+expect "seed 32x33 column read is 1-way" 0 '^1  ld  tile\[threadIdx.x\]\[threadIdx.y\] +131,072 +131,072 +0 +1\.00$' -- \
   "$cli" predict "$sc/seed_transpose_32x33.json"
-expect "--stride 34 is 2-way" 0 '^1  ld  tile\[threadIdx.x\]\[threadIdx.y\] +1 +2 +2w +1 \| +131,072 +262,144 +131,072$' -- \
+expect "--stride 34 is 2-way" 0 '^1  ld  tile\[threadIdx.x\]\[threadIdx.y\] +131,072 +262,144 +131,072 +2\.00$' -- \
   "$cli" predict "$sc/seed_transpose_32x32.json" --stride 34
 # Per launch the model predicts the instruction-level smsp__sass_ counters (the l1tex__ ones read
 # high with many blocks resident), and says so by name. sm_90 has no instruction-level conflict
@@ -65,6 +66,82 @@ expect "explain names the l1tex counters" 0 '^  as this warp alone would count: 
   "$cli" explain "$sc/seed_transpose_32x32.json" --access 1
 expect "explain padded" 0 '^1 wavefront\(s\), ideal 1, bank conflicts 0' -- \
   "$cli" explain "$sc/seed_transpose_32x33.json" --access 1
+# Issue 12, point 6: one unit per column, whole launch and worst warp, no unexplained abbreviation.
+# Per launch (all 4,096 blocks): 131,072 column reads of 32 wavefronts, 31 conflicts each.
+expect "per-launch row: instructions, wavefronts, conflicts, mean per instr." 0 '^1  ld  tile\[threadIdx.x\]\[threadIdx.y\] +131,072 +4,194,304 +4,063,232 +32\.00$' -- \
+  "$cli" predict "$sc/seed_transpose_32x32.json"
+expect "per-warp row: instructions, wavefronts/instr, n-way, conflicts/instr | worst warp" 0 '^1  ld  tile\[threadIdx.x\]\[threadIdx.y\] +1 +32 +32 +31  \| +0 +32 +32$' -- \
+  "$cli" predict "$sc/seed_transpose_32x32.json"
+expect "legend explains the columns" 0 '^  bank conflicts per instr\. = wavefronts - ideal' -- "$cli" predict "$sc/seed_transpose_32x32.json"
+expect_not "no abbreviated units (1w, cf, wf)" '[0-9]w |  cf |  wf ' -- "$cli" predict "$sc/seed_transpose_32x32.json"
+# char tile[32][33]: warp y reads bytes 33*i + y. y = 0 (warp 0): word 8i + i/4, bank 8(i%4) + i/4,
+# all distinct: 1 wavefront. y = 1: lanes 0 and 31 take words 0 and 256, both bank 0: 2. Warps with
+# y % 4 != 0 conflict: 24 of 32 per block, 24 * 4,096 = 98,304 conflicts, 229,376 / 131,072 = 1.75.
+expect "char 32x33: warp 0 clean, worst warp (1) 2-way" 0 '^1  ld  tile\[threadIdx.x\]\[threadIdx.y\] +1 +1 +1 +0  \| +1 +2 +2$' -- \
+  "$cli" predict "$sc/seed_transpose_32x33.json" --type char
+expect "char 32x33: launch conflicts beside warp 0's table" 0 '^1  ld  tile\[threadIdx.x\]\[threadIdx.y\] +131,072 +229,376 +98,304 +1\.75$' -- \
+  "$cli" predict "$sc/seed_transpose_32x33.json" --type char
+# explain prints the declaration of the array the access uses (broadcast.json: coeff[8], table[8][64]).
+expect "explain: the accessed array's declaration" 0 '^  __shared__ float table\[8\]\[64\], warp 0' -- \
+  "$cli" explain "$sc/broadcast.json" --access 1
+# --array: --stride/--type change the named array, not the first.
+expect "predict --array table --stride 72" 0 '^array     __shared__ float table\[8\]\[72\]' -- \
+  "$cli" predict "$sc/broadcast.json" --array table --stride 72
+expect "predict --array unknown" 1 "^bankscope-cli: --array: .*broadcast.json has no array named 'nope' \(arrays: coeff, table\)$" -- \
+  "$cli" predict "$sc/broadcast.json" --array nope --stride 72
+# --type: a name is shown as itself or refused, never shown as another type.
+expect "--type fp32 refused, names float" 1 "^bankscope-cli: --type: 'fp32' is not a type of its own here: .*give float" -- \
+  "$cli" predict "$sc/seed_transpose_32x32.json" --type fp32
+expect "--type int: int or refused, never float" 0 "(is not a type of its own|__shared__ int tile\[32\]\[32\])" -- \
+  bash -c "'$cli' predict '$sc/seed_transpose_32x32.json' --type int 2>&1 | head -2"
+expect_not "--type int never declared float" '__shared__ float' -- \
+  bash -c "'$cli' predict '$sc/seed_transpose_32x32.json' --type int 2>&1 | head -2"
+expect "--type nonsense" 1 "^bankscope-cli: --type: 'qfloat' is not an element type \(one of char, " -- \
+  "$cli" predict "$sc/seed_transpose_32x32.json" --type qfloat
+# compare --stride/--type change B. Seed at 32 vs 34: A 131,072 + 4,194,304 wavefronts, B 131,072 +
+# 262,144 (gcd(34, 32) = 2): 4,325,376 / 393,216 = 11.00.
+expect "compare --stride 34 (seed)" 0 'B issues 11\.00x fewer shared-memory wavefronts than A \(worst access 32-way vs 2-way\)' -- \
+  "$cli" compare --stride 34
+expect "compare one file --stride 34: B named" 0 '^B: .*seed_transpose_32x32\.json --stride 34\)$' -- \
+  "$cli" compare "$sc/seed_transpose_32x32.json" --stride 34
+expect "compare one file alone is an error" 2 '^bankscope-cli: compare: one scenario .* give a second scenario' -- \
+  "$cli" compare "$sc/seed_transpose_32x32.json"
+# A regression reads as one: 32x33 -> 32x32 is 4,325,376 / 262,144 = 16.50x more.
+expect "compare regression says more" 0 'B issues 16\.50x more shared-memory wavefronts than A \(worst access 1-way vs 32-way\)' -- \
+  "$cli" compare "$sc/seed_transpose_32x33.json" "$sc/seed_transpose_32x32.json"
+expect "compare --type double changes B" 0 '^   __shared__ double tile\[32\]\[32\]$' -- \
+  "$cli" compare "$sc/seed_transpose_32x32.json" --type double
+# sweep: the seed's column read (statement 1), 32 warps of block 0 one instruction each; a float
+# column read costs gcd(stride, 32) wavefronts (32 -> 32, 33 -> 1, 34 -> 2, ..., 64 -> 32).
+sweep_seed() { "$cli" sweep "$sc/seed_transpose_32x32.json" --access 1 --stride 32..64 "$@"; }
+expect "sweep stride 32: 32" 0 '^ +32 +32 +1,024 +32 +32$' -- sweep_seed
+expect "sweep stride 33: 1" 0 '^ +33 +32 +32 +1 +1$' -- sweep_seed
+expect "sweep stride 34: 2" 0 '^ +34 +32 +64 +2 +2$' -- sweep_seed
+expect "sweep stride 36: 4" 0 '^ +36 +32 +128 +4 +4$' -- sweep_seed
+expect "sweep stride 40: 8" 0 '^ +40 +32 +256 +8 +8$' -- sweep_seed
+expect "sweep stride 48: 16" 0 '^ +48 +32 +512 +16 +16$' -- sweep_seed
+expect "sweep stride 64: 32" 0 '^ +64 +32 +1,024 +32 +32$' -- sweep_seed
+# double tile (32x8 threads, 4 loop steps, 8 warps: 32 instructions): 2 * gcd(stride, 16) (two
+# half-warp phases, lane i on bank pair s*i mod 16), so stride 33 costs the ideal 2.
+expect "sweep double stride 33: 2" 0 '^ +33 +32 +64 +2 +1$' -- \
+  "$cli" sweep "$sc/tiled_32x8_double_32x32.json" --access 1 --stride 32..40
+expect "sweep double stride 36: 8" 0 '^ +36 +32 +256 +8 +4$' -- \
+  "$cli" sweep "$sc/tiled_32x8_double_32x32.json" --access 1 --stride 32..40
+expect "sweep starts at the row length" 0 'row stride swept 32\.\.40 \(strides below the row length would overlap rows\)' -- \
+  "$cli" sweep "$sc/seed_transpose_32x32.json" --access 1 --stride 1..40
+expect "sweep --svg writes a chart" 0 '<polyline' -- bash -c "'$cli' sweep '$sc/seed_transpose_32x32.json' --access 1 --stride 32..64 --svg '$tmp/sw.svg' >/dev/null && cat '$tmp/sw.svg'"
+# A float4 write of a float tile: strides that are not a multiple of 4 floats misalign rows for
+# 16-byte accesses; they are rows marked "cannot run", and the sweep goes on.
+expect "sweep marks strides that cannot run" 0 '^3 strides cannot run; stride 65: .*16-byte aligned' -- \
+  "$cli" sweep "$sc/fast_f4_128x64_t256.json" --stride 64..68
+expect "sweep goes on after them" 0 '^ +68 +[0-9,]+ +[0-9,]+ +[0-9.]+ +[0-9]+$' -- \
+  "$cli" sweep "$sc/fast_f4_128x64_t256.json" --stride 64..68
+expect "sweep 1-D array" 1 "^bankscope-cli: .*broadcast.json: array coeff is one-dimensional" -- \
+  "$cli" sweep "$sc/broadcast.json" --access 0
+expect "sweep bad range" 1 "^bankscope-cli: --stride: '32-40' is not a stride range A\.\.B" -- \
+  "$cli" sweep "$sc/seed_transpose_32x32.json" --stride 32-40
+expect "sweep access out of range" 1 "^bankscope-cli: .*: access 5 is outside 0\.\.1" -- \
+  "$cli" sweep "$sc/seed_transpose_32x32.json" --access 5
 expect "compare default seed pair" 0 'B issues 16.50x fewer shared-memory wavefronts than A \(worst access 32-way vs 1-way\)' -- \
   "$cli" compare
 expect "compare names the per-launch counters" 0 '^  smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld\.sum +4,194,304 +131,072$' -- \
@@ -82,11 +159,13 @@ expect "saturated conflicts are unknown" 0 '_op_st\.sum( - ideal)? +unknown \(wa
 expect "saturated in JSON" 0 '^\{"instructions": 18446744073709551615, "active_instructions": 18446744073709551615, "wavefronts": 18446744073709551615, "bank_conflicts": null, "saturated": true' -- \
   bash -o pipefail -c "'$cli' predict '$tmp/huge.json' --json | python3 -c 'import json,sys; t=json.load(sys.stdin)[\"totals\"][\"ld\"]; print(json.dumps(t))'"
 
-# JSONL: one output line per input line, in order, a bad line gets "error" and the run goes on.
+# JSONL: one output line per input line, in order, a bad line gets "error" and the run goes on; a
+# blank line is no pattern: no output line, not counted as failed (issue 12, point 8).
 offs=$(python3 -c 'print(",".join(str(i*8) for i in range(32)))')
 {
   echo "{\"id\": 1, \"width\": 8, \"op\": \"ld\", \"mask\": \"0xffffffff\", \"offsets\": [$offs]}"
   echo "not json"
+  echo ""
   echo "{\"id\": 3, \"width\": 4, \"op\": \"st\", \"mask\": 1, \"offsets\": [$offs]}"
 } >"$tmp/p.jsonl"
 "$cli" predict --jsonl "$tmp/p.jsonl" >"$tmp/out.jsonl" 2>"$tmp/err.txt"
@@ -96,7 +175,7 @@ if [[ $rc -eq 1 && $lines -eq 3 ]] &&
   sed -n 1p "$tmp/out.jsonl" | grep -q '"id":1,.*"wavefronts":2,"bank_conflicts":0' &&
   sed -n 2p "$tmp/out.jsonl" | grep -q '"error":".*p.jsonl: line 2: invalid JSON' &&
   sed -n 3p "$tmp/out.jsonl" | grep -q '"id":3,.*"wavefronts":1,"bank_conflicts":0' &&
-  grep -q '1 of 3 lines failed' "$tmp/err.txt"; then
+  grep -q '1 of 3 patterns failed' "$tmp/err.txt"; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1))

@@ -117,3 +117,21 @@ TEST_CASE("bad layouts are rejected with a reason") {
     CHECK(a.error().message.rfind(r.starts, 0) == 0);
   }
 }
+
+TEST_CASE("parse_element_type_exact: a type is its own name or refused, never shown as another") {
+  for (ElementType t : kAllElementTypes) {
+    CAPTURE(element_name(t));
+    auto r = parse_element_type_exact(element_name(t));
+    REQUIRE(r.ok());
+    CHECK(*r == t);
+  }
+  auto alias = parse_element_type_exact("fp32");
+  REQUIRE_FALSE(alias.ok());
+  CHECK(alias.error().message.find("give float") != std::string::npos);
+  // int: an alias of float today (refused); once int is an element type it must print as int.
+  auto i = parse_element_type_exact("int");
+  if (i.ok()) CHECK(std::string(element_name(*i)) == "int");
+  auto bad = parse_element_type_exact("qfloat");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message.find("not an element type") != std::string::npos);
+}

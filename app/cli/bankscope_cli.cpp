@@ -1,9 +1,10 @@
 // bankscope_cli.cpp: the headless front end over sim/, for scripts, CI and SSH sessions.
 //
-//   bankscope-cli predict SCENARIO [--n N] [--stride S] [--warp W] [--json] [--max-blocks K]
+//   bankscope-cli predict SCENARIO [--n N] [--stride S] [--type T] [--array NAME] [--warp W] [--json] [--max-blocks K]
 //   bankscope-cli predict --jsonl FILE|-
 //   bankscope-cli explain SCENARIO [--warp W] [--block X,Y,Z] [--access K] [--stride S]
-//   bankscope-cli compare [SCENARIO_A SCENARIO_B] [--n N] [--max-blocks K]
+//   bankscope-cli compare [SCENARIO_A [SCENARIO_B]] [--n N] [--stride S] [--type T] [--array NAME] [--max-blocks K]
+//   bankscope-cli sweep SCENARIO [--access K] [--stride A..B] [--array NAME] [--svg out.svg]
 //   bankscope-cli sass FILE.cu [--kernel K] [--arch sm_90] [-- NVCC_ARGS]; check SCENARIO --cu FILE.cu
 //
 // Every count names the Nsight Compute counter it predicts (sim/counter_names.hpp): per launch the
@@ -41,6 +42,8 @@
 #include "sim/kernel_model.hpp"
 #include "sim/predict_report.hpp"
 #include "sim/scenario.hpp"
+#include "sim/sweep.hpp"
+#include "app/svg/svg_export.hpp"
 
 namespace bs = bankscope;
 
@@ -59,6 +62,8 @@ struct ScenarioArgs {
   int64_t n = 0;
   int64_t stride = 0;
   std::string type;
+  std::string array;  // which array --stride/--type change; "" = the first
+  bool overridden() const { return stride != 0 || !type.empty() || !array.empty(); }
   std::vector<std::string> params;  // --param NAME=VALUE, applied in order
 };
 
@@ -193,11 +198,32 @@ bs::Result<bs::Scenario> load(const ScenarioArgs& a, int64_t default_stride = 32
     }
     it->second = x;
   }
+  size_t ai = 0;
+  if (!a.array.empty()) {
+    std::string names;
+    bool found = false;
+    for (size_t i = 0; i < spec.arrays.size(); ++i) {
+      names += (names.empty() ? "" : ", ") + spec.arrays[i].name;
+      if (spec.arrays[i].name == a.array) {
+        ai = i;
+        found = true;
+      }
+    }
+    if (!found) {
+      return bs::Error{"--array: " + (a.path.empty() ? std::string("the built-in scenario") : a.path) +
+                       " has no array named '" + a.array + "' (arrays: " + names + ")"};
+    }
+  }
   if (a.stride != 0) {
-    spec.arrays[0].row_stride = a.stride;
+    spec.arrays[ai].row_stride = a.stride;
     if (spec.name.find('[') != std::string::npos) spec.name += " (stride " + std::to_string(a.stride) + ")";
   }
-  if (!a.type.empty()) spec.arrays[0].type = a.type;
+  if (!a.type.empty()) {
+    // One parser for type names (sim/layout): an alias such as fp32 is refused, never shown as another type.
+    auto t = bs::parse_element_type_exact(a.type);
+    if (!t) return bs::Error{"--type: " + t.error().message};
+    spec.arrays[ai].type = bs::element_name(*t);
+  }
   auto s = bs::compile(spec);
   if (!s) {
     return bs::with_context(a.path.empty() ? "built-in scenario" : a.path, s.error());
@@ -207,9 +233,12 @@ bs::Result<bs::Scenario> load(const ScenarioArgs& a, int64_t default_stride = 32
 
 void add_scenario_options(CLI::App* cmd, ScenarioArgs& a) {
   cmd->add_option("--n", a.n, "matrix size N (overrides the scenario's n)")->check(CLI::Range(int64_t{1}, int64_t{1} << 31));
-  cmd->add_option("--stride", a.stride, "physical row stride of the first array, in elements")
+  cmd->add_option("--stride", a.stride, "physical row stride, in elements, of the first array (or --array)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
-  cmd->add_option("--type", a.type, "element type of the first array (char, half, float, double, float2, float4)");
+  std::string types;
+  for (bs::ElementType t : bs::kAllElementTypes) types += std::string(types.empty() ? "" : ", ") + bs::element_name(t);
+  cmd->add_option("--type", a.type, "element type of the first array (or --array): " + types);
+  cmd->add_option("--array", a.array, "the array --stride and --type change, by name (default: the first)");
   cmd->add_option("--param", a.params, "NAME=VALUE: override a kernel parameter the scenario declares in \"params\" (repeatable)");
 }
 
@@ -231,7 +260,9 @@ int predict_scenario(const ScenarioArgs& args, int warp, bool as_json, uint64_t 
   if (!lt) return fail(lt.error().message);
 
   if (as_json) {
-    const nlohmann::ordered_json j = bs::predict_json(*s, args.path, warp, *rows, *lt);
+    auto worst = bs::worst_warp_rows(*s);
+    if (!worst) return fail(worst.error().message);
+    const nlohmann::ordered_json j = bs::predict_json(*s, args.path, warp, *rows, *lt, &*worst);
     std::cout << j.dump(2) << "\n";
     return totals_exit_code(*lt);
   }
@@ -256,27 +287,64 @@ int predict_scenario(const ScenarioArgs& args, int warp, bool as_json, uint64_t 
   std::cout << "launch    block " << sc.spec.block.x << "x" << sc.spec.block.y << "x" << sc.spec.block.z
             << ", grid " << sc.grid.x << "x" << sc.grid.y << "x" << sc.grid.z << " (" << n_text(sc.spec) << "), "
             << with_commas(lt->blocks) << " blocks, " << sc.warps_per_block() << " warps each\n\n";
-  std::cout << "per warp instruction (warp " << warp << " of block 0)                    | per launch"
-            << (lt->complete ? "" : " (lower bound)") << "\n";
-  std::cout << std::left << std::setw(3) << "#" << std::setw(4) << "op" << std::setw(40) << "access"
-            << std::right << std::setw(6) << "instr" << std::setw(6) << "wf" << std::setw(7) << "n-way"
-            << std::setw(5) << "cf" << " |" << std::setw(14) << "instructions" << std::setw(14)
-            << "wavefronts" << std::setw(15) << "bank_conflicts" << "\n";
+  // Two tables, each in one unit: per launch (sums over every block) and per warp instruction (one
+  // warp alone). Warp 0 beside the worst warp of block 0, so a warp 0 without conflicts cannot make
+  // a conflicting statement look clean; the per-launch mean shows what other blocks do.
+  auto worst = bs::worst_warp_rows(sc);
+  if (!worst) return fail(worst.error().message);
+  auto access_text = [&](const AccessRow& r) {
+    std::string target = sc.accesses[static_cast<size_t>(r.stmt)].text.substr(3);
+    return target.size() > 38 ? target.substr(0, 35) + "..." : target;
+  };
+  auto range = [](int lo, int hi) { return lo == hi ? std::to_string(lo) : std::to_string(lo) + ".." + std::to_string(hi); };
+  std::cout << "per launch, per statement: summed over all " << with_commas(lt->blocks) << " blocks"
+            << (lt->complete ? "" : " (" + bound_text(*lt) + ")") << ", as Nsight Compute counts it\n";
+  std::cout << std::left << std::setw(3) << "#" << std::setw(4) << "op" << std::setw(40) << "access" << std::right
+            << std::setw(18) << "instructions" << std::setw(16) << "wavefronts" << std::setw(16) << "bank conflicts"
+            << std::setw(14) << "wavefronts" << "\n"
+            << std::setw(47 + 18 + 16 + 16) << "" << std::setw(14) << "per instr." << "\n";
   for (const AccessRow& r : *rows) {
     const bs::CompiledAccess& a = sc.accesses[static_cast<size_t>(r.stmt)];
-    std::string target = a.text.substr(3);
-    if (target.size() > 38) target = target.substr(0, 35) + "...";
-    std::string wf = r.instructions == 0 ? "-" : std::to_string(r.wf_min);
-    if (r.wf_max != r.wf_min) wf += ".." + std::to_string(r.wf_max);
     const bs::OpTotals& t = lt->per_access[static_cast<size_t>(r.stmt)];
+    std::ostringstream mean;
+    if (t.instructions == 0 || t.saturated) {
+      mean << "-";
+    } else {
+      mean << std::fixed << std::setprecision(2) << double(t.wavefronts) / double(t.instructions);
+    }
     std::cout << std::left << std::setw(3) << r.stmt << std::setw(4) << bs::op_name(a.op) << std::setw(40)
-              << target << std::right << std::setw(6) << r.instructions << std::setw(6) << wf
-              << std::setw(6) << r.n_way << "w" << std::setw(5) << r.conflicts << " |" << std::setw(14)
-              << count_text(t.instructions, t.saturated) << std::setw(14)
-              << count_text(t.wavefronts, t.saturated) << std::setw(15) << conflicts_text(t) << "\n";
+              << access_text(r) << std::right << std::setw(18) << count_text(t.instructions, t.saturated)
+              << std::setw(16) << count_text(t.wavefronts, t.saturated) << std::setw(16) << conflicts_text(t)
+              << std::setw(14) << mean.str() << "\n";
   }
-  std::cout << "(wf, cf: one warp instruction, this warp alone: " << cnt::l1tex_wavefronts(bs::Op::kLoad)
-            << ", " << cnt::l1tex_bank_conflicts(bs::Op::kLoad) << " and their _st twins)\n";
+  std::cout << "\nper warp instruction, one warp alone, block 0: warp " << warp << " and the worst of its "
+            << sc.warps_per_block() << " warp" << (sc.warps_per_block() == 1 ? "" : "s") << "\n";
+  std::cout << std::left << std::setw(47) << "" << std::setw(51) << ("warp " + std::to_string(warp))
+            << "| worst warp of block 0\n";
+  std::cout << std::setw(3) << "#" << std::setw(4) << "op" << std::setw(40) << "access" << std::right
+            << std::setw(13) << "instructions" << std::setw(12) << "wavefronts" << std::setw(7) << "n-way"
+            << std::setw(17) << "bank conflicts" << "  |" << std::setw(6) << "warp" << std::setw(12)
+            << "wavefronts" << std::setw(7) << "n-way" << "\n";
+  std::cout << std::setw(47 + 13 + 12) << "per instr." << std::setw(7 + 17) << "per instr." << "  |"
+            << std::setw(6 + 12) << "per instr." << "\n";
+  for (const AccessRow& r : *rows) {
+    const bs::CompiledAccess& a = sc.accesses[static_cast<size_t>(r.stmt)];
+    const bs::WorstWarpRow& ww = (*worst)[static_cast<size_t>(r.stmt)];
+    const bool none = r.instructions == 0;
+    std::cout << std::left << std::setw(3) << r.stmt << std::setw(4) << bs::op_name(a.op) << std::setw(40)
+              << access_text(r) << std::right << std::setw(13) << r.instructions << std::setw(12)
+              << (none ? "-" : range(r.wf_min, r.wf_max)) << std::setw(7) << (none ? "-" : std::to_string(r.n_way))
+              << std::setw(17) << (none ? "-" : range(r.cf_min, r.cf_max)) << "  |" << std::setw(6)
+              << (ww.warp < 0 ? "-" : std::to_string(ww.warp)) << std::setw(12)
+              << (ww.warp < 0 ? "-" : range(ww.row.wf_min, ww.row.wf_max)) << std::setw(7)
+              << (ww.warp < 0 ? "-" : std::to_string(ww.row.n_way)) << "\n";
+  }
+  std::cout << "legend: instructions = warp instructions of the statement (loops unrolled)\n"
+               "  wavefronts per instr. = bank cycles of one warp instruction, that warp alone (a..b: smallest..largest\n"
+               "    of the warp's); " << cnt::l1tex_wavefronts(bs::Op::kLoad) << " and _st\n"
+               "  n-way = most distinct words one bank serves in one instruction\n"
+               "  bank conflicts per instr. = wavefronts - ideal; " << cnt::l1tex_bank_conflicts(bs::Op::kLoad) << " and _st\n"
+               "  worst warp = the warp of block 0 with the most wavefronts per instruction; '-' = not issued\n";
   auto print_counts = [](const bs::OpTotals& t, bs::Op op, const char* prefix) {
     auto line = [&](const std::string& name, const std::string& value) {
       std::cout << "  " << std::left << std::setw(72) << name << std::right << prefix << std::setw(14)
@@ -316,10 +384,12 @@ int predict_jsonl(const std::string& path) {
   std::string line;
   int lineno = 0;
   int failed = 0;
+  int patterns = 0;  // non-blank lines: a blank line is no pattern, neither run nor failed
   while (std::getline(*in, line)) {
     ++lineno;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    ++patterns;
     auto p = bs::parse_pattern_line(line);
     if (!p) {
       ++failed;
@@ -337,7 +407,7 @@ int predict_jsonl(const std::string& path) {
     std::cout << bs::predict_pattern(*p).dump() << "\n";
   }
   if (failed > 0) {
-    std::cerr << "bankscope-cli: " << src << ": " << failed << " of " << lineno << " lines failed\n";
+    std::cerr << "bankscope-cli: " << src << ": " << failed << " of " << patterns << " patterns failed (blank lines not counted)\n";
     return kExitBadInput;
   }
   return 0;
@@ -362,7 +432,9 @@ int explain(const ScenarioArgs& args, int warp, std::vector<int64_t> block, int 
   const int nb = s->spec.banks.banks;
 
   std::cout << "instruction " << access << ": " << wi.text << "\n";
-  std::cout << "  " << s->arrays[0].declaration() << ", warp " << warp << " of block (" << block[0] << ","
+  // The array this statement indexes, not the first one declared.
+  const bs::SharedArray& arr = s->arrays[static_cast<size_t>(s->accesses[static_cast<size_t>(wi.stmt)].array)];
+  std::cout << "  " << arr.declaration() << ", warp " << warp << " of block (" << block[0] << ","
             << block[1] << "," << block[2] << "), " << wi.access.width << "-byte "
             << (wi.access.op == bs::Op::kLoad ? "loads" : "stores") << ", "
             << __builtin_popcount(wi.access.mask) << " active lanes\n\n";
@@ -430,10 +502,22 @@ int explain(const ScenarioArgs& args, int warp, std::vector<int64_t> block, int 
 // [SECTION] compare
 // ---------------------------------------------------------------------------------------------
 
+// What --stride/--type/--array did to B, in words ("" = nothing).
+std::string overrides_text(const ScenarioArgs& o) {
+  std::string t;
+  if (o.stride != 0) t += " --stride " + std::to_string(o.stride);
+  if (!o.type.empty()) t += " --type " + o.type;
+  if (!o.array.empty()) t += " --array " + o.array;
+  return t;
+}
+
+// A and B as the user gave them: B carries the overrides; with no file, A is the seed tile[32][32]
+// and B the seed with the overrides or, without any, tile[32][33]; with one file, B is that file
+// with the overrides (and without any it is an error, never a silent comparison with the seed).
 int compare(const ScenarioArgs& a_args, const ScenarioArgs& b_args, uint64_t max_blocks) {
   auto a = load(a_args, 32);
   if (!a) return fail(a.error().message);
-  auto b = load(b_args, 33);
+  auto b = load(b_args, b_args.overridden() ? 32 : 33);
   if (!b) return fail(b.error().message);
   auto ta = run_totals(*a, max_blocks);
   if (!ta) return fail(ta.error().message);
@@ -447,24 +531,37 @@ int compare(const ScenarioArgs& a_args, const ScenarioArgs& b_args, uint64_t max
   if (!wa) return fail(wa.error().message);
   auto wb = warp_rows(*b, 0);
   if (!wb) return fail(wb.error().message);
-  std::cout << "A: " << a->spec.name << "\n   " << a->arrays[0].declaration() << "\n";
-  std::cout << "B: " << b->spec.name << "\n   " << b->arrays[0].declaration() << "\n\n";
-  std::cout << std::left << std::setw(72) << "warp 0, per instruction (this warp alone: l1tex__ counters)"
-            << std::right << std::setw(14) << "A" << std::setw(14) << "B" << "\n";
+  auto source = [](const ScenarioArgs& x) {
+    return x.path.empty() ? std::string("built-in seed kernel") : x.path;
+  };
+  std::cout << "A: " << a->spec.name << "  (" << source(a_args) << ")\n";
+  for (const bs::SharedArray& arr : a->arrays) std::cout << "   " << arr.declaration() << "\n";
+  std::cout << "B: " << b->spec.name << "  (" << source(b_args) << overrides_text(b_args) << ")\n";
+  for (const bs::SharedArray& arr : b->arrays) std::cout << "   " << arr.declaration() << "\n";
+  std::cout << "\n" << std::left << std::setw(56) << "per warp instruction, warp 0 of block 0 alone" << std::right
+            << std::setw(22) << "A" << std::setw(22) << "B" << "\n";
+  std::cout << std::left << std::setw(56) << "statement (paired by position)" << std::right << std::setw(15)
+            << "wavefronts" << std::setw(7) << "n-way" << std::setw(15) << "wavefronts" << std::setw(7) << "n-way"
+            << "\n";
   const size_t rows = std::max(wa->size(), wb->size());
   for (size_t i = 0; i < rows; ++i) {
-    auto cell = [](const std::vector<AccessRow>& r, const bs::Scenario& s, size_t k) -> std::string {
+    auto wf = [](const std::vector<AccessRow>& r, size_t k) -> std::string {
       if (k >= r.size() || r[k].instructions == 0) return "-";
-      const std::string wf = std::to_string(r[k].wf_max) + " wf";
-      (void)s;
-      return wf + " " + std::to_string(r[k].n_way) + "w";
+      return r[k].wf_min == r[k].wf_max ? std::to_string(r[k].wf_max)
+                                        : std::to_string(r[k].wf_min) + ".." + std::to_string(r[k].wf_max);
+    };
+    auto nway = [](const std::vector<AccessRow>& r, size_t k) -> std::string {
+      return k >= r.size() || r[k].instructions == 0 ? "-" : std::to_string(r[k].n_way);
     };
     const bs::Scenario& ref = i < wa->size() ? *a : *b;
-    std::string label = ref.accesses[i].label;
-    if (label.size() > 70) label = label.substr(0, 67) + "...";
-    std::cout << "  " << std::left << std::setw(70) << label << std::right << std::setw(14)
-              << cell(*wa, *a, i) << std::setw(14) << cell(*wb, *b, i) << "\n";
+    std::string label = std::to_string(i) + "  " + ref.accesses[i].label;
+    if (label.size() > 54) label = label.substr(0, 51) + "...";
+    std::cout << "  " << std::left << std::setw(54) << label << std::right << std::setw(15) << wf(*wa, i)
+              << std::setw(7) << nway(*wa, i) << std::setw(15) << wf(*wb, i) << std::setw(7) << nway(*wb, i)
+              << "\n";
   }
+  std::cout << "(wavefronts: per warp instruction, this warp alone: " << cnt::l1tex_wavefronts(bs::Op::kLoad)
+            << " and _st;\n n-way: most distinct words one bank serves in one instruction)\n";
   std::cout << "\nper launch (" << n_text(a->spec) << " / " << n_text(b->spec)
             << "), as Nsight Compute counts it" << (ta->complete && tb->complete ? ", exact" : "") << "\n";
   for (const auto* t : {&*ta, &*tb}) {
@@ -488,10 +585,117 @@ int compare(const ScenarioArgs& a_args, const ScenarioArgs& b_args, uint64_t max
   }
   const double wa_total = double(ta->ld.wavefronts) + double(ta->st.wavefronts);
   const double wb_total = double(tb->ld.wavefronts) + double(tb->st.wavefronts);
-  std::cout << "\nB issues " << std::fixed << std::setprecision(2) << (wb_total > 0 ? wa_total / wb_total : 0.0)
-            << "x fewer shared-memory wavefronts than A (worst access " << ta->max_n_way << "-way vs "
-            << tb->max_n_way << "-way)\n";
+  std::cout << "\nB issues ";
+  if (wa_total == wb_total) {
+    std::cout << "as many shared-memory wavefronts as A";
+  } else if (wb_total == 0) {
+    std::cout << "no shared-memory wavefronts (A: " << std::fixed << std::setprecision(0) << wa_total << ")";
+  } else if (wa_total == 0) {
+    std::cout << std::fixed << std::setprecision(0) << wb_total << " shared-memory wavefronts, A none";
+  } else if (wb_total < wa_total) {
+    std::cout << std::fixed << std::setprecision(2) << wa_total / wb_total << "x fewer shared-memory wavefronts than A";
+  } else {
+    std::cout << std::fixed << std::setprecision(2) << wb_total / wa_total << "x more shared-memory wavefronts than A";
+  }
+  std::cout << " (worst access " << ta->max_n_way << "-way vs " << tb->max_n_way << "-way)\n";
   return std::max(totals_exit_code(*ta), totals_exit_code(*tb));
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] sweep
+// ---------------------------------------------------------------------------------------------
+
+// "A..B" or "A" -> (A, B).
+bool parse_range(const std::string& text, int64_t* first, int64_t* last) {
+  const size_t dots = text.find("..");
+  try {
+    size_t used = 0;
+    if (dots == std::string::npos) {
+      *first = *last = std::stoll(text, &used);
+      return used == text.size();
+    }
+    *first = std::stoll(text.substr(0, dots), &used);
+    if (used != dots) return false;
+    const std::string tail = text.substr(dots + 2);
+    *last = std::stoll(tail, &used);
+    return used == tail.size();
+  } catch (...) {
+    return false;
+  }
+}
+
+int sweep(const std::string& path, int access, const std::string& range, const std::string& array,
+          const std::string& svg_path) {
+  bs::SweepOptions opt;
+  opt.access = access;
+  opt.array = array;
+  if (!parse_range(range, &opt.first, &opt.last)) {
+    return fail("--stride: '" + range + "' is not a stride range A..B (e.g. 1..128)");
+  }
+  auto spec = bs::load_scenario_file(path);
+  if (!spec) return fail(spec.error().message);
+  auto sw = bs::stride_sweep(*spec, opt);
+  if (!sw) return fail(path + ": " + sw.error().message);
+  std::cout << "sweep     " << sw->access.substr(0, 2) << " " << sw->access.substr(3) << "  (statement " << access
+            << " of " << path << ")\n";
+  std::cout << "array     " << sw->array << ": " << sw->element << ", row length " << sw->cols
+            << "; row stride swept " << sw->first << ".." << opt.last;
+  if (sw->first > opt.first) std::cout << " (strides below the row length would overlap rows)";
+  std::cout << "\ncounted   every warp of block 0, one warp instruction at a time (l1tex__ view)\n\n";
+  std::cout << std::right << std::setw(6) << "stride" << std::setw(14) << "instructions" << std::setw(12)
+            << "wavefronts" << std::setw(12) << "wavefronts" << std::setw(7) << "n-way" << "\n"
+            << std::setw(32 + 12) << "per instr." << "\n";
+  const bs::SweepPoint* first_invalid = nullptr;
+  int invalid = 0;
+  for (const bs::SweepPoint& p : sw->points) {
+    if (!p.invalid.empty()) {
+      if (invalid++ == 0) first_invalid = &p;
+      std::cout << std::setw(6) << p.stride << "  cannot run (see below)\n";
+      continue;
+    }
+    std::ostringstream per;
+    if (p.instructions == 0) {
+      per << "-";
+    } else if (p.wf_min == p.wf_max) {
+      per << p.wf_max;
+    } else {
+      per << std::fixed << std::setprecision(2) << p.wavefronts_per_instruction();
+    }
+    std::cout << std::setw(6) << p.stride << std::setw(14) << with_commas(p.instructions) << std::setw(12)
+              << with_commas(p.wavefronts) << std::setw(12) << per.str() << std::setw(7) << p.n_way << "\n";
+  }
+  std::cout << "(instructions, wavefronts: summed over block 0's warps; per instr.: their mean, exact when all\n"
+               " are equal; n-way: most distinct words one bank serves in one instruction)\n";
+  if (first_invalid != nullptr) {
+    std::cout << invalid << " stride" << (invalid == 1 ? "" : "s") << " cannot run; stride " << first_invalid->stride
+              << ": " << first_invalid->invalid << "\n";
+  }
+  if (!svg_path.empty()) {
+    bs::SweepSeries series;
+    series.label = sw->access + "  (" + sw->element + ")";
+    for (const bs::SweepPoint& p : sw->points) {
+      if (!p.invalid.empty()) continue;  // a gap in the chart
+      series.strides.push_back(static_cast<int>(p.stride));
+      series.wavefronts.push_back(p.wf_max);
+    }
+    const std::string svg = bs::svg_stride_sweep(
+        {series}, "wavefronts per warp instruction (largest in block 0) against " + sw->array + "'s row stride");
+    // Atomic: a failed write never leaves half a file under the user's name.
+    const std::string tmp = svg_path + ".tmp";
+    {
+      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+      if (!out || !(out << svg) || !out.flush()) {
+        std::remove(tmp.c_str());
+        return fail("--svg: " + svg_path + ": cannot write");
+      }
+    }
+    if (std::rename(tmp.c_str(), svg_path.c_str()) != 0) {
+      std::remove(tmp.c_str());
+      return fail("--svg: " + svg_path + ": cannot write");
+    }
+    std::cout << "wrote " << svg_path << "\n";
+  }
+  return 0;
 }
 
 }  // namespace
@@ -528,14 +732,30 @@ int main(int argc, char** argv) {
 
   ScenarioArgs ca, cb;
   int64_t cn = 0;
-  auto* cmp = app.add_subcommand("compare", "two scenarios side by side (default: the seed's tile[32][32] vs tile[32][33])");
+  auto* cmp = app.add_subcommand(
+      "compare",
+      "two scenarios side by side; --stride/--type/--array change B. No file: the seed's tile[32][32] vs "
+      "tile[32][33] (or vs the seed changed by the options); one file: that file vs itself changed by the options");
   cmp->add_option("a", ca.path, "first scenario")->check(CLI::ExistingFile);
   cmp->add_option("b", cb.path, "second scenario")->check(CLI::ExistingFile);
   cmp->add_option("--n", cn, "matrix size N for both")->check(CLI::Range(int64_t{1}, int64_t{1} << 31));
+  cmp->add_option("--stride", cb.stride, "B: physical row stride of its first array (or --array), in elements")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  cmp->add_option("--type", cb.type, "B: element type of its first array (or --array)");
+  cmp->add_option("--array", cb.array, "B: the array --stride and --type change, by name");
   uint64_t cmax_blocks = 0;
   cmp->add_option("--max-blocks", cmax_blocks,
                   "stop each scenario's per-launch totals after K simulated blocks (lower bounds; exit 3)")
       ->check(CLI::Range(uint64_t{1}, bs::kCountMax));
+
+  std::string sw_path, sw_range = "1..128", sw_array, sw_svg;
+  int sw_access = 0;
+  auto* swc = app.add_subcommand("sweep", "wavefronts per instruction of one statement against a row stride (table, SVG chart)");
+  swc->add_option("scenario", sw_path, "scenario JSON file")->required()->check(CLI::ExistingFile);
+  swc->add_option("--access", sw_access, "statement index K (as in predict's # column)")->check(CLI::NonNegativeNumber);
+  swc->add_option("--stride", sw_range, "stride range A..B in elements (default 1..128; starts at the row length)");
+  swc->add_option("--array", sw_array, "the array whose row stride varies (default: the one statement K accesses)");
+  swc->add_option("--svg", sw_svg, "also write the chart as SVG to this file");
 
   bs::cli::ReportArgs rargs;
   auto* rep = bs::cli::add_report_command(app, rargs);
@@ -569,11 +789,21 @@ int main(int argc, char** argv) {
     return predict_scenario(pargs, warp, as_json, max_blocks);
   }
   if (ex->parsed()) return explain(eargs, ewarp, eblock, eaccess);
+  if (swc->parsed()) return sweep(sw_path, sw_access, sw_range, sw_array, sw_svg);
   if (rep->parsed()) return bs::cli::run_report(rargs);
   if (sass->parsed()) return bs::cli::run_sass(sargs);
   if (check->parsed()) return bs::cli::run_check(kargs);
   if (cmp->parsed()) {
     ca.n = cb.n = cn;
+    if (!ca.path.empty() && cb.path.empty()) {
+      if (!cb.overridden()) {
+        std::cerr << "bankscope-cli: compare: one scenario (" << ca.path
+                  << ") and nothing to compare it with: give a second scenario, or --stride/--type to compare it "
+                     "with itself changed\n";
+        return kExitUsage;
+      }
+      cb.path = ca.path;
+    }
     return compare(ca, cb, cmax_blocks);
   }
   return kExitUsage;

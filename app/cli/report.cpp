@@ -27,13 +27,23 @@ nlohmann::json row_json(const ReportRow& r) {
   return {{"kernel", r.kernel},           {"where", r.where},           {"opcode", r.opcode},
           {"kind", trace_op_kind_name(r.kind)}, {"modelled", r.modelled}, {"executions", r.executions},
           {"wavefronts", r.wavefronts},   {"ideal", r.ideal},           {"bank_conflicts", r.excess()},
-          {"worst_n_way", r.worst_n_way}, {"typical_n_way", r.typical_n_way}};
+          {"worst_n_way", r.worst_n_way}, {"typical_n_way", r.typical_n_way}, {"why_not_modelled", r.why}};
+}
+
+// LDS/STS always; the other kinds when some of their executions were costed.
+std::vector<TraceOpKind> kinds_shown(const LaunchReport& l) {
+  std::vector<TraceOpKind> out{TraceOpKind::kLoad, TraceOpKind::kStore};
+  for (TraceOpKind k : {TraceOpKind::kLdsm, TraceOpKind::kStsm, TraceOpKind::kAtomic, TraceOpKind::kLdgsts}) {
+    if (l.by_kind[static_cast<size_t>(k)].instructions != 0) out.push_back(k);
+  }
+  return out;
 }
 
 nlohmann::json totals_json(const LaunchReport& l) {
   nlohmann::json j;
-  for (Op op : {Op::kLoad, Op::kStore}) {
-    const OpTotals& t = op == Op::kLoad ? l.ld : l.st;
+  for (TraceOpKind k : kinds_shown(l)) {
+    const Op op = op_of(k);
+    const OpTotals& t = l.by_kind[static_cast<size_t>(k)];
     j[counters::sass_inst_executed(op)] = t.instructions;
     j[counters::wavefronts(op)] = t.wavefronts;
     j[counters::bank_conflicts(op)] = t.bank_conflicts();
@@ -53,9 +63,7 @@ nlohmann::json launch_json(const LaunchReport& l, const LaunchReport* w) {
                       {"predicted", totals_json(l)}};
   nlohmann::json nm = nlohmann::json::object();
   for (int k = 0; k < kTraceOpKinds; ++k) {
-    if (!is_modelled(static_cast<TraceOpKind>(k)) && l.executions_by_kind[k] != 0) {
-      nm[trace_op_kind_name(static_cast<TraceOpKind>(k))] = l.executions_by_kind[k];
-    }
+    if (l.uncosted_by_kind[k] != 0) nm[trace_op_kind_name(static_cast<TraceOpKind>(k))] = l.uncosted_by_kind[k];
   }
   j["not_modelled_executions"] = nm;
   if (w != nullptr) j["what_if"] = totals_json(*w);
@@ -72,8 +80,9 @@ void print_rows(const std::vector<ReportRow>& rows, const std::vector<ReportRow>
     if (top > 0 && shown++ >= top) break;
     std::string k = r.kernel.size() > 28 ? r.kernel.substr(0, 25) + "..." : r.kernel;
     if (!r.modelled) {
-      std::printf("%-28s %-20s %-18s %10llu %12s (%s: not modelled)\n", k.c_str(), r.where.c_str(),
-                  r.opcode.c_str(), static_cast<unsigned long long>(r.executions), "-", trace_op_kind_name(r.kind));
+      std::printf("%-28s %-20s %-18s %10llu %12s (%s: not modelled: %s)\n", k.c_str(), r.where.c_str(),
+                  r.opcode.c_str(), static_cast<unsigned long long>(r.executions), "-", trace_op_kind_name(r.kind),
+                  r.why.c_str());
       continue;
     }
     std::printf("%-28s %-20s %-18s %10llu %12llu %12llu %12llu %5d %5d", k.c_str(), r.where.c_str(), r.opcode.c_str(),
@@ -104,9 +113,10 @@ void print_launch(const LaunchReport& l, const LaunchReport* w) {
     std::printf("  WARNING: %llu warp executions dropped (trace buffer full): the counts below are lower bounds\n",
                 static_cast<unsigned long long>(l.end.dropped));
   }
-  for (Op op : {Op::kLoad, Op::kStore}) {
-    const OpTotals& t = op == Op::kLoad ? l.ld : l.st;
-    const OpTotals* wt = w ? (op == Op::kLoad ? &w->ld : &w->st) : nullptr;
+  for (TraceOpKind k : kinds_shown(l)) {
+    const Op op = op_of(k);
+    const OpTotals& t = l.by_kind[static_cast<size_t>(k)];
+    const OpTotals* wt = w ? &w->by_kind[static_cast<size_t>(k)] : nullptr;
     auto line = [&](const char* name, uint64_t v, uint64_t wv) {
       if (wt) {
         std::printf("  %-70s %14llu   what-if %14llu\n", name, static_cast<unsigned long long>(v),
@@ -120,10 +130,10 @@ void print_launch(const LaunchReport& l, const LaunchReport* w) {
     line(counters::bank_conflicts(op), t.bank_conflicts(), wt ? wt->bank_conflicts() : 0);
   }
   for (int k = 0; k < kTraceOpKinds; ++k) {
-    if (!is_modelled(static_cast<TraceOpKind>(k)) && l.executions_by_kind[k] != 0) {
+    if (l.uncosted_by_kind[k] != 0) {
       std::printf("  %s: %llu warp executions, not modelled (not in the totals above)\n",
                   trace_op_kind_name(static_cast<TraceOpKind>(k)),
-                  static_cast<unsigned long long>(l.executions_by_kind[k]));
+                  static_cast<unsigned long long>(l.uncosted_by_kind[k]));
     }
   }
 }

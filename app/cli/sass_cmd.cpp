@@ -6,9 +6,7 @@
 // The compiled kernel is the ground truth for widths and instruction counts (HOUSE_STYLE 15):
 // nvcc 13.0 turns four consecutive scalar shared loads into one LDS.128 (measured here on
 // tests/data/sgemm_tile.cu), which a scenario transcribed from the source does not know.
-// The tools are found in this order: $BANKSCOPE_NVCC / $BANKSCOPE_NVDISASM (an explicit choice
-// wins, and lets the tests hide nvcc), PATH, /usr/local/cuda/bin, then the nvidia wheels that
-// scripts/setup.sh installs into .venv (this directory's, then the source tree's).
+// The tools are found by find_tool.hpp ($BANKSCOPE_NVCC / $BANKSCOPE_NVDISASM first).
 #include "sass_cmd.hpp"
 
 #include <cxxabi.h>
@@ -27,6 +25,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "find_tool.hpp"
 #include "sim/json_io.hpp"
 #include "sim/sass.hpp"
 #include "sim/scenario.hpp"
@@ -42,43 +41,6 @@ constexpr int kExitBadInput = 1;
 int fail(const std::string& msg) {
   std::cerr << "bankscope-cli: " << msg << "\n";
   return kExitBadInput;
-}
-
-bool executable(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
-}
-
-// .venv/lib/python3.X/site-packages/nvidia/cuNN/bin/NAME (the PyPI nvidia-cuda-* wheels).
-std::string find_in_venv(const fs::path& venv, const std::string& name) {
-  std::error_code ec;
-  if (!fs::is_directory(venv / "lib", ec)) return "";
-  for (const auto& py : fs::directory_iterator(venv / "lib", ec)) {
-    const fs::path nv = py.path() / "site-packages" / "nvidia";
-    if (!fs::is_directory(nv, ec)) continue;
-    for (const auto& pkg : fs::directory_iterator(nv, ec)) {
-      if (executable(pkg.path() / "bin" / name)) return (pkg.path() / "bin" / name).string();
-    }
-  }
-  return "";
-}
-
-// "" when not found; an explicit environment variable that names no executable is also "".
-std::string find_tool(const std::string& name, const char* env) {
-  if (const char* e = std::getenv(env); e != nullptr && *e != '\0') return executable(e) ? e : "";
-  if (const char* path = std::getenv("PATH")) {
-    std::stringstream ss(path);
-    std::string dir;
-    while (std::getline(ss, dir, ':')) {
-      if (!dir.empty() && executable(fs::path(dir) / name)) return (fs::path(dir) / name).string();
-    }
-  }
-  if (executable(fs::path("/usr/local/cuda/bin") / name)) return "/usr/local/cuda/bin/" + name;
-  if (auto v = find_in_venv(".venv", name); !v.empty()) return v;
-#ifdef BANKSCOPE_SOURCE_DIR
-  if (auto v = find_in_venv(fs::path(BANKSCOPE_SOURCE_DIR) / ".venv", name); !v.empty()) return v;
-#endif
-  return "";
 }
 
 std::string quote(const std::string& s) {

@@ -3,6 +3,10 @@
 // on the words they touch, coloured by when they are served (waiting / serving now / served), and
 // words that share a bank with other words in the same phase (a bank conflict) are hatched and
 // outlined. The header row lights up the banks that serve in the current wavefront.
+//
+// Every word the instruction touches is drawn, however far apart: an array of more than kMaxRows
+// rows shows only the rows holding a touched word, and each run of rows skipped between them is a
+// thin break marker ("... 31 rows"), so the words stacked in a bank always number its n-way.
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -15,6 +19,15 @@ namespace bankscope {
 namespace {
 
 constexpr int kMaxRows = 40;  // more rows than this get too thin to read on a projector
+constexpr float kBreakScale = 0.6f;
+constexpr float kMinLabelPx =
+    7.0f;  // smaller lane numbers are not legible  // a break marker's height, in word rows
+
+// One row of the picture: a row of words, or a break marker standing for `skipped` empty rows.
+struct DisplayRow {
+  int64_t row = 0;
+  int64_t skipped = 0;  // > 0: a break marker
+};
 
 struct WordInfo {
   std::vector<int> lanes;
@@ -76,13 +89,24 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
     row0 = int64_t(words.begin()->first) / banks;
     row1 = int64_t(words.rbegin()->first) / banks;
   }
-  if (row1 - row0 + 1 > kMaxRows && !words.empty()) {
-    const int64_t lo = int64_t(words.begin()->first) / banks;
-    const int64_t hi = int64_t(words.rbegin()->first) / banks;
-    row0 = std::max(row0, std::min(lo, hi - kMaxRows + 1));
-    row1 = std::min(row1, row0 + kMaxRows - 1);
+  std::vector<DisplayRow> shown;
+  if (row1 - row0 + 1 <= kMaxRows || words.empty()) {
+    for (int64_t r = row0; r <= row1; ++r) shown.push_back(DisplayRow{r, 0});
+  } else {
+    // Only the touched rows; the empty rows between them become break markers.
+    int64_t prev = row0 - 1;
+    for (const auto& [word, info] : words) {
+      const int64_t r = int64_t(word) / banks;
+      if (r == prev) continue;
+      if (r > prev + 1) shown.push_back(DisplayRow{prev + 1, r - prev - 1});
+      shown.push_back(DisplayRow{r, 0});
+      prev = r;
+    }
+    if (row1 > prev) shown.push_back(DisplayRow{prev + 1, row1 - prev});
   }
-  const int rows = static_cast<int>(row1 - row0 + 1);
+  int word_rows = 0, breaks = 0;
+  for (const DisplayRow& d : shown) (d.skipped > 0 ? breaks : word_rows)++;
+  const int rows = static_cast<int>(shown.size());
 
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float font = ImGui::GetFontSize();
@@ -91,7 +115,10 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
   const float cell_w = std::max(4.0f, (view.width - label_w) / float(banks));
   const float header_h = font + 6;
   const float degree_h = font + 2;
-  const float cell_h = std::clamp((view.height - header_h - degree_h - 2) / float(rows), 3.0f, font * 2);
+  const float cell_h = std::clamp(
+      (view.height - header_h - degree_h - 2) / (float(word_rows) + kBreakScale * float(breaks)),
+      3.0f, font * 2);
+  const float break_h = cell_h * kBreakScale;
   const float x0 = origin.x + label_w;
   const float gap = cell_w >= 8 ? 1.0f : 0.0f;
   const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
@@ -130,9 +157,30 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
   // Words.
   const float gy = origin.y + header_h + degree_h;
   int hovered_word = -1;
+  float y = gy;
   for (int r = 0; r < rows; ++r) {
-    const int64_t row = row0 + r;
-    const float y = gy + float(r) * cell_h;
+    const int64_t row = shown[static_cast<size_t>(r)].row;
+    if (const int64_t skipped = shown[static_cast<size_t>(r)].skipped; skipped > 0) {
+      // Break marker: a zigzag across the banks and, when it fits, how many rows it stands for.
+      const ImU32 col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+      std::vector<ImVec2> zig;
+      const float step = std::max(4.0f, cell_w / 2);
+      for (float x = x0; x <= x0 + float(banks) * cell_w; x += step) {
+        zig.emplace_back(x, y + (zig.size() % 2 == 0 ? 1.0f : break_h - 1.0f));
+      }
+      dl->AddPolyline(zig.data(), static_cast<int>(zig.size()), col, 0, 1.0f);
+      char label[32];
+      std::snprintf(label, sizeof label, "... %lld", static_cast<long long>(skipped));
+      const float small = std::min(font, break_h + 2);
+      if (small >= 7) {
+        dl->AddText(ImGui::GetFont(), small, ImVec2(origin.x, y + (break_h - small) / 2), col,
+                    label);
+      }
+      record_rect(state, view.id() + ".bank_break." + std::to_string(row), ImVec2(x0, y),
+                  ImVec2(x0 + float(banks) * cell_w, y + break_h));
+      y += break_h;
+      continue;
+    }
     if (cell_h >= font * 0.8f && (r % std::max(1, int(font * 1.2f / cell_h)) == 0 || rows <= 16)) {
       char label[16];
       std::snprintf(label, sizeof label, "row %lld", static_cast<long long>(row));
@@ -152,6 +200,10 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
         continue;
       }
       const WordInfo& info = it->second;
+      // Every drawn word cell, for the tests (--dump-rects): "A.word.b07.w000231".
+      char cell_name[40];
+      std::snprintf(cell_name, sizeof cell_name, ".word.b%02d.w%06u", b, word);
+      record_rect(state, view.id() + cell_name, a, c);
       bool now = false, done = !info.wavefronts.empty();
       for (int k : info.wavefronts) {
         if (k == cycle) now = true;
@@ -171,16 +223,42 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
       // Lane marker: the (first) lane's number when it fits, "+" when several lanes share the word.
       char label[12];
       std::snprintf(label, sizeof label, info.lanes.size() > 1 ? "%d+" : "%d", info.lanes.front());
-      const ImVec2 ts = ImGui::CalcTextSize(label);
-      if (ts.x <= cell_w - gap && ts.y <= cell_h + 2) {
-        dl->AddText(ImVec2(a.x + (cell_w - gap - ts.x) / 2, a.y + (cell_h - ts.y) / 2), text_on(fill), label);
+      // A smaller size when the body font does not fit (two digits in a 1/32 column), so lanes
+      // 10..31 are labelled like 0..9; none below kMinLabelPx, where no lane gets one.
+      const ImVec2 full = ImGui::CalcTextSize(label);
+      const float size =
+          std::min({font, font * (cell_w - gap) / full.x, font * (cell_h + 2) / full.y});
+      if (size >= kMinLabelPx) {
+        const ImVec2 ts = ImGui::GetFont()->CalcTextSizeA(size, 1e9f, 0, label);
+        dl->AddText(ImGui::GetFont(), size,
+                    ImVec2(a.x + (cell_w - gap - ts.x) / 2, a.y + (cell_h - ts.y) / 2),
+                    text_on(fill), label);
+        std::snprintf(cell_name, sizeof cell_name, ".lane_label.w%06u", word);
+        record_rect(state, view.id() + cell_name, a, c);
       }
       if (ImGui::IsMouseHoveringRect(a, c)) hovered_word = static_cast<int>(word);
     }
+    y += cell_h;
   }
-  const ImVec2 grid_end(x0 + float(banks) * cell_w, gy + float(rows) * cell_h);
+  const ImVec2 grid_end(x0 + float(banks) * cell_w, y);
   record_rect(state, view.id() + ".bank_words", ImVec2(x0, gy), grid_end);
-  ImGui::Dummy(ImVec2(view.width, grid_end.y - origin.y));
+  float bottom = grid_end.y;
+  const int phases = static_cast<int>(rep.phase_masks.size());
+  if (phases > 1) {
+    // 8- and 16-byte lanes are served a half or a quarter warp at a time (sim/rules.hpp R3):
+    // n-way is one phase's, while a bank shows the words of every phase.
+    char note[160];
+    std::snprintf(note, sizeof note,
+                  "%d-byte lanes: %d phases of %d lanes; n-way counts one phase, a bank shows the "
+                  "words of all %d",
+                  rep.access.width, phases, kWarpSize / phases, phases);
+    const ImVec2 at(origin.x, grid_end.y + 2);
+    dl->AddText(at, text_col, note);
+    const ImVec2 ns = ImGui::CalcTextSize(note);
+    record_rect(state, view.id() + ".bank_phases_note", at, ImVec2(at.x + ns.x, at.y + ns.y));
+    bottom = at.y + ns.y;
+  }
+  ImGui::Dummy(ImVec2(view.width, bottom - origin.y));
 
   if (hovered_word >= 0) {
     const WordInfo& info = words[static_cast<uint32_t>(hovered_word)];

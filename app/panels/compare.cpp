@@ -15,16 +15,26 @@ void draw_pane(const PaneModel& pane, UiState& state, const PaneView& view) {
   const float font = ImGui::GetFontSize();
   const float line = ImGui::GetTextLineHeightWithSpacing();
   const float top = ImGui::GetCursorPosY();
-  const ConfigState& cfg = state.configs[static_cast<size_t>(view.which)];
   ImGui::PushFont(headline_font(state));
   ImGui::TextColored(ImColor(palette::kServe), "%s", view.id().c_str());
   ImGui::SameLine();
   ImGui::TextUnformatted(pane.have ? pane.declaration.c_str() : "(no scenario)");
   ImGui::PopFont();
   if (pane.have) {
-    const WarpInstruction& in = pane.instructions[static_cast<size_t>(pane.selected)];
-    ImGui::Text("%s, warp %d, block (0,0) of %s", in.text.c_str(), cfg.warp,
-                cfg.spec.name.c_str());
+    // What is shown, from the picture's own model (not the edit, which may have failed): the
+    // statement (numbered as in the selector, "worst" when that was the choice), warp and name.
+    // B says how it was paired with A on the same line, so both panes keep one layout.
+    const bool paired =
+        view.which == 1 && state.compare && !pane.pairing_failed && !pane.pairing.empty();
+    const std::string stmt = instruction_text(pane, pane.selected);
+    ImGui::Text("%s%s, warp %d, block (0,0) of %s%s%s", pane.worst ? "worst: " : "", stmt.c_str(),
+                pane.warp, pane.scenario.spec.name.c_str(), paired ? "; " : "",
+                paired ? pane.pairing.c_str() : "");
+    if (view.which == 1 && state.compare && pane.pairing_failed) {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette::kConflict));
+      ImGui::TextWrapped("%s", pane.pairing.c_str());
+      ImGui::PopStyleColor();
+    }
   }
   if (!pane.ok) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette::kConflict));

@@ -96,13 +96,19 @@ void draw_controls(const AppModel& model, UiState& state) {
         ImGui::EndCombo();
       }
     }
-    int stride = static_cast<int>(row_stride(cfg));
-    ImGui::SetNextItemWidth(-1);
-    if (ImGui::SliderInt("##stride", &stride, 1, 128, "row stride %d (arrows)")) set_row_stride(cfg, stride);
-    int64_t typed = row_stride(cfg);
-    if (input_int64("stride", &typed, 1, 1 << 20)) set_row_stride(cfg, typed);
-    int64_t pad = row_stride(cfg) - logical_cols(cfg);
-    if (input_int64("padding", &pad, 0, 4096)) set_row_stride(cfg, logical_cols(cfg) + pad);
+    if (arr.dims.size() >= 2) {
+      int stride = static_cast<int>(row_stride(cfg));
+      ImGui::SetNextItemWidth(-1);
+      if (ImGui::SliderInt("##stride", &stride, 1, 128, "row stride %d (arrows)"))
+        set_row_stride(cfg, stride);
+      draw_sweep_chart(cfg, pane, state, state.edit);
+      int64_t typed = row_stride(cfg);
+      if (input_int64("stride", &typed, 1, 1 << 20)) set_row_stride(cfg, typed);
+      int64_t pad = row_stride(cfg) - logical_cols(cfg);
+      if (input_int64("padding", &pad, 0, 4096)) set_row_stride(cfg, logical_cols(cfg) + pad);
+    } else {
+      ImGui::TextDisabled("1-D array: no row stride");  // the slider would mean nothing
+    }
     if (input_int64("xor mask", &arr.xor_mask, 0, 4095)) cfg.touch();
     int sw[3] = {arr.swizzle_bits, arr.swizzle_base, arr.swizzle_shift};
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
@@ -133,24 +139,40 @@ void draw_controls(const AppModel& model, UiState& state) {
       cfg.spec.block.x = bx;
       cfg.spec.block.y = by;
       cfg.warp = 0;
-      cfg.instruction = -1;
+      cfg.instruction = kInstrPinCostliest;
       cfg.touch();
     }
     int64_t warp = cfg.warp;
     const int warps = pane.have ? pane.scenario.warps_per_block() : 1;
     if (input_int64("warp", &warp, 0, std::max(0, warps - 1))) cfg.warp = int(warp), cfg.touch();
     if (pane.have) {
+      // The statement shown is an explicit choice: an instruction, or "worst" (labelled, with the
+      // instruction it currently resolves to). In compare mode B follows A unless unpaired.
+      const bool follows_a = state.compare && state.edit == 1 && state.pair_statements;
+      if (state.compare && ImGui::Checkbox("B shows A's statement", &state.pair_statements) &&
+          state.pair_statements) {
+        state.configs[1].touch();  // AppModel::update pairs B again when a pane changes
+      }
+      const std::string now = instruction_text(pane, pane.selected);
+      const std::string current = pane.worst ? "worst (now " + now + ")" : now;
+      ImGui::TextUnformatted("statement:");
       ImGui::SetNextItemWidth(-1);
-      const std::string current = pane.instructions[static_cast<size_t>(pane.selected)].text;
+      ImGui::BeginDisabled(follows_a);
       if (ImGui::BeginCombo("##instr", current.c_str())) {
+        if (ImGui::Selectable("worst (the costliest, as the layout changes)", pane.worst)) {
+          cfg.instruction = kInstrWorst;
+          cfg.touch();
+        }
         for (size_t i = 0; i < pane.instructions.size(); ++i) {
-          if (ImGui::Selectable(pane.instructions[i].text.c_str(), int(i) == pane.selected)) {
+          const std::string text = instruction_text(pane, int(i));
+          if (ImGui::Selectable(text.c_str(), !pane.worst && int(i) == pane.selected)) {
             cfg.instruction = int(i);
             cfg.touch();
           }
         }
         ImGui::EndCombo();
       }
+      ImGui::EndDisabled();
       const int stmt = pane.instructions[static_cast<size_t>(pane.selected)].stmt;
       std::string& op = cfg.spec.accesses[static_cast<size_t>(stmt)].op;
       int is_store = op == "st";

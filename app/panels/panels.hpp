@@ -8,6 +8,7 @@
 //   numbers.cpp     wavefronts, bank conflicts, n-way, efficiency, launch totals, GPU results
 //   compare.cpp     one or two configurations side by side (the main area), or an open trace
 //   trace_list.cpp  a trace's instructions, hottest first, and stepping through one's executions
+//   sweep_chart.cpp wavefronts per instruction against the row stride, beside the stride slider
 #pragma once
 
 #include <imgui.h>
@@ -35,6 +36,9 @@ void draw_numbers(const PaneModel& pane, UiState& state, const PaneView& view);
 void draw_compare(const AppModel& model, UiState& state, float width, float height);
 void draw_trace_list(const TraceView& view, UiState& state, float width, float height);
 void draw_legend(const UiState& state);
+// Beside the stride slider: wavefronts per instruction of the selected statement against the
+// edited array's row stride (sim/sweep), the current stride marked. `which` = 0 (A) or 1 (B).
+void draw_sweep_chart(const ConfigState& cfg, const PaneModel& pane, UiState& state, int which);
 
 // ---- shared drawing helpers (panels/palette.cpp) ------------------------------------------------
 // Okabe-Ito colours (safe for the common colour-vision deficiencies); every state they mark is

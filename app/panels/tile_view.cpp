@@ -42,9 +42,22 @@ void draw_tile_views(const PaneModel& pane, UiState& state, const PaneView& view
       pane.scenario.arrays[static_cast<size_t>(pane.scenario.accesses[static_cast<size_t>(instr.stmt)].array)];
   const int64_t rows = arr.shape.rows, cols = arr.shape.cols;
   const int64_t stride = arr.layout.row_stride;
+  const int banks_ = pane.report.cfg.banks;
+  // A 1-D array (sdata[256]) has no row stride: both views wrap it at the banks' width (one drawn
+  // row = one row of words across the banks), rather than a one-pixel strip.
+  const int64_t wrap =
+      std::max<int64_t>(1, int64_t(banks_) * pane.report.cfg.bank_bytes / arr.elem_bytes());
+  const bool one_d = rows == 1 && cols > wrap;
+  const int64_t lrows = one_d ? (cols + wrap - 1) / wrap : rows, lcols = one_d ? wrap : cols;
+  // (drawn row, drawn col) -> physical offset of the logical element there, -1 past the end.
+  auto logical_offset = [&](int64_t r, int64_t c) -> int64_t {
+    if (!one_d) return arr.layout.offset(r, c);
+    return r * wrap + c < cols ? arr.layout.offset(0, r * wrap + c) : -1;
+  };
+  const int64_t pstride = one_d ? wrap : stride;
   const int64_t elem = arr.elem_bytes();
   const int64_t total = static_cast<int64_t>(arr.bytes() / static_cast<uint64_t>(elem));
-  const int64_t prows = stride > 0 ? (total + stride - 1) / stride : rows;
+  const int64_t prows = pstride > 0 ? (total + pstride - 1) / pstride : rows;
   const int banks = rep.cfg.banks, bank_bytes = rep.cfg.bank_bytes;
   const int cycle = state.anim.cycle;
 
@@ -79,11 +92,21 @@ void draw_tile_views(const PaneModel& pane, UiState& state, const PaneView& view
   const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
 
   char title[160];
-  std::snprintf(title, sizeof title, "logical %s[%lld][%lld]", arr.name.c_str(),
-                static_cast<long long>(rows), static_cast<long long>(cols));
+  if (one_d) {
+    std::snprintf(title, sizeof title, "logical %s[%lld], %lld per row", arr.name.c_str(),
+                  static_cast<long long>(cols), static_cast<long long>(wrap));
+  } else {
+    std::snprintf(title, sizeof title, "logical %s[%lld][%lld]", arr.name.c_str(),
+                  static_cast<long long>(rows), static_cast<long long>(cols));
+  }
   dl->AddText(start, text_col, title);
-  std::snprintf(title, sizeof title, "physical: row stride %lld%s", static_cast<long long>(stride),
-                stride > cols ? " (grey = padding)" : "");
+  if (one_d) {
+    std::snprintf(title, sizeof title, "physical: 1-D, %lld per row of %d banks",
+                  static_cast<long long>(wrap), banks_);
+  } else {
+    std::snprintf(title, sizeof title, "physical: row stride %lld%s",
+                  static_cast<long long>(stride), stride > cols ? " (grey = padding)" : "");
+  }
   dl->AddText(ImVec2(start.x + half + font, start.y), text_col, title);
 
   int64_t hovered = -1;  // physical offset under the mouse
@@ -109,16 +132,17 @@ void draw_tile_views(const PaneModel& pane, UiState& state, const PaneView& view
 
   // Logical view.
   const ImVec2 lo(start.x, start.y + font + 4);
-  const Grid lg = fit_grid(rows, cols, lo, half, grid_h);
+  const Grid lg = fit_grid(lrows, lcols, lo, half, grid_h);
   for (int64_t r = 0; r < lg.rows; ++r) {
     for (int64_t c = 0; c < lg.cols; ++c) {
-      const int64_t o = arr.layout.offset(r, c);
+      const int64_t o = logical_offset(r, c);
+      if (o < 0) continue;
       cell(lo.x + float(c) * lg.cell, lo.y + float(r) * lg.cell, lg.cell, o, false);
     }
   }
   for (int64_t r = 0; r < lg.rows; ++r) {
     for (int64_t c = 0; c < lg.cols; ++c) {
-      const int64_t o = arr.layout.offset(r, c);
+      const int64_t o = logical_offset(r, c);
       if (o >= 0 && o < total && lane_of[static_cast<size_t>(o)] >= 0) {
         ring(lo.x + float(c) * lg.cell, lo.y + float(r) * lg.cell, lg.cell, lane_of[static_cast<size_t>(o)]);
       }
@@ -129,10 +153,10 @@ void draw_tile_views(const PaneModel& pane, UiState& state, const PaneView& view
 
   // Physical view.
   const ImVec2 po(start.x + half + font, start.y + font + 4);
-  const Grid pg = fit_grid(prows, stride, po, half, grid_h);
+  const Grid pg = fit_grid(prows, pstride, po, half, grid_h);
   for (int64_t r = 0; r < pg.rows; ++r) {
     for (int64_t c = 0; c < pg.cols; ++c) {
-      const int64_t o = r * stride + c;
+      const int64_t o = r * pstride + c;
       if (o >= total) continue;
       cell(po.x + float(c) * pg.cell, po.y + float(r) * pg.cell, pg.cell, o,
            logical_of[static_cast<size_t>(o)] < 0);
@@ -140,7 +164,7 @@ void draw_tile_views(const PaneModel& pane, UiState& state, const PaneView& view
   }
   for (int64_t r = 0; r < pg.rows; ++r) {
     for (int64_t c = 0; c < pg.cols; ++c) {
-      const int64_t o = r * stride + c;
+      const int64_t o = r * pstride + c;
       if (o < total && lane_of[static_cast<size_t>(o)] >= 0) {
         ring(po.x + float(c) * pg.cell, po.y + float(r) * pg.cell, pg.cell, lane_of[static_cast<size_t>(o)]);
       }

@@ -333,15 +333,22 @@ std::string svg_stride_sweep(const std::vector<SweepSeries>& series, const std::
     const SweepSeries& s = series[static_cast<size_t>(k)];
     text(os, left, ptop - 5, s.label, 12);
     const std::string colour = viridis(series.size() <= 1 ? 0.0 : 0.8 * double(k) / double(series.size() - 1));
-    // Steps: each stride's value holds over [x - 0.5, x + 0.5].
-    os << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"1.8\"";
-    if (*kDash[k % 4]) os << " stroke-dasharray=\"" << kDash[k % 4] << "\"";
-    os << " points=\"";
-    for (size_t i = 0; i < s.strides.size() && i < s.wavefronts.size(); ++i) {
-      os << X(s.strides[i] - 0.5) << "," << Y(s.wavefronts[i]) << " " << X(s.strides[i] + 0.5) << ","
-         << Y(s.wavefronts[i]) << " ";
+    // Steps: each stride's value holds over [x - 0.5, x + 0.5]. A stride missing from the series
+    // (one the scenario cannot run at) is a gap: the line breaks there rather than bridging it.
+    const size_t npts = std::min(s.strides.size(), s.wavefronts.size());
+    for (size_t i = 0; i < npts;) {
+      os << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"1.8\"";
+      if (*kDash[k % 4]) os << " stroke-dasharray=\"" << kDash[k % 4] << "\"";
+      os << " points=\"";
+      size_t j = i;
+      do {
+        os << X(s.strides[j] - 0.5) << "," << Y(s.wavefronts[j]) << " " << X(s.strides[j] + 0.5) << ","
+           << Y(s.wavefronts[j]) << " ";
+        ++j;
+      } while (j < npts && s.strides[j] == s.strides[j - 1] + 1);
+      os << "\"><title>" << esc(s.label) << "</title></polyline>\n";
+      i = j;
     }
-    os << "\"><title>" << esc(s.label) << "</title></polyline>\n";
   }
   text(os, left + plot_w / 2.0, height - 10, "row stride (elements); lane i reads element (i, 0)", 12, "middle");
   const double mid = top + npanels * (panel_h + gap) / 2.0;

@@ -11,6 +11,10 @@
 //   BANKSCOPE_TRACE_LAUNCHES  matching launches traced; default all
 //   BANKSCOPE_TRACE_BLOCKS    blocks traced per launch (linear index below N); default all
 //   BANKSCOPE_TRACE_RECORDS   device buffer size in warp executions; default 4 M (640 MiB)
+//   BANKSCOPE_TRACE_CUBINS    a directory: the cubin of each traced kernel's module is written
+//                             there (module_<k>.cubin) and index.txt gets one line per traced
+//                             launch, "<launch> <cubin file> <mangled name>", so that
+//                             `bankscope-gpu trace` can read the SASS's opcodes and source lines
 //
 // The file gets each launch's 'K' record when it starts and its 'P', 'W', 'E' records when it ends,
 // flushed at once: if the program dies inside a launch, `bankscope-gpu trace` finds the open launch
@@ -41,7 +45,7 @@ namespace {
 constexpr uint64_t kReservedSharedBytes = 1024;
 
 struct Config {
-  std::string out, patch, kernel_regex;
+  std::string out, patch, kernel_regex, cubins;
   uint64_t first = 0, count = ~0ull, blocks = 0, records = 4ull << 20;
 };
 
@@ -62,6 +66,11 @@ struct State {
   TraceLaunch current;
   uint64_t function_pc = 0;
   void* device_buffer = nullptr;
+  // Cubins of the loaded modules (copied: the callback's pointer is valid only inside it), written
+  // out when one of their kernels is first traced. Only with BANKSCOPE_TRACE_CUBINS.
+  std::map<CUmodule, std::vector<char>> module_bytes;
+  std::map<CUmodule, std::string> module_file;
+  FILE* cubin_index = nullptr;
 };
 
 State& state() {
@@ -103,6 +112,10 @@ void write_out(State& s) {
 }
 
 void on_module_loaded(State& s, const Sanitizer_ResourceModuleData* m) {
+  if (!s.cfg.cubins.empty() && m->pCubin != nullptr && m->cubinSize != 0) {
+    s.module_bytes[m->module].assign(m->pCubin, m->pCubin + m->cubinSize);
+    s.module_file.erase(m->module);  // a module handle reused after an unload is a new module
+  }
   if (s.patched_contexts.insert(m->context).second) {
     if (!check(sanitizerAddPatchesFromFile(s.cfg.patch.c_str(), m->context), "sanitizerAddPatchesFromFile")) return;
   }
@@ -115,6 +128,32 @@ void on_module_loaded(State& s, const Sanitizer_ResourceModuleData* m) {
   check(sanitizerPatchInstructions(SANITIZER_INSTRUCTION_MEMCPY_ASYNC, m->module, "bankscope_memcpy_async"),
         "sanitizerPatchInstructions(memcpy_async)");
   check(sanitizerPatchModule(m->module), "sanitizerPatchModule");
+}
+
+// Writes the module's cubin once and names it in index.txt for this launch (see the header).
+void note_cubin(State& s, CUmodule module, uint64_t launch, const std::string& mangled) {
+  if (s.cfg.cubins.empty()) return;
+  auto f = s.module_file.find(module);
+  if (f == s.module_file.end()) {
+    const auto b = s.module_bytes.find(module);
+    if (b == s.module_bytes.end()) return;  // loaded before the subscription, or no cubin given
+    const std::string name = "module_" + std::to_string(s.module_file.size()) + ".cubin";
+    FILE* out = std::fopen((s.cfg.cubins + "/" + name).c_str(), "wb");
+    if (out == nullptr) {
+      warn("cannot write " + s.cfg.cubins + "/" + name);
+      return;
+    }
+    const bool ok = std::fwrite(b->second.data(), 1, b->second.size(), out) == b->second.size();
+    std::fclose(out);
+    if (!ok) return;
+    f = s.module_file.emplace(module, name).first;
+  }
+  if (s.cubin_index == nullptr) s.cubin_index = std::fopen((s.cfg.cubins + "/index.txt").c_str(), "w");
+  if (s.cubin_index != nullptr) {
+    std::fprintf(s.cubin_index, "%llu %s %s\n", static_cast<unsigned long long>(launch), f->second.c_str(),
+                 mangled.c_str());
+    std::fflush(s.cubin_index);
+  }
 }
 
 void on_launch_begin(State& s, const Sanitizer_LaunchData* l) {
@@ -166,6 +205,7 @@ void on_launch_begin(State& s, const Sanitizer_LaunchData* l) {
   }
   s.writer.launch(s.current);
   write_out(s);
+  note_cubin(s, l->module, index, mangled);
 }
 
 std::string opcode_of(uint16_t kind, uint16_t width, uint32_t count) {
@@ -315,6 +355,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   s.cfg.count = env_u64("BANKSCOPE_TRACE_LAUNCHES", ~0ull);
   s.cfg.blocks = env_u64("BANKSCOPE_TRACE_BLOCKS", 0);
   s.cfg.records = env_u64("BANKSCOPE_TRACE_RECORDS", 4ull << 20);
+  if (const char* c = std::getenv("BANKSCOPE_TRACE_CUBINS"); c != nullptr) s.cfg.cubins = c;
   if (s.cfg.records == 0) s.cfg.records = 1;
   s.file = std::fopen(out, "wb");
   if (s.file == nullptr) {

@@ -18,13 +18,17 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 
 #include <CLI/CLI.hpp>
 
+#include "find_tool.hpp"
 #include "harness.hpp"
 #include "ncu_runner.hpp"
 #include "sim/counter_names.hpp"
+#include "sim/sass.hpp"
 #include "sim/trace.hpp"
+#include "sim/trace_annotate.hpp"
 #include "sim/trace_report.hpp"
 
 namespace fs = std::filesystem;
@@ -113,6 +117,57 @@ bool close_trace(const std::string& path, int64_t exit_code, std::string* note) 
   return true;
 }
 
+// Reads what the injection library left in `dir` (index.txt: "<launch> <cubin> <mangled>" per
+// traced launch), disassembles each cubin once with `nvdisasm -g`, and rewrites the trace with the
+// SASS opcode and source line of every instruction found at its offset (sim/trace_annotate.hpp).
+// Returns one line for the user; the trace is left as it was when anything fails.
+std::string annotate_from_cubins(const std::string& trace_path, const fs::path& dir) {
+  std::ifstream index(dir / "index.txt");
+  if (!index) return "opcodes named from the Compute Sanitizer API (no cubin of a traced kernel was kept)";
+  const std::string nvdisasm = find_tool("nvdisasm", "BANKSCOPE_NVDISASM");
+  if (nvdisasm.empty()) return "opcodes named from the Compute Sanitizer API; no source lines (nvdisasm not found)";
+  std::map<std::string, std::vector<SassFunction>> sass;  // cubin file -> its functions
+  std::map<uint64_t, const SassFunction*> by_launch;
+  std::string failed;
+  uint64_t launch = 0;
+  std::string cubin, mangled;
+  while (index >> launch >> cubin >> mangled) {
+    auto it = sass.find(cubin);
+    if (it == sass.end()) {
+      std::string text;
+      const std::string cmd = shell_quote(nvdisasm) + " -g " + shell_quote((dir / cubin).string()) + " 2>/dev/null";
+      if (FILE* p = popen(cmd.c_str(), "r")) {
+        char buf[1 << 16];
+        size_t n;
+        while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, n);
+        if (pclose(p) != 0) text.clear();
+      }
+      auto fns = parse_sass(text);
+      if (!fns) failed = cubin;
+      it = sass.emplace(cubin, fns ? std::move(*fns) : std::vector<SassFunction>{}).first;
+    }
+    for (const SassFunction& f : it->second) {
+      if (f.name == mangled) by_launch[launch] = &f;
+    }
+  }
+  const std::vector<uint8_t> bytes = read_all(trace_path);
+  AnnotateSummary sum;
+  auto out = annotate_trace(bytes, by_launch, &sum);
+  if (!out) return "opcodes named from the Compute Sanitizer API (" + out.error().message + ")";
+  const std::string tmp = trace_path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(out->data()), static_cast<std::streamsize>(out->size()));
+    if (!f) return "opcodes named from the Compute Sanitizer API (cannot write " + tmp + ")";
+  }
+  std::error_code ec;
+  fs::rename(tmp, trace_path, ec);
+  if (ec) return "opcodes named from the Compute Sanitizer API (cannot replace " + trace_path + ")";
+  return "SASS (nvdisasm -g): " + std::to_string(sum.with_opcode) + " of " + std::to_string(sum.instructions) +
+         " instructions named, " + std::to_string(sum.with_line) + " with a source line" +
+         (failed.empty() ? "" : "; " + failed + " could not be disassembled");
+}
+
 int run_program(const std::vector<std::string>& command, const std::vector<std::pair<std::string, std::string>>& env) {
   const pid_t pid = fork();
   if (pid < 0) return -1;
@@ -133,6 +188,93 @@ int run_program(const std::vector<std::string>& command, const std::vector<std::
   return -1;
 }
 
+std::string run_capture(const std::string& cmd) {
+  std::string log;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) log.append(buf, n);
+    pclose(p);
+  }
+  return log;
+}
+
+// Per instruction: ncu's source view (SASS) of the same launches, "L1 Wavefronts Shared" and its
+// "Ideal" at each traced instruction's offset, beside the trace's predicted per-PC counts. Returns
+// the number of mismatching instructions; prints one line per mismatch and a summary line.
+int check_per_instruction(const TraceArgs& a, const std::string& ncu, const TraceReport& traced) {
+  std::string cmd = shell_quote(ncu) +
+                    " --csv --clock-control none --kernel-name-base demangled --section SourceCounters"
+                    " --page source --print-source sass";
+  if (!a.kernel.empty()) cmd += " --kernel-name " + shell_quote("regex:" + a.kernel);
+  if (a.launch != 0) cmd += " --launch-skip " + std::to_string(a.launch);
+  if (a.launches != "all") cmd += " --launch-count " + a.launches;
+  for (const std::string& c : a.command) cmd += " " + shell_quote(c);
+  cmd += " 2>&1";
+  auto source = parse_ncu_source_csv(run_capture(cmd));
+  if (!source) {
+    std::printf("--check per instruction: %s\n", source.error().message.c_str());
+    return 1;
+  }
+  std::vector<NcuSourceKernel> ks = std::move(*source);
+  const auto& launches = traced.launches;
+  // ncu 2025.3.1 printed some launches' tables twice, identically (the H200 corpus, 2026-12-01a):
+  // with exactly two per launch, pairwise equal, one of each pair is kept.
+  if (ks.size() == 2 * launches.size()) {
+    bool pairs = true;
+    for (size_t i = 0; i < launches.size() && pairs; ++i) {
+      const auto& x = ks[2 * i];
+      const auto& y = ks[2 * i + 1];
+      pairs = x.name == y.name && x.insts.size() == y.insts.size();
+      for (size_t j = 0; pairs && j < x.insts.size(); ++j) {
+        pairs = x.insts[j].offset == y.insts[j].offset && x.insts[j].wavefronts == y.insts[j].wavefronts &&
+                x.insts[j].ideal == y.insts[j].ideal && x.insts[j].executed == y.insts[j].executed;
+      }
+    }
+    if (pairs) {
+      std::vector<NcuSourceKernel> once;
+      for (size_t i = 0; i < launches.size(); ++i) once.push_back(std::move(ks[2 * i]));
+      ks = std::move(once);
+    }
+  }
+  if (ks.size() != launches.size()) {
+    std::printf("--check per instruction: ncu's source view has %zu launches, the trace %zu: not compared\n", ks.size(),
+                launches.size());
+    return 1;
+  }
+  int compared = 0, bad = 0, missing = 0, skipped = 0;
+  for (size_t i = 0; i < launches.size(); ++i) {
+    std::map<uint64_t, const NcuSourceInst*> at;
+    for (const NcuSourceInst& x : ks[i].insts) at[x.offset] = &x;
+    for (const PcStats& s : launches[i].pcs) {
+      if (!s.modelled()) {
+        ++skipped;
+        continue;
+      }
+      const auto it = at.find(s.pc.pc);
+      if (it == at.end()) {
+        std::printf("    launch %zu pc 0x%llx %s: not in ncu's source view\n", i, static_cast<unsigned long long>(s.pc.pc),
+                    s.pc.opcode.c_str());
+        ++missing;
+        continue;
+      }
+      ++compared;
+      const NcuSourceInst& x = *it->second;
+      if (static_cast<double>(s.wavefronts) != x.wavefronts || static_cast<double>(s.ideal) != x.ideal) {
+        ++bad;
+        std::printf("    launch %zu pc 0x%llx %-18s wavefronts %llu ideal %llu predicted; ncu %.0f / %.0f (%s)  MISMATCH\n", i,
+                    static_cast<unsigned long long>(s.pc.pc), s.pc.opcode.c_str(),
+                    static_cast<unsigned long long>(s.wavefronts), static_cast<unsigned long long>(s.ideal), x.wavefronts,
+                    x.ideal, x.sass.c_str());
+      }
+    }
+  }
+  const std::string note = skipped ? ", " + std::to_string(skipped) + " not modelled, not compared" : "";
+  std::printf("--check per instruction (ncu source view, L1 Wavefronts Shared and Ideal): %d of %d instructions equal%s\n",
+              compared - bad, compared + missing, note.c_str());
+  return bad + missing;
+}
+
 int check_against_ncu(const TraceArgs& a, const std::string& trace_path) {
   const std::string ncu = a.ncu == "auto" ? find_ncu() : a.ncu;
   if (ncu.empty()) {
@@ -148,10 +290,12 @@ int check_against_ncu(const TraceArgs& a, const std::string& trace_path) {
   // which is what the instruction-level counter counts. The hardware instruction counter also counts
   // predicated executions with no active thread (measured on the H200: a reduction's guarded LDS/STS
   // 1,344 vs 7,744); it is printed beside, as context, not compared.
-  const std::vector<std::string> metrics = {
-      counters::sass_inst_executed(Op::kLoad), counters::sass_inst_executed(Op::kStore),
-      counters::wavefronts(Op::kLoad),         counters::wavefronts(Op::kStore),
-      counters::inst_executed(Op::kLoad),      counters::inst_executed(Op::kStore)};
+  // The issue-11 kinds (ldsm, stsm, atom, ldgsts) have their own instruction-level counters on sm_90.
+  std::vector<std::string> metrics = {counters::inst_executed(Op::kLoad), counters::inst_executed(Op::kStore)};
+  for (Op op : {Op::kLoad, Op::kStore, Op::kLdmatrix, Op::kStmatrix, Op::kAtomic, Op::kLdgsts}) {
+    metrics.push_back(counters::sass_inst_executed(op));
+    metrics.push_back(counters::wavefronts(op));
+  }
   std::string joined;
   for (const std::string& m : metrics) joined += (joined.empty() ? "" : ",") + m;
   std::string cmd = shell_quote(ncu) + " --csv --clock-control none --kernel-name-base demangled";
@@ -161,14 +305,7 @@ int check_against_ncu(const TraceArgs& a, const std::string& trace_path) {
   cmd += " --metrics " + joined;
   for (const std::string& c : a.command) cmd += " " + shell_quote(c);
   cmd += " 2>&1";
-  std::string log;
-  if (FILE* p = popen(cmd.c_str(), "r")) {
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) log.append(buf, n);
-    pclose(p);
-  }
-  auto measured = parse_ncu_csv(log);
+  auto measured = parse_ncu_csv(run_capture(cmd));
   if (!measured) {
     std::cerr << "bankscope-gpu: trace --check: " << measured.error().message << "\n";
     return kExitError;
@@ -194,8 +331,29 @@ int check_against_ncu(const TraceArgs& a, const std::string& trace_path) {
     const NcuKernel& k = (*measured)[i];
     std::printf("  launch %llu %s (ncu: %s)%s\n", static_cast<unsigned long long>(l.launch.launch), l.launch.kernel.c_str(),
                 k.name.c_str(), l.end.dropped ? "  [trace dropped executions: lower bounds]" : "");
-    for (Op op : {Op::kLoad, Op::kStore}) {
-      const OpTotals& t = op == Op::kLoad ? l.ld : l.st;
+    for (int kind = 0; kind < kTraceOpKinds; ++kind) {
+      const TraceOpKind tk = static_cast<TraceOpKind>(kind);
+      if (tk == TraceOpKind::kOther) continue;
+      const Op op = op_of(tk);
+      const OpTotals& t = l.by_kind[static_cast<size_t>(kind)];
+      const bool plain = tk == TraceOpKind::kLoad || tk == TraceOpKind::kStore;
+      if (l.uncosted_by_kind[kind] != 0) {
+        std::printf("    (%s: %llu of %llu warp executions not modelled: not compared)\n", trace_op_kind_name(tk),
+                    static_cast<unsigned long long>(l.uncosted_by_kind[kind]),
+                    static_cast<unsigned long long>(l.executions_by_kind[kind]));
+        continue;
+      }
+      if (!plain && t.instructions == 0) {
+        // Not in the trace: the counter should read 0 (printed only when it does not).
+        for (const char* name : {counters::sass_inst_executed(op), counters::wavefronts(op)}) {
+          const auto it = k.metrics.find(name);
+          if (it != k.metrics.end() && it->second != 0) {
+            std::printf("    %-66s %14d  measured %14.0f  MISMATCH\n", name, 0, it->second);
+            ++mismatches;
+          }
+        }
+        continue;
+      }
       for (int which = 0; which < 2; ++which) {
         const char* name = which == 0 ? counters::sass_inst_executed(op) : counters::wavefronts(op);
         const uint64_t pred = which == 0 ? t.instructions : t.wavefronts;
@@ -218,15 +376,11 @@ int check_against_ncu(const TraceArgs& a, const std::string& trace_path) {
                     counters::inst_executed(op), "-", it->second);
       }
     }
-    for (int kk = 0; kk < kTraceOpKinds; ++kk) {
-      if (!is_modelled(static_cast<TraceOpKind>(kk)) && l.executions_by_kind[kk] != 0) {
-        std::printf("    (%s: %llu warp executions not modelled, not compared)\n",
-                    trace_op_kind_name(static_cast<TraceOpKind>(kk)),
-                    static_cast<unsigned long long>(l.executions_by_kind[kk]));
-      }
-    }
   }
-  std::printf("--check: %s (%d mismatching counts)\n", mismatches == 0 ? "all equal" : "MISMATCH", mismatches);
+  const int per_instruction = check_per_instruction(a, ncu, rep->traced);
+  std::printf("--check: %s (%d mismatching counts per launch, %d per instruction)\n",
+              mismatches + per_instruction == 0 ? "all equal" : "MISMATCH", mismatches, per_instruction);
+  mismatches += per_instruction;
   return mismatches == 0 ? kExitOk : kExitMismatch;
 }
 
@@ -273,6 +427,10 @@ int run_trace(const TraceArgs& a) {
   }
   std::error_code ec;
   fs::remove(a.out, ec);
+  // The traced kernels' cubins, for their SASS (removed when done).
+  const fs::path cubins = a.out + ".cubins";
+  fs::remove_all(cubins, ec);
+  fs::create_directories(cubins, ec);
   const std::string ld = env_or("LD_LIBRARY_PATH", "");
   const std::vector<std::pair<std::string, std::string>> env = {
       {"CUDA_INJECTION64_PATH", fs::absolute(lib).string()},
@@ -284,17 +442,21 @@ int run_trace(const TraceArgs& a) {
       {"BANKSCOPE_TRACE_LAUNCHES", a.launches},
       {"BANKSCOPE_TRACE_BLOCKS", a.blocks},
       {"BANKSCOPE_TRACE_RECORDS", std::to_string(a.records)},
+      {"BANKSCOPE_TRACE_CUBINS", fs::absolute(cubins).string()},
   };
   const auto t0 = std::chrono::steady_clock::now();
   const int code = run_program(a.command, env);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::string note;
   const bool closed = close_trace(a.out, code, &note);
+  const std::string sass_note = closed ? annotate_from_cubins(a.out, cubins) : "";
+  fs::remove_all(cubins, ec);
   const std::vector<uint8_t> bytes = read_all(a.out);
   auto rep = report_trace(bytes.data(), bytes.size());
   std::printf("bankscope-gpu: trace: %s exited with %d; ran %.3f s under the tracer; trace %s (%zu bytes)\n",
               a.command[0].c_str(), code, secs, a.out.c_str(), bytes.size());
   if (!note.empty()) std::printf("  %s\n", note.c_str());
+  if (!sass_note.empty()) std::printf("  %s\n", sass_note.c_str());
   if (!closed || !rep) {
     std::cerr << "bankscope-gpu: trace: " << a.out << ": " << (rep ? note : rep.error().message) << "\n";
     return kExitError;

@@ -11,19 +11,19 @@ export LIBGL_ALWAYS_SOFTWARE=1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 printf '{"block": [32], "arrays": [{"dims": [32, 32]}], "accesses": [{"op": "ld", "target": "tile[threadIdx.q][0]"}]}' >"$tmp/bad.json"
+# The extremes a script can reach: the smallest and largest strides the 32x32 float tile holds
+# (32; 1816: 32 x 1816 x 4 B fits the 227 KiB a block may have). Strides it cannot hold are
+# script errors (issue 12), checked below.
 cat >"$tmp/steps.txt" <<STEPS
-stride 1
+stride 32
 frames 2
 stride 1816
 step
-frames 2
-stride 100000
 frames 2
 stride 128
 play
 frames 3
 type float4
-stride 1
 frames 2
 screenshot $tmp/script.png
 STEPS
@@ -57,7 +57,7 @@ run "a window 20 pixels high" 3000x20 100 E69F00 24 -- --stride 1816 --compare o
 run "tall narrow, float4" 16x400 3 1C1C21 2400 -- --scenario "$src/assets/scenarios/tiled_float4_32x32.json" --screenshot "$tmp/shot.png"
 run "lecture mode at 200x200" 200x200 300 E69F00 600 -- --large --contrast --screenshot "$tmp/shot.png"
 run "script of extremes at 320x240" 320x240 500 E69F00 250 -- --script "$tmp/steps.txt"
-# At full size the failed 'stride 1' shows its error line (and A's 31 conflicts) in vermillion.
+# At full size float4 at stride 128 shows its conflict counts and hatching in vermillion.
 run "script of extremes at 1920x1080" 1920x1080 1200 D55E00 500 -- --script "$tmp/steps.txt"
 # A script step that fails stops the script with one line naming the file and line, exit 1.
 printf 'stride 40\nscenario %s\nscreenshot %s\n' "$tmp/bad.json" "$tmp/never.png" >"$tmp/bad_steps.txt"
@@ -71,5 +71,20 @@ else
   echo "FAIL: a failing script step (exit $rc)"
   sed 's/^/    /' "$tmp/out.txt"
 fi
+# A stride the tile cannot hold (below its 32 columns, or past shared memory) stops a script:
+# one line naming the file, line and field, exit 1 (issue 12).
+for stride in 1 100000; do
+  printf 'stride %s\nscreenshot %s\n' "$stride" "$tmp/never.png" >"$tmp/bad_stride.txt"
+  timeout 120 xvfb-run -a "$app" --script "$tmp/bad_stride.txt" >"$tmp/out.txt" 2>&1
+  rc=$?
+  if [[ $rc -eq 1 && $(wc -l <"$tmp/out.txt") -eq 1 && ! -e "$tmp/never.png" ]] &&
+    grep -q "bad_stride.txt:1: arrays\[0\]" "$tmp/out.txt"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: script step 'stride $stride' (exit $rc)"
+    sed 's/^/    /' "$tmp/out.txt"
+  fi
+done
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

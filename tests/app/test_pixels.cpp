@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -35,6 +36,7 @@ struct Rgb {
 };
 constexpr Rgb kServe{0xE6, 0x9F, 0x00};
 constexpr Rgb kDone{0x56, 0xB4, 0xE9};
+constexpr Rgb kWaiting{0x00, 0x72, 0xB2};
 constexpr Rgb kConflict{0xD5, 0x5E, 0x00};
 constexpr Rgb kPadding{0x6B, 0x6B, 0x6B};
 constexpr Rgb kFuture{0x4A, 0x4A, 0x52};
@@ -338,4 +340,193 @@ TEST_CASE("--trace on a truncated file: one line naming the file, non-zero exit"
   CAPTURE(out);
   CHECK(out.rfind("bankscope: " + cut + ": trace: byte ", 0) == 0);
   CHECK(std::count(out.begin(), out.end(), '\n') == 1);
+}
+
+// ---- issue 12
+// -------------------------------------------------------------------------------------
+
+namespace {
+// Distinct words the instruction touches in each bank (brute force over the lanes' words, not the
+// bank view's code): what the bank view must draw.
+std::vector<int> words_per_bank(const AccessReport& rep) {
+  std::vector<std::vector<uint32_t>> per(static_cast<size_t>(rep.cfg.banks));
+  for (int l = 0; l < kWarpSize; ++l) {
+    const LaneDetail& d = rep.lanes[static_cast<size_t>(l)];
+    if (!d.active) continue;
+    for (int j = 0; j < d.words; ++j) {
+      const uint32_t w = d.word[static_cast<size_t>(j)];
+      auto& v = per[w % uint32_t(rep.cfg.banks)];
+      if (std::find(v.begin(), v.end(), w) == v.end()) v.push_back(w);
+    }
+  }
+  std::vector<int> out;
+  for (const auto& v : per) out.push_back(int(v.size()));
+  return out;
+}
+
+// Word cells the bank view drew, per bank ("A.word.b07.w000231" rectangles, --dump-rects), each
+// checked to hold a word colour in the screenshot.
+std::vector<int> drawn_per_bank(const Shot& s, const std::string& pane, int banks) {
+  std::vector<int> out(static_cast<size_t>(banks), 0);
+  const std::string prefix = pane + ".word.b";
+  for (const auto& [name, r] : s.rects) {
+    if (name.rfind(prefix, 0) != 0) continue;
+    const int bank = std::atoi(name.c_str() + prefix.size());
+    REQUIRE(bank < banks);
+    ++out[static_cast<size_t>(bank)];
+    // The cell is drawn: a quarter or more of it is a word's fill (waiting / serving / served)
+    // or its conflict marks; the rest is its lane number.
+    int filled = 0, all = 0;
+    for (int y = r.y0; y < r.y1; ++y) {
+      for (int x = r.x0; x < r.x1; ++x) {
+        const Rgb c = s.img.at(x, y);
+        filled += c == kServe || c == kWaiting || c == kDone || c == kConflict;
+        ++all;
+      }
+    }
+    CHECK(filled * 4 > all);
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("bank view: every word the instruction touches is drawn, however far apart") {
+  struct Row {
+    const char* scenario;
+    int stride;  // 0 = the file's
+    // Worked by hand for the column read: floats are one phase, gcd(stride, 32)-way; 8-byte lanes
+    // are served in 2 phases of 16 lanes, 16-byte lanes in 4 of 8, each phase n-way on its bank,
+    // so a bank holds phases x n-way words (32 for the double and float4 [32][32] tiles).
+    int n_way, phases, words;
+  };
+  const Row rows[] = {{"seed_transpose_32x32.json", 32, 32, 1, 32},
+                      {"seed_transpose_32x32.json", 48, 16, 1, 16},
+                      {"seed_transpose_32x32.json", 64, 32, 1, 32},
+                      {"seed_transpose_32x32.json", 128, 32, 1, 32},
+                      {"seed_transpose_32x32.json", 1024, 32, 1, 32},
+                      {"tiled_32x8_double_32x32.json", 0, 16, 2, 32},
+                      {"tiled_float4_32x32.json", 0, 8, 4, 32}};
+  for (const Row& r : rows) {
+    CAPTURE(r.scenario);
+    CAPTURE(r.stride);
+    const std::string path = std::string(BANKSCOPE_ASSETS_DIR) + "/scenarios/" + r.scenario;
+    UiState st;
+    load_seed_pair(st);
+    REQUIRE(load_scenario_into(st, 0, path).ok());
+    if (r.stride != 0) set_row_stride(st.configs[0], r.stride);
+    AppModel m;
+    m.update(st);
+    REQUIRE(m.pane(0).ok);
+    const AccessReport& rep = m.pane(0).report;
+    CHECK(rep.cost.n_way == r.n_way);
+    CHECK(int(rep.phase_masks.size()) == r.phases);
+    const std::vector<int> want = words_per_bank(rep);
+    CHECK(*std::max_element(want.begin(), want.end()) == r.words);
+    std::string args = "--scenario " + path + " --size 1600x900";
+    if (r.stride != 0) args += " --stride " + std::to_string(r.stride);
+    Shot s = shoot(std::string("every_word_") + r.scenario + "_" + std::to_string(r.stride), args);
+    const std::vector<int> drawn = drawn_per_bank(s, "A", rep.cfg.banks);
+    for (int b = 0; b < rep.cfg.banks; ++b) {
+      CAPTURE(b);
+      CHECK(drawn[static_cast<size_t>(b)] == want[static_cast<size_t>(b)]);
+    }
+    // More than one phase: the view says why a bank holds more words than its n-way.
+    CHECK(s.rects.count("A.bank_phases_note") == (r.phases > 1 ? 1u : 0u));
+  }
+}
+
+TEST_CASE(
+    "a script step the scenario cannot show: one line 'p.txt:1: warp 50 out of range (0..31)', "
+    "exit 1") {
+  std::filesystem::create_directories(kOut);
+  struct Row {
+    const char* step;
+    const char* message;
+  };
+  const Row rows[] = {{"warp 50", "warp 50 out of range (0..31)"},
+                      {"instr 99", "instr 99 out of range (0..1)"},
+                      {"stride x", "stride: expects a row stride >= 1"}};
+  for (const Row& r : rows) {
+    CAPTURE(r.step);
+    const std::string script = kOut + "/p.txt";
+    std::ofstream(script) << r.step << "\nscreenshot " << kOut << "/p.png\n";
+    const std::string log = kOut + "/p.log";
+    const int rc = run_app("--script " + script, log);
+    CHECK(rc == 1);
+    std::ifstream in(log);
+    std::stringstream text;
+    text << in.rdbuf();
+    CHECK(text.str() == "bankscope: " + script + ":1: " + r.message + "\n");
+  }
+}
+
+namespace {
+// A 1-D array, as reductions declare it: __shared__ float sdata[256], read sdata[tid].
+std::string write_sdata_scenario() {
+  std::filesystem::create_directories(kOut);
+  const std::string path = kOut + "/sdata256.json";
+  std::ofstream(path) << R"({"name": "reduction, sdata[256]", "n": 256, "block": [256, 1],
+    "grid": [1, 1], "arrays": [{"name": "sdata", "type": "float", "dims": [256]}],
+    "accesses": [{"op": "ld", "target": "sdata[threadIdx.x]"}]})";
+  return path;
+}
+}  // namespace
+
+TEST_CASE("narrow cells keep every lane label: sdata[256] in compare mode at 1280x720") {
+  const std::string sdata = write_sdata_scenario();
+  Shot s =
+      shoot("narrow_labels", "--scenario " + sdata + " --scenario-b " + sdata + " --size 1280x720");
+  for (const char* pane : {"A", "B"}) {
+    CAPTURE(pane);
+    int words = 0, labels = 0;
+    for (const auto& [name, r] : s.rects) {
+      words += name.rfind(std::string(pane) + ".word.", 0) == 0;
+      labels += name.rfind(std::string(pane) + ".lane_label.", 0) == 0;
+    }
+    // Warp 0 reads words 0..31, one lane each: 32 labels, lanes 10..31 too.
+    CHECK(words == 32);
+    CHECK(labels == 32);
+  }
+}
+
+TEST_CASE(
+    "1-D arrays: sdata[256] is drawn wrapped at the banks' width (8 rows of 32), not a strip") {
+  const std::string sdata = write_sdata_scenario();
+  Shot s = shoot("sdata_1d", "--scenario " + sdata + " --size 1600x900");
+  for (const char* view : {"A.logical", "A.physical"}) {
+    CAPTURE(view);
+    const Rect r = s.rects.at(view);
+    // 256 floats, 32 per row of banks: 32 x 8 square cells, width / height = 4.
+    const float aspect = float(r.x1 - r.x0) / float(std::max(1, r.y1 - r.y0));
+    CHECK(aspect > 3.6f);
+    CHECK(aspect < 4.4f);
+  }
+// Issue 12: the stride sweep beside the slider. The seed's column read (statement 1) at strides
+// 32..128: gcd(stride, 32) wavefronts (sim/sweep, doctest test_sweep.cpp), drawn as steps on a
+// log2 axis (1 at the bottom, 32 at the top) with the current stride (34) marked in orange.
+TEST_CASE("stride sweep chart: the gcd staircase, the current stride marked") {
+  const std::string scenario = std::string(BANKSCOPE_ASSETS_DIR) + "/scenarios/seed_transpose_32x32.json";
+  Shot s = shoot("sweep_chart", "--scenario " + scenario + " --stride 34 --size 1600x900");
+  const Rect c = s.rects.at("A.sweep_chart");
+  const Rect m = s.rects.at("A.sweep_marker");
+  const double w = c.x1 - c.x0, h = c.y1 - c.y0;
+  REQUIRE(w > 50);
+  // Strides 32..128: 97 steps; stride k's step is centred at (k - 31.5) / 97 of the width.
+  auto center = [&](int stride) { return c.x0 + (stride - 31.5) / 97.0 * w; };
+  CHECK(std::abs((m.x0 + m.x1) / 2.0 - center(34)) < 2.0);
+  CHECK(count(s.img, m, kServe) > 0);
+  constexpr Rgb kCurve = kDone;  // palette::kDone
+  // The curve's pixels in one stride's column: its height is log2(wavefronts) / 5 of the chart.
+  auto curve_top = [&](int stride) {
+    const int x = int(center(stride));
+    for (int y = c.y0; y < c.y1; ++y)
+      if (s.img.at(x, y) == kCurve) return (c.y1 - y) / h;  // 0 = bottom, 1 = top
+    return -1.0;
+  };
+  CHECK(curve_top(33) >= 0);
+  CHECK(curve_top(33) < 0.1);                               // 1 wavefront
+  CHECK(curve_top(64) > 0.9);                               // 32
+  CHECK(std::abs(curve_top(48) - 0.8) < 0.1);               // 16: log2 16 / log2 32
+  CHECK(std::abs(curve_top(40) - 0.6) < 0.1);               // 8
+  CHECK(std::abs(curve_top(36) - 0.4) < 0.1);               // 4
 }

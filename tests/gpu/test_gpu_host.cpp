@@ -235,6 +235,45 @@ TEST_CASE("ncu CSV: rows grouped by launch, thousands separators, other lines sk
   CHECK_FALSE(parse_ncu_csv("\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Value\"\n\"0\",\"k\",\"m\",\"n/a\"\n").ok());
 }
 
+TEST_CASE("ncu source view: per-instruction wavefronts at their offset in the function") {
+  // The form ncu 2025.3.1 prints on the H200 (assets/results/h200/2026-12-01a, the corpus
+  // transpose), cut to a few columns and rows: offsets count from the function's first address.
+  const std::string text =
+      "==PROF== Connected to process 1\n"
+      "\"Kernel Name\",\"void transpose_tiled<(int)32>(float *, const float *, int)\",\n"
+      "\"Address\",\"Source\",\"Instructions Executed\",\"L1 Wavefronts Shared Excessive\","
+      "\"L1 Wavefronts Shared\",\"L1 Wavefronts Shared Ideal\"\n"
+      "\"0x7f904d7a0000\",\"      LDC R1, c[0x0][0x28]\",\"512\",\"0\",\"0\",\"0\"\n"
+      "\"0x7f904d7a0a20\",\"      STS [R7+-0x800], R24\",\"512\",\"0\",\"512\",\"512\"\n"
+      "\"0x7f904d7a1390\",\"      LDS R9, [R0+-0x40]\",\"512\",\"15,872\",\"16,384\",\"512\"\n"
+      "\"0x7f904d7a13a0\",\"      BAR.SYNC.DEFER_BLOCKING 0x0\",\"-\",\"\",\"\",\"\"\n"
+      "\"Kernel Name\",\"void transpose_tiled<(int)33>(float *, const float *, int)\",\n"
+      "\"Address\",\"Source\",\"Instructions Executed\",\"L1 Wavefronts Shared Excessive\","
+      "\"L1 Wavefronts Shared\",\"L1 Wavefronts Shared Ideal\"\n"
+      "\"0x7f904d7b0000\",\"      LDC R1, c[0x0][0x28]\",\"512\",\"0\",\"0\",\"0\"\n"
+      "\"0x7f904d7b1390\",\"      LDS R9, [R0+-0x40]\",\"512\",\"0\",\"512\",\"512\"\n";
+  auto k = parse_ncu_source_csv(text);
+  REQUIRE(k.ok());
+  REQUIRE(k->size() == 2);
+  CHECK(k->at(0).name == "void transpose_tiled<(int)32>(float *, const float *, int)");
+  REQUIRE(k->at(0).insts.size() == 4);
+  // offset, SASS, executed, wavefronts, ideal
+  CHECK(k->at(0).insts[1].offset == 0xa20);
+  CHECK(k->at(0).insts[1].sass == "STS [R7+-0x800], R24");
+  CHECK(k->at(0).insts[2].offset == 0x1390);
+  CHECK(k->at(0).insts[2].executed == 512);
+  CHECK(k->at(0).insts[2].wavefronts == 16384);
+  CHECK(k->at(0).insts[2].ideal == 512);
+  CHECK(k->at(0).insts[3].wavefronts == 0);  // "" where the metric does not apply
+  REQUIRE(k->at(1).insts.size() == 2);
+  CHECK(k->at(1).insts[1].offset == 0x1390);
+  CHECK(k->at(1).insts[1].wavefronts == 512);
+  // A header without the shared-memory columns is an error naming them.
+  auto bad = parse_ncu_source_csv("\"Kernel Name\",\"k\",\n\"Address\",\"Source\"\n");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message.find("L1 Wavefronts Shared") != std::string::npos);
+}
+
 TEST_CASE("committed H200 results load, and the SASS-exact counts equal the model") {
   const std::string path = std::string(BANKSCOPE_SOURCE_DIR) + "/assets/results/h200/validate.json";
   Result<GpuResults> r = load_gpu_results(path);
