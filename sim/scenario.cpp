@@ -293,7 +293,18 @@ Result<Scenario> compile(const ScenarioSpec& spec) {
     const std::string where = "defines." + name;
     if (!is_identifier(name)) return Error{where + ": '" + name + "' is not an identifier"};
     auto e = Expr::parse(text, s.symbols);
-    if (!e) return with_context(where, e.error());
+    if (!e) {
+      // A define that names a loop variable belongs inside that loop: say where it goes.
+      for (const AccessSpec& as : spec.accesses) {
+        for (const LoopSpec& l : as.loops) {
+          if (e.error().message.find("unknown variable '" + l.var + "'") == std::string::npos) continue;
+          return Error{where + ": " + e.error().message + "; '" + l.var +
+                       "' is a loop variable: put this define in the \"defines\" of a loop entry ({\"loop\", "
+                       "\"defines\", \"body\"}), evaluated per iteration"};
+        }
+      }
+      return with_context(where, e.error());
+    }
     BANKSCOPE_TRY(ok_n, check_n(*e, s.symbols, where));
     (void)ok_n;
     auto slot = s.symbols.add(name, e->type());  // `auto name = expr;`
@@ -503,7 +514,18 @@ Result<Scenario> compile(const ScenarioSpec& spec) {
       const CompiledLoop& l = a.loops[depth];
       size_t j = i + 1;  // statements [i, j) share this loop
       if (l.body >= 0) {
-        while (j < hi && s.accesses[j].loops.size() > depth && s.accesses[j].loops[depth].body == l.body) ++j;
+        while (j < hi && s.accesses[j].loops.size() > depth && s.accesses[j].loops[depth].body == l.body) {
+          // One loop, so one text: a spec built by hand (not from a file) could disagree.
+          const LoopSpec& mine = spec.accesses[i].loops[depth];
+          const LoopSpec& theirs = spec.accesses[j].loops[depth];
+          if (theirs.var != mine.var || theirs.init != mine.init || theirs.cond != mine.cond ||
+              theirs.update != mine.update || theirs.begin != mine.begin || theirs.end != mine.end ||
+              theirs.step != mine.step || theirs.defines != mine.defines) {
+            return Error{s.accesses[j].where + ".loops." + theirs.var + ": shares body " + std::to_string(l.body) +
+                         " with " + a.where + " but its loop differs"};
+          }
+          ++j;
+        }
       }
       const LoopSpec& ls = spec.accesses[i].loops[depth];
       const std::string var = a.scope.name(l.slot);

@@ -73,7 +73,7 @@ expect "nested bodies: 16 wavefronts" 0 '^  smsp__sass_l1tex_data_pipe_lsu_wavef
 # 32-way; with row_stride 33 the rows start one bank apart: 1 wavefront.
 scenario nd.json '[{"op": "ld", "target": "t[1][lane][3]"}]' '' '[{"name": "t", "type": "float", "dims": [2, 32, 32]}]'
 expect "3-D float t[2][32][32] column: 32-way" 0 '^0  ld  t\[1\]\[lane\]\[3\] +1 +32 +32 +31  \|' -- "$cli" predict "$tmp/nd.json"
-expect "3-D declaration printed" 0 '__shared__ float t\[2\]\[32\]\[32\]' -- "$cli" predict "$tmp/nd.json"
+expect "3-D declaration printed" 0 '__shared__ float t\[2\]\[32\]\[32\]   logical \[2\]\[32\]\[32\], 8192 bytes$' -- "$cli" predict "$tmp/nd.json"
 scenario nd33.json '[{"op": "ld", "target": "t[1][lane][3]"}]' '' '[{"name": "t", "type": "float", "dims": [2, 32, 32], "row_stride": 33}]'
 expect "3-D padded to 33: 1 wavefront" 0 '^0  ld  t\[1\]\[lane\]\[3\] +1 +1 +1 +0  \|' -- "$cli" predict "$tmp/nd33.json"
 scenario nd4.json '[{"op": "ld", "target": "t[1][0][lane % 2][lane / 2]"}]' '' '[{"name": "t", "type": "short", "dims": [2, 3, 2, 16]}]'
@@ -87,6 +87,7 @@ ext='"extern": {"bytes": 1024},'
 scenario ext4.json '[{"op": "ld", "target": "a[2 * lane]", "width": 8}]' "$ext" '[{"name": "a", "type": "int", "dims": [64], "offset": 4}]'
 expect "extern offset 4: an 8-byte access is misaligned" 1 'misalign|not a multiple of 8|aligned' -- "$cli" predict "$tmp/ext4.json"
 scenario ext8.json '[{"op": "ld", "target": "a[2 * lane]", "width": 8}]' "$ext" '[{"name": "a", "type": "int", "dims": [64], "offset": 8}]'
+expect "extern offset 8: the array starts at bank 2" 0 '^array     __shared__ int a\[64\]   logical \[1\]\[64\], 256 bytes, extern buffer byte 8 \(shared byte 8, bank 2\)$' -- "$cli" predict "$tmp/ext8.json"
 expect "extern offset 8: 2 wavefronts" 0 '^0  ld  a\[2 \* lane\] +1 +2 +1 +0  \|' -- "$cli" predict "$tmp/ext8.json"
 scenario overlap.json '[{"op": "ld", "target": "a[lane]"}]' "$ext" '[{"name": "a", "type": "float", "dims": [64], "offset": 0}, {"name": "b", "type": "float", "dims": [8], "offset": 252}]'
 expect "extern arrays that overlap name both" 1 "arrays\[1\]\.offset: 'b' \(bytes 252\.\.283\) overlaps 'a' \(bytes 0\.\.255\) in the extern buffer$" -- "$cli" predict "$tmp/overlap.json"

@@ -121,6 +121,8 @@ TEST_CASE("bad loops, params, arrays and defines are one-line errors naming the 
        "t.json: accesses[0].loop.var: 'K' is already a param"},
       {scenario_text(R"([{"op": "ld", "target": "a[lane]"}])", R"("defines": {"x": "y + 1", "y": "x + 1"},)"),
        "t.json: defines.x: column 1: unknown variable 'y'"},
+      {scenario_text(loop_entry(R"({"var": "k", "init": 0, "cond": "k < 2", "update": "k++"})"), R"("defines": {"x": "k * 2"},)"),
+       "t.json: defines.x: column 1: unknown variable 'k' in 'k * 2'; 'k' is a loop variable: put this define in the \"defines\" of a loop entry"},
       {scenario_text(R"([{"op": "ld", "target": "a[lane]"}])", R"("params": {"n": 3},)"),
        "t.json: params.n: 'n' is already defined"},
       {scenario_text(R"([{"op": "ld", "target": "a[lane]"}])", R"("extern": {"bytes": 64},)",
@@ -142,6 +144,18 @@ TEST_CASE("bad loops, params, arrays and defines are one-line errors naming the 
     CHECK(s.error().message.rfind(r.error, 0) == 0);
     CHECK(s.error().message.find('\n') == std::string::npos);
   }
+}
+
+TEST_CASE("statements that share a body must agree on its loop (a spec built by hand)") {
+  auto spec = parse_scenario_json(scenario_text(R"([{"loop": {"var": "s", "init": 0, "cond": "s < 2", "update": "s++"},
+      "body": [{"op": "ld", "target": "a[lane]"}, {"op": "st", "target": "a[lane]"}]}])"), "t.json");
+  REQUIRE(spec.ok());
+  REQUIRE(spec->accesses.size() == 2);
+  CHECK(compile(*spec).ok());
+  spec->accesses[1].loops[0].cond = "s < 3";
+  auto c = compile(*spec);
+  REQUIRE_FALSE(c.ok());
+  CHECK(c.error().message == "accesses[0].body[1].loops.s: shares body 0 with accesses[0].body[0] but its loop differs");
 }
 
 TEST_CASE("the extern buffer follows the static arrays at a 16-byte boundary") {

@@ -271,9 +271,20 @@ int predict_scenario(const ScenarioArgs& args, int warp, bool as_json, uint64_t 
 
   const bs::Scenario& sc = *s;
   std::cout << "scenario  " << sc.spec.name << (args.path.empty() ? "" : "  (" + args.path + ")") << "\n";
-  for (const bs::SharedArray& a : sc.arrays) {
-    std::cout << "array     " << a.declaration() << "   logical [" << a.shape.rows << "][" << a.shape.cols
-              << "], " << a.bytes() << " bytes\n";
+  for (size_t i = 0; i < sc.arrays.size(); ++i) {
+    const bs::SharedArray& a = sc.arrays[i];
+    std::string logical;
+    if (a.shape.rank > 2) {
+      for (int d = 0; d < a.shape.rank; ++d) logical += "[" + std::to_string(a.shape.dim(d)) + "]";
+    } else {
+      logical = "[" + std::to_string(a.shape.rows) + "][" + std::to_string(a.shape.cols) + "]";
+    }
+    std::cout << "array     " << a.declaration() << "   logical " << logical << ", " << a.bytes() << " bytes";
+    if (sc.spec.arrays[i].offset >= 0) {
+      std::cout << ", extern buffer byte " << sc.spec.arrays[i].offset << " (shared byte " << a.base << ", bank "
+                << (a.base / uint32_t(sc.spec.banks.bank_bytes)) % uint32_t(sc.spec.banks.banks) << ")";
+    }
+    std::cout << "\n";
   }
   std::cout << "launch    block " << sc.spec.block.x << "x" << sc.spec.block.y << "x" << sc.spec.block.z
             << ", grid " << sc.grid.x << "x" << sc.grid.y << "x" << sc.grid.z << " (" << n_text(sc.spec) << "), "

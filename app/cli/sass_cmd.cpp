@@ -367,7 +367,7 @@ int run_check(const SassArgs& a) {
                                              : n * ca.width == int64_t(cnt) * w;
       if (fix.empty() && bytes_match && w != ca.width) {
         fix = ": set width " + std::to_string(w);
-        if (w > ca.width && w % ca.width == 0 && !ca.loops.empty()) {
+        if (w > ca.width && w % ca.width == 0 && !ca.loops.empty() && x.loops.back().old_form()) {
           fix += " and step " + std::to_string(x.loops.back().step * (w / ca.width));
         }
         cnt = 0;

@@ -6,7 +6,12 @@
 //     naming the file, or it loads;
 //   a 0 byte, then bytes that build a random but plausible ScenarioSpec (shapes, layouts, several
 //     statements with loops 1-2 deep whose names repeat across statements, index expressions and
-//     guards that use loop variables and blockIdx, the three issue modes). Mutated JSON rarely
+//     guards that use loop variables and blockIdx, the three issue modes; and the newer grammar:
+//     loops with init/cond/update (+=, *=, <<=, >>=, /=, -=, bounds of n, blockDim, params and outer
+//     loop variables), bodies shared by consecutive statements, nested, with scoped defines that
+//     use the loop variable, params, 1- to 4-D arrays of every element type, arrays at byte
+//     offsets of an extern buffer). A loop built to never end or never run (s *= 1, a false cond)
+//     must be a one-line compile error. Mutated JSON rarely
 //     stays a valid scenario, so without this mode the kernel model behind the loader would hardly
 //     be fuzzed. Now and then a statement names another statement's loop variable: compile() must
 //     reject it (C scoping), in one line.
@@ -42,13 +47,15 @@ constexpr int64_t kMaxBruteWork = int64_t{1} << 11;
 
 // How often the differential check ran, printed at exit so a test log shows it was exercised.
 struct Tally {
-  uint64_t compared = 0, multi_statement = 0, errors_agreed = 0;
+  uint64_t compared = 0, multi_statement = 0, errors_agreed = 0, new_grammar = 0;
   Tally() {
     std::atexit([] {
-      std::fprintf(stderr, "fuzz_scenario: launch_totals == brute force on %llu launches (%llu with several statements), "
+      std::fprintf(stderr, "fuzz_scenario: launch_totals == brute force on %llu launches (%llu with several statements, "
+                           "%llu with bodies, init/cond/update loops, params, N-D arrays or extern offsets), "
                            "both failing on %llu\n",
                    static_cast<unsigned long long>(tally().compared),
                    static_cast<unsigned long long>(tally().multi_statement),
+                   static_cast<unsigned long long>(tally().new_grammar),
                    static_cast<unsigned long long>(tally().errors_agreed));
     });
   }
@@ -75,6 +82,19 @@ std::string totals_text(const LaunchTotals& t) {
 
 std::string err_text(const Error& e) { return e.message; }
 
+bool uses_new_grammar(const ScenarioSpec& s) {
+  if (!s.params.empty() || s.extern_bytes >= 0) return true;
+  for (const ArraySpec& a : s.arrays) {
+    if (a.dims.size() > 2) return true;
+  }
+  for (const AccessSpec& a : s.accesses) {
+    for (const LoopSpec& l : a.loops) {
+      if (l.body >= 0 || !l.old_form()) return true;
+    }
+  }
+  return false;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Structured mode: bytes -> ScenarioSpec
 // ---------------------------------------------------------------------------------------------
@@ -83,6 +103,73 @@ struct SpecBuilder {
   FuzzedDataProvider& in;
   std::vector<std::string> vars;  // names an expression may use
   bool names_foreign_loop_variable = false;  // some statement names a loop variable it does not declare
+  bool bad_loop = false;                     // some loop never ends or never runs
+  int next_body = 0, next_scoped = 0;
+
+  // A uniform bound: what every thread computes alike (constants, n, blockDim, params, `outer`).
+  std::string uniform(const std::vector<std::string>& outer, int lo, int hi) {
+    switch (in.ConsumeIntegralInRange<int>(0, 4)) {
+      case 0: return "n % " + std::to_string(hi) + " + " + std::to_string(lo);
+      case 1: return "blockDim.x % " + std::to_string(hi) + " + " + std::to_string(lo);
+      case 2:
+        if (!params.empty()) return params[in.ConsumeIntegralInRange<size_t>(0, params.size() - 1)] + " + " + std::to_string(lo);
+        break;
+      case 3:
+        if (!outer.empty()) return outer[in.ConsumeIntegralInRange<size_t>(0, outer.size() - 1)] + " % 5 + " + std::to_string(lo);
+        break;
+      default: break;
+    }
+    return std::to_string(in.ConsumeIntegralInRange<int>(lo, hi));
+  }
+  // A loop in the old form (numbers) or the new one (init, cond, update); `outer` are the loop
+  // variables around it.
+  LoopSpec loop(const std::string& var, const std::vector<std::string>& outer) {
+    LoopSpec l;
+    l.var = var;
+    switch (in.ConsumeIntegralInRange<int>(0, 4)) {
+      case 0: {  // counting up by a constant
+        l.init = std::to_string(in.ConsumeIntegralInRange<int>(-4, 4));
+        l.cond = var + " < " + uniform(outer, 5, 12);
+        l.update = var + " += " + std::to_string(in.ConsumeIntegralInRange<int>(1, 4));
+        return l;
+      }
+      case 1: {  // multiplying
+        static const char* const kUp[] = {" *= 2", " <<= 1", " = " , " *= 3"};
+        const size_t k = in.ConsumeIntegralInRange<size_t>(0, 3);
+        l.init = std::to_string(in.ConsumeIntegralInRange<int>(1, 3));
+        l.cond = var + " < " + uniform(outer, 4, 40);
+        l.update = k == 2 ? var + " = " + var + " * 2 + 1" : var + kUp[k];
+        return l;
+      }
+      case 2: {  // halving down to 0
+        static const char* const kDown[] = {" >>= 1", " /= 2", " -= 3", "--"};
+        l.init = uniform(outer, 1, 33);
+        l.cond = in.ConsumeBool() ? var + " > 0" : var + " >= 1";
+        l.update = var + kDown[in.ConsumeIntegralInRange<size_t>(0, 3)];
+        return l;
+      }
+      case 3:
+        if (in.ConsumeIntegralInRange<int>(0, 7) == 0) {  // bad: never ends or never runs
+          bad_loop = true;
+          l.init = "1";
+          if (in.ConsumeBool()) {
+            l.cond = var + " < 16";
+            l.update = var + " *= 1";
+          } else {
+            l.cond = var + " < " + std::to_string(in.ConsumeIntegralInRange<int>(-9, 1));
+            l.update = var + "++";
+          }
+          return l;
+        }
+        break;
+      default: break;
+    }
+    l.begin = in.ConsumeIntegralInRange<int64_t>(-4, 8);
+    l.end = l.begin + in.ConsumeIntegralInRange<int64_t>(1, 16);
+    l.step = in.ConsumeIntegralInRange<int64_t>(1, 8);
+    return l;
+  }
+  std::vector<std::string> params;
 
   std::string leaf() {
     if (in.ConsumeBool() && !vars.empty()) return vars[in.ConsumeIntegralInRange<size_t>(0, vars.size() - 1)];
@@ -109,7 +196,8 @@ struct SpecBuilder {
   }
 
   ScenarioSpec build() {
-    static const char* const kTypes[] = {"char", "half", "float", "double", "float2", "float4"};
+    static const char* const kTypes[] = {"char", "half", "float", "double", "float2", "float4", "int",
+                                         "unsigned", "short", "long long", "half2", "bfloat16", "int4"};
     ScenarioSpec s;
     s.name = "structured";
     s.block = {in.ConsumeIntegralInRange<int64_t>(1, 64), in.ConsumeIntegralInRange<int64_t>(1, 16),
@@ -129,12 +217,16 @@ struct SpecBuilder {
     for (int i = 0; i < narrays; ++i) {
       ArraySpec a;
       a.name = i == 0 ? "tile" : "buf";
-      a.type = kTypes[in.ConsumeIntegralInRange<size_t>(0, 5)];
+      a.type = kTypes[in.ConsumeIntegralInRange<size_t>(0, 12)];
       const int64_t cols = in.ConsumeIntegralInRange<int64_t>(1, 64);
-      if (in.ConsumeIntegralInRange<int>(0, 3) == 0) {
-        a.dims = {cols};
-      } else {
-        a.dims = {in.ConsumeIntegralInRange<int64_t>(1, 64), cols};
+      switch (in.ConsumeIntegralInRange<int>(0, 5)) {
+        case 0: a.dims = {cols}; break;
+        case 4: a.dims = {in.ConsumeIntegralInRange<int64_t>(1, 4), in.ConsumeIntegralInRange<int64_t>(1, 16), cols}; break;
+        case 5:
+          a.dims = {in.ConsumeIntegralInRange<int64_t>(1, 3), in.ConsumeIntegralInRange<int64_t>(1, 4),
+                    in.ConsumeIntegralInRange<int64_t>(1, 8), cols};
+          break;
+        default: a.dims = {in.ConsumeIntegralInRange<int64_t>(1, 64), cols}; break;
       }
       a.row_stride = in.ConsumeBool() ? 0 : cols + in.ConsumeIntegralInRange<int64_t>(0, 4);
       if (in.ConsumeIntegralInRange<int>(0, 3) == 0) a.xor_mask = in.ConsumeIntegralInRange<int64_t>(0, 63);
@@ -145,6 +237,21 @@ struct SpecBuilder {
       }
       s.arrays.push_back(a);
     }
+    // An extern buffer, with some arrays at byte offsets in it (aligned to the element, mostly; an
+    // overlap, a misaligned offset or one past the end must be a one-line error).
+    if (in.ConsumeIntegralInRange<int>(0, 3) == 0) {
+      s.extern_bytes = in.ConsumeIntegralInRange<int64_t>(1, 16384);
+      for (ArraySpec& a : s.arrays) {
+        if (!in.ConsumeBool()) continue;
+        const int64_t esize = element_size(*parse_element_type(a.type));
+        a.offset = in.ConsumeIntegralInRange<int64_t>(0, 256) * esize + (in.ConsumeIntegralInRange<int>(0, 15) == 0 ? 1 : 0);
+      }
+    }
+    const int nparams = in.ConsumeIntegralInRange<int>(0, 2);
+    for (int i = 0; i < nparams; ++i) {
+      s.params.emplace_back("P" + std::to_string(i), in.ConsumeIntegralInRange<int64_t>(0, 8));
+      params.push_back("P" + std::to_string(i));
+    }
     vars = {"threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x", "blockIdx.y", "blockDim.x",
             "gridDim.x",   "lane",        "warp",        "n"};
     const int ndefines = in.ConsumeIntegralInRange<int>(0, 3);
@@ -153,25 +260,50 @@ struct SpecBuilder {
       s.defines.emplace_back(name, expr(3));
       vars.push_back(name);
     }
+    for (const std::string& p : params) vars.push_back(p);
     // Loop variables come from a small pool, so statements reuse each other's names (each its own
     // variable, as in C).
     static const char* const kLoopNames[] = {"j", "k", "i"};
     static const char* const kIssue[] = {"", "branch", "predicated", "hoisted"};
     std::vector<std::string> declared;  // loop variable names of earlier statements
+    // Body loops open around consecutive statements (names from their own pool, "s" outermost),
+    // each with a scoped define of its variable now and then.
+    std::vector<LoopSpec> bodies;
+    static const char* const kBodyNames[] = {"s", "t"};
     const int naccesses = in.ConsumeIntegralInRange<int>(1, 4);
     for (int i = 0; i < naccesses; ++i) {
       AccessSpec a;
       a.op = in.ConsumeBool() ? "ld" : "st";
       a.issue = kIssue[in.ConsumeIntegralInRange<size_t>(0, 3)];
       const size_t saved_vars = vars.size();
+      switch (in.ConsumeIntegralInRange<int>(0, 3)) {
+        case 0: bodies.clear(); break;   // close every body
+        case 1:                          // open one more
+          if (bodies.size() < 2) {
+            std::vector<std::string> outer;
+            for (const LoopSpec& b : bodies) outer.push_back(b.var);
+            LoopSpec b = loop(kBodyNames[bodies.size()], outer);
+            b.body = next_body++;
+            if (in.ConsumeBool()) {
+              b.defines.emplace_back("e" + std::to_string(next_scoped++),
+                                     "(" + b.var + " * " + std::to_string(in.ConsumeIntegralInRange<int>(1, 5)) + " + " + expr(1) + ")");
+            }
+            bodies.push_back(b);
+          }
+          break;
+        default: break;  // stay in the bodies open
+      }
+      for (const LoopSpec& b : bodies) {
+        a.loops.push_back(b);
+        vars.push_back(b.var);
+        for (const auto& d : b.defines) vars.push_back(d.first);
+      }
       const int nloops = in.ConsumeIntegralInRange<int>(0, 2);
       const size_t first_name = in.ConsumeIntegralInRange<size_t>(0, 2);
       for (int k = 0; k < nloops; ++k) {
-        LoopSpec l;
-        l.var = kLoopNames[(first_name + static_cast<size_t>(k)) % 3];
-        l.begin = in.ConsumeIntegralInRange<int64_t>(-4, 8);
-        l.end = l.begin + in.ConsumeIntegralInRange<int64_t>(1, 16);
-        l.step = in.ConsumeIntegralInRange<int64_t>(1, 8);
+        std::vector<std::string> outer;
+        for (const LoopSpec& l : a.loops) outer.push_back(l.var);
+        const LoopSpec l = loop(kLoopNames[(first_name + static_cast<size_t>(k)) % 3], outer);
         a.loops.push_back(l);
         vars.push_back(l.var);
       }
@@ -205,6 +337,15 @@ struct SpecBuilder {
         default:
           a.guard = leaf() + " < " + (a.loops.empty() ? std::string("blockIdx.y") : a.loops.front().var) + " + blockIdx.x";
           break;
+      }
+      // Inside a body with a scoped define: a guard on it and blockIdx now and then (an edge strip
+      // whose truth changes with the loop variable through the define).
+      std::string scoped;
+      for (const LoopSpec& b : bodies) {
+        for (const auto& d : b.defines) scoped = d.first;
+      }
+      if (!scoped.empty() && in.ConsumeBool()) {
+        a.guard = scoped + " + blockIdx.x * " + std::to_string(in.ConsumeIntegralInRange<int>(1, 40)) + " < n";
       }
       if (!foreign.empty()) {
         // Shapes that made the leak of issue 16 give wrong totals before scoping was enforced.
@@ -258,6 +399,7 @@ void check_launch(const Scenario& s, const std::string& what) {
     FUZZ_CHECK(equal, "launch_totals " + totals_text(*fast) + " != brute force " + totals_text(*brute) + " for " + what);
     ++Tally::tally().compared;
     if (s.accesses.size() > 1) ++Tally::tally().multi_statement;
+    if (uses_new_grammar(s.spec)) ++Tally::tally().new_grammar;
     FUZZ_CHECK(fast->complete && fast->blocks_counted == fast->blocks && brute->complete,
                "an uncapped run says it is incomplete for " + what);
     // Capped at 2 simulated blocks: what it counted is part of the whole (a lower bound).
@@ -345,6 +487,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (builder.names_foreign_loop_variable) {
       FUZZ_CHECK(!compiled.ok(), "a statement naming another statement's loop variable compiled:\n" +
                                      scenario_to_json(spec).dump(2));
+    }
+    if (builder.bad_loop) {
+      FUZZ_CHECK(!compiled.ok(), "a loop that never ends or never runs compiled:\n" + scenario_to_json(spec).dump(2));
     }
     if (!compiled.ok()) {
       FUZZ_NOTE(fuzz::one_line(compiled.error().message), "error is not one line: '" + compiled.error().message + "'");

@@ -92,6 +92,26 @@ SCENARIO_SEEDS = [
     _tile40([{"op": "ld", "target": "tile[(j + k) % 32][threadIdx.x]", "if": "threadIdx.x < 16 || blockIdx.x < j + k",
               "loops": [{"var": "j", "end": 4}, {"var": "k", "end": 24, "step": 8}], "issue": "predicated"},
              {"op": "st", "target": "tile[k][threadIdx.x]", "if": "k < blockIdx.x", "loops": [{"var": "k", "end": 3}]}]),
+    # The newer grammar (README "Loops, bodies, parameters, N-D arrays and the extern buffer"): a
+    # body whose scoped define (of the loop variable and blockIdx) decides an edge guard, which the
+    # interval analysis must bind as the concrete run does.
+    {"name": "edge", "n": 50, "block": [32, 8], "tile": [32, 8],
+     "arrays": [{"name": "tile", "type": "float", "dims": [64, 33]}],
+     "accesses": [{"loop": {"var": "s", "init": 1, "cond": "s < 32", "update": "s *= 2"},
+                   "defines": {"r": "blockIdx.y * 8 + threadIdx.y + s", "c": "blockIdx.x * 32 + threadIdx.x"},
+                   "body": [{"op": "ld", "target": "tile[threadIdx.y + s][(threadIdx.x * s) % 33]", "if": "r < n && c < n"},
+                            {"op": "st", "target": "tile[threadIdx.x][threadIdx.y]", "if": "r % 3 != 0",
+                             "issue": "predicated"}]}]},
+    {"name": "reduction", "n": 1024, "block": [128], "grid": [3], "params": {"K": 64},
+     "extern": {"bytes": 2048},
+     "arrays": [{"name": "sdata", "type": "int", "dims": [128], "offset": 0},
+                {"name": "v", "type": "half2", "dims": [2, 4, 8, 8], "offset": 1024}],
+     "accesses": [{"loop": {"var": "s", "init": "blockDim.x / 2", "cond": "s > 0", "update": "s >>= 1"},
+                   "defines": {"tid": "threadIdx.x"},
+                   "body": [{"op": "ld", "target": "sdata[tid + s]", "if": "tid < s"},
+                            {"loop": {"var": "k", "init": 0, "cond": "k < K / 32", "update": "k++"},
+                             "body": [{"op": "st", "target": "v[k % 2][lane % 4][lane / 4][s % 8]",
+                                       "if": "blockIdx.x * 40 + tid < n"}]}]}]},
 ]
 
 
