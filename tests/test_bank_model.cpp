@@ -646,7 +646,7 @@ TEST_CASE("differential: random warps of every width, op and mask") {
 // [SECTION] cost_rows(): the batch entry point is cost() row by row, and stops at the first bad row
 // ---------------------------------------------------------------------------------------------
 
-TEST_CASE("cost_rows: hand-checked rows, then the first bad row stops the batch") {
+TEST_CASE("cost_rows: hand-checked rows, then the first bad row stops the batch, on every path") {
   // Row 0: tile[32][32] column (stride 128 B): 32 wavefronts, 31 conflicts. Row 1: stride 132 B
   // (tile[32][33]): 1, 0. Row 2: all lanes on one word (broadcast): 1, 0. Row 3: a misaligned lane
   // (lane 5 at byte 2) that is outside the mask 0xffffffdf: stride 128 B without lane 5: 31, 30.
@@ -675,26 +675,31 @@ TEST_CASE("cost_rows: hand-checked rows, then the first bad row stops the batch"
     }
     if (c.bad_row != 0) addr[64 + c.bad_lane] = c.bad_row;
     const uint32_t masks[] = {0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffdfu};
-    std::vector<int32_t> wf(4, -1), bc(4, -1);
-    const size_t done = cost_rows(warp(4, Op::kLoad), addr.data(), masks, false, 4, kMaxSharedBytesPerBlockSm90,
-                                  wf.data(), bc.data());
-    CHECK(done == c.costed);
-    CHECK(wf[0] == 32);
-    CHECK(bc[0] == 31);
-    CHECK(wf[1] == 1);
-    CHECK(bc[1] == 0);
-    if (done == 4) {
-      CHECK(wf[2] == 1);
-      CHECK(bc[2] == 0);
-      CHECK(wf[3] == 31);
-      CHECK(bc[3] == 30);
-    } else {
-      CHECK(wf[2] == -1);  // nothing written past the bad row
+    for (CostPath p : kCostPaths) {
+      if (!cost_path_supported(p)) continue;
+      const std::string path = cost_path_name(p);
+      CAPTURE(path);
+      std::vector<int32_t> wf(4, -1), bc(4, -1);
+      const size_t done = cost_rows_on(p, warp(4, Op::kLoad), addr.data(), masks, false, 4,
+                                       kMaxSharedBytesPerBlockSm90, wf.data(), bc.data());
+      CHECK(done == c.costed);
+      CHECK(wf[0] == 32);
+      CHECK(bc[0] == 31);
+      CHECK(wf[1] == 1);
+      CHECK(bc[1] == 0);
+      if (done == 4) {
+        CHECK(wf[2] == 1);
+        CHECK(bc[2] == 0);
+        CHECK(wf[3] == 31);
+        CHECK(bc[3] == 30);
+      } else {
+        CHECK(wf[2] == -1);  // nothing written past the bad row
+      }
     }
   }
 }
 
-TEST_CASE("cost_rows: equals cost() row by row on random rows of every width, op and mask") {
+TEST_CASE("cost_rows: equals simulate() row by row on random rows of every width, op and mask, every path") {
   Rng rng{0x5eedba7c4ull};
   int bad = 0;
   for (int batch = 0; batch < 200; ++batch) {
@@ -707,15 +712,23 @@ TEST_CASE("cost_rows: equals cost() row by row on random rows of every width, op
     const uint32_t pool = 1u + rng.below(64);
     const uint32_t spread = 16u << rng.below(8);
     for (uint32_t& x : addr) x = (rng.below(pool) * spread + rng.below(128)) / uint32_t(w) * uint32_t(w);
-    std::vector<int32_t> wf(n), bc(n);
-    REQUIRE(cost_rows(warp(w, op), addr.data(), masks.data(), one_mask, n, kMaxSharedBytesPerBlockSm90, wf.data(),
-                      bc.data()) == n);
-    for (size_t i = 0; i < n; ++i) {
-      WarpAccess a = warp(w, op, masks[one_mask ? 0 : i]);
-      std::copy(addr.begin() + static_cast<std::ptrdiff_t>(i * kWarpSize),
-                addr.begin() + static_cast<std::ptrdiff_t>((i + 1) * kWarpSize), a.addr.begin());
-      const AccessCost c = cost(a);
-      bad += wf[i] != c.wavefronts || bc[i] != c.bank_conflicts();
+    // cost_rows() itself, then cost_rows_on() on every path this CPU has, against simulate().
+    for (int k = -1; k < 3; ++k) {
+      if (k >= 0 && !cost_path_supported(kCostPaths[k])) continue;
+      std::vector<int32_t> wf(n), bc(n);
+      const size_t done =
+          k < 0 ? cost_rows(warp(w, op), addr.data(), masks.data(), one_mask, n, kMaxSharedBytesPerBlockSm90,
+                            wf.data(), bc.data())
+                : cost_rows_on(kCostPaths[k], warp(w, op), addr.data(), masks.data(), one_mask, n,
+                               kMaxSharedBytesPerBlockSm90, wf.data(), bc.data());
+      REQUIRE(done == n);
+      for (size_t i = 0; i < n; ++i) {
+        WarpAccess a = warp(w, op, masks[one_mask ? 0 : i]);
+        std::copy(addr.begin() + static_cast<std::ptrdiff_t>(i * kWarpSize),
+                  addr.begin() + static_cast<std::ptrdiff_t>((i + 1) * kWarpSize), a.addr.begin());
+        const AccessCost c = simulate(a).cost;
+        bad += wf[i] != c.wavefronts || bc[i] != c.bank_conflicts();
+      }
     }
   }
   CHECK(bad == 0);
