@@ -276,8 +276,9 @@ AccessCost run(const WarpAccess& a, const BankConfig& cfg, AccessReport* rep) {
 //    <= 32 and ext is below 32: one number names a (phase, bank group) pair.
 //  - A phase costs the most distinct units any of its groups serves (R3, R4); a phase without
 //    active lanes has no lane with its ext values and costs 0 (R5).
-//  - Shortcuts, each exact: no two active lanes share an ext -> every active phase costs 1; all
-//    active lanes on one unit -> every active phase costs 1 (R2's broadcast / one writer).
+//  - Shortcuts, each exact: a full warp with a constant unit stride -> affine_cost() (below); no
+//    two active lanes share an ext -> every active phase costs 1; all active lanes on one unit ->
+//    every active phase costs 1 (R2's broadcast / one writer).
 
 namespace {
 
@@ -319,11 +320,27 @@ inline Shape shape_of(const WarpAccess& a) {
   return s;
 }
 
+// A full warp whose units step by a constant d (lane i on unit u0 + i d: rows, columns, padded
+// and unpadded strides, what tiled kernels issue). d = 0: one unit, every phase costs 1. d > 0:
+// strictly increasing, so all units differ and (no two lanes share an address) R6 does not apply;
+// within a phase of P lanes on G bank groups (P >= G, both powers of two) the groups (u0 + i d) mod
+// G repeat with period G / gcd(d, G), so every group that is hit is hit P gcd(d, G) / G times, and
+// gcd(d, G) is the lowest set bit of d capped at G. Exact by this argument; the differential tests
+// check it against run<> for every width and strides 0..130.
+inline AccessCost affine_cost(const Shape& s, uint32_t d) {
+  if (d == 0) return make_cost(s.ideal, s.ideal, 1);
+  const uint32_t groups = 1u << s.group_bits;
+  const uint32_t low = d & (0u - d);
+  const int n = static_cast<int>(static_cast<uint32_t>(s.per) * (low < groups ? low : groups) / groups);
+  return make_cost(n * s.ideal, s.ideal, n);
+}
+
 }  // namespace
 
 // The portable path: plain C++, no intrinsics, no allocation, no table that outlives the call;
 // compiled for the baseline of the target (x86-64: SSE2, no POPCNT), as a CPU without AVX2 runs it.
 // Templated on the shape so that every loop over the 32 lanes unrolls with constant shifts.
+//  0. A full warp with a constant unit stride: affine_cost().
 //  1. The ext values the active lanes occupy, as a 32-bit set: no two active lanes on one ext ->
 //     every active phase costs 1. All active lanes on one unit -> every active phase costs 1.
 //  2. One lane per distinct (phase, unit): every active lane when the units of all 32 lanes
@@ -340,6 +357,18 @@ template <int kShift, int kLaneBits>
 static AccessCost cost_portable_shape(const WarpAccess& a, const uint32_t* addr, int ideal) {
   constexpr uint32_t kGroupBits = 7u - kShift, kGroupMask = (1u << kGroupBits) - 1u;
   const uint32_t mask = a.mask;
+  if (mask == 0xffffffffu) {
+    const uint32_t d = (addr[1] >> kShift) - (addr[0] >> kShift);
+    uint32_t affine = 1;
+    for (uint32_t i = 0; i + 1 < kWarpSize; ++i) {
+      affine &= static_cast<uint32_t>((addr[i + 1] >> kShift) - (addr[i] >> kShift) == d);
+    }
+    // A decreasing stride (d above 2^31 as unsigned) is not increasing: the general route below.
+    if (affine != 0 && d < 0x80000000u) {
+      const Shape s{1 << kLaneBits, kLaneBits, kShift, 7 - kShift, ideal};
+      return affine_cost(s, d);
+    }
+  }
   // ext of lane i: (unit & kGroupMask) | phase << kGroupBits, phase = i >> kLaneBits.
   uint32_t occupied0 = 0, occupied1 = 0;
   if (mask == 0xffffffffu) {
@@ -588,8 +617,8 @@ static size_t cost_rows_avx512(WarpAccess a, const uint32_t* addr, const uint32_
 #ifdef BANKSCOPE_X86_PATHS
 #define BANKSCOPE_TARGET_AVX2 __attribute__((target("avx2,bmi,bmi2,popcnt")))
 
-// The AVX2 path: the same shortcuts as the portable path, then two vector passes with no loop over
-// lanes and no branch on the addresses.
+// The AVX2 path: the same shortcuts as the portable path (a constant stride, no shared ext, one
+// unit), then two vector passes with no loop over lanes and no branch on the addresses.
 //  1. One lane per distinct key, key = unit | phase << (16 - phase_bits) as 16 bits (the unit must
 //     fit beside the phase bits, and 0xffff is kept for inactive lanes and for the padding; a unit
 //     too large for that, i.e. an address at or beyond 256 KiB / 2^phase_bits, takes the portable
@@ -659,6 +688,18 @@ static AccessCost cost_default_avx2(const WarpAccess& a, const uint32_t* addr) {
     ext[k] = _mm256_or_si256(_mm256_and_si256(unit[k], group_mask), _mm256_sll_epi32(phase[k], group_bits));
     occupied = _mm256_or_si256(occupied, _mm256_and_si256(active[k], _mm256_sllv_epi32(one, ext[k])));
     too_far = _mm256_or_si256(too_far, _mm256_and_si256(active[k], _mm256_cmpgt_epi32(unit[k], unit_limit)));
+  }
+  if (mask == 0xffffffffu) {  // a constant unit stride: affine_cost()
+    const uint32_t d = (addr[1] >> s.shift) - (addr[0] >> s.shift);
+    const __m256i vd = _mm256_set1_epi32(static_cast<int>(d));
+    __m256i same = _mm256_cmpeq_epi32(
+        _mm256_sub_epi32(unit[3], _mm256_srl_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 23)), shift)),
+        vd);
+    for (int k = 0; k < 3; ++k) {
+      const __m256i next = _mm256_srl_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 8 * k + 1)), shift);
+      same = _mm256_and_si256(same, _mm256_cmpeq_epi32(_mm256_sub_epi32(next, unit[k]), vd));
+    }
+    if (_mm256_movemask_epi8(same) == -1 && d < 0x80000000u) return affine_cost(s, d);
   }
   occupied = _mm256_or_si256(occupied, _mm256_permute2x128_si256(occupied, occupied, 1));
   occupied = _mm256_or_si256(occupied, _mm256_shuffle_epi32(occupied, 0x4e));
