@@ -2,8 +2,10 @@
 # bench_cpu.sh: the CPU figures the README quotes, measured on this machine and written with the
 # machine's description to assets/results/cpu/ (the raw output behind every model-speed and
 # frame-time figure). Run on an otherwise idle machine: other load slows the numbers.
-#   1. bankscope-bench (single core): cost() per path (AVX-512 where the CPU has it, and the portable
-#      path forced with BANKSCOPE_NO_AVX512=1) and the per-launch totals;
+# BANKSCOPE_BUILD_DIR (default build) names the build whose bin/ is measured.
+#   1. bankscope-bench (single core): cost() on each path the CPU has (avx512, avx2, portable; timed
+#      in thread CPU time, best of 5 windows), and the per-launch totals on each path
+#      (BANKSCOPE_SIMD);
 #   2. the visualizer's frame time under Xvfb + Mesa llvmpipe (median of 300 frames), the app and an
 #      empty ImGui frame, two runs each.
 set -euo pipefail
@@ -19,24 +21,30 @@ machine() {
   echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "commit: $state"
 }
+bin="${BANKSCOPE_BUILD_DIR:-build}/bin"
 {
   machine
   echo
-  echo "## bankscope-bench (default path)"
-  build/bin/bankscope-bench
-  echo
-  echo "## bankscope-bench, BANKSCOPE_NO_AVX512=1 (portable path)"
-  BANKSCOPE_NO_AVX512=1 build/bin/bankscope-bench
+  echo "## bankscope-bench: cost() on every path this CPU has; per-launch totals on the default path"
+  "$bin/bankscope-bench"
+  # The per-launch totals again with cost() forced onto each other path (BANKSCOPE_SIMD), with that
+  # path's 4-byte row; a path the CPU lacks is skipped (bankscope-bench would exit 2 on it).
+  for path in avx2 portable; do
+    if [[ "$("$bin/bankscope-bench" --widths 4 --no-launch | head -1)" != *" $path"* ]]; then continue; fi
+    echo
+    echo "## bankscope-bench, BANKSCOPE_SIMD=$path"
+    BANKSCOPE_SIMD=$path "$bin/bankscope-bench" --widths 4
+  done
 } | tee "$out/model_bench.txt"
-if [[ -x build/bin/bankscope ]]; then
+if [[ -x "$bin/bankscope" ]]; then
   {
     machine
     for run in 1 2; do
       echo
       echo "## run $run: app, 1920x1080, animation running"
-      xvfb-run -a -s "-screen 0 1920x1080x24" build/bin/bankscope --bench-frames 300 --size 1920x1080 2>&1
+      xvfb-run -a -s "-screen 0 1920x1080x24" "$bin/bankscope" --bench-frames 300 --size 1920x1080 2>&1
       echo "## run $run: empty ImGui frame, 1920x1080"
-      xvfb-run -a -s "-screen 0 1920x1080x24" build/bin/bankscope --bench-frames 300 --size 1920x1080 --bench-empty 2>&1
+      xvfb-run -a -s "-screen 0 1920x1080x24" "$bin/bankscope" --bench-frames 300 --size 1920x1080 --bench-empty 2>&1
     done
   } | tee "$out/frame_bench.txt"
 fi

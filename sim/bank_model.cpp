@@ -2,23 +2,26 @@
 //
 // One routine does the work for both entry points: cost() runs it without detail (the hot path of
 // per-launch totals and the benchmark), simulate() with detail for the visualizer and `explain`.
-// For the default geometry cost() takes a faster route to the same numbers (AVX-512 where the CPU
-// has it, else a bitmap); tests/test_bank_model.cpp checks both against simulate().
+// For LDS/STS of the default geometry cost() takes a faster route to the same numbers: AVX-512,
+// AVX2 or portable C++, picked at run time (cost_path()); tests/test_bank_model.cpp checks each of
+// them against simulate().
 #include "bank_model.hpp"
 
 #include <algorithm>
 #include <cassert>
 #include <cstddef>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
 
 #include "rules.hpp"
 
-// x86-64 with GCC or Clang: cost() has an AVX-512 path, picked at run time (see
-// cost_default_avx512 below); other targets and compilers use the portable code alone.
+// x86-64 with GCC or Clang: cost() has AVX-512 and AVX2 paths, compiled with target attributes (the
+// binary still runs on CPUs without them) and picked at run time (cost_path() below); other
+// targets and compilers use the portable code alone.
 #if defined(__x86_64__) && defined(__GNUC__)
-#define BANKSCOPE_AVX512 1
+#define BANKSCOPE_X86_PATHS 1
 #if !defined(__clang__)
 // GCC 12's unmasked AVX-512 intrinsics start from an "undefined" vector, which its
 // -Wmaybe-uninitialized reports wherever they are inlined; the warning is about the header itself.
@@ -261,83 +264,211 @@ AccessCost run(const WarpAccess& a, const BankConfig& cfg, AccessReport* rep) {
 
 }  // namespace
 
-// The hot path for the default geometry (32 banks x 4 bytes), same rules as run(): an aligned
-// access of w >= 4 bytes covers w/4 consecutive banks, so two lanes either share all of their words
-// or none; counting distinct w-byte units per group of w/4 banks is counting distinct words per
-// bank. Loops run over all 32 lanes without branches so the compiler vectorizes them (an AVX2 clone
-// is picked at run time where the CPU has it). Duplicates are found with a bitmap over the units
-// (shared memory is at most 227 KiB, so 2^16 units of 4 bytes cover it).
-// tests/test_bank_model.cpp checks this path against run() on random input.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define BANKSCOPE_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define BANKSCOPE_CLONES
-#endif
+// ---------------------------------------------------------------------------------------------
+// [SECTION] cost()'s fast paths for the default geometry (32 banks x 4 bytes)
+// ---------------------------------------------------------------------------------------------
+// Same rules as run(). What every path uses, and why it is exact:
+//  - An aligned access of w >= 4 bytes covers w/4 consecutive banks, so two lanes either share all
+//    of their words or none: counting distinct w-byte units (byte address >> 2, 3 or 4) per group
+//    of w/4 banks is counting distinct words per bank. Widths 1 and 2 use 4-byte units.
+//  - ext = phase << group_bits | bank group (32, 16 or 8 groups). A phase serves at least as many
+//    lanes as there are groups (R3: 128 / width lanes, or twice that with R6), so phases x groups
+//    <= 32 and ext is below 32: one number names a (phase, bank group) pair.
+//  - A phase costs the most distinct units any of its groups serves (R3, R4); a phase without
+//    active lanes has no lane with its ext values and costs 0 (R5).
+//  - Shortcuts, each exact: a full warp with a constant unit stride -> affine_cost() (below); no
+//    two active lanes share an ext -> every active phase costs 1; all active lanes on one unit ->
+//    every active phase costs 1 (R2's broadcast / one writer).
 
-BANKSCOPE_CLONES
-static bool cost_default_geometry(const WarpAccess& a, AccessCost* out) {
-  constexpr uint32_t kUnits = 1u << 16;
-  // Bitmap of units already counted; a word of it is valid only when its stamp is the current
-  // generation, so nothing has to be cleared between calls.
-  thread_local uint64_t seen[kUnits / 64];
-  thread_local uint32_t stamp[kUnits / 64];
-  thread_local uint32_t generation = 0;
-  const uint32_t shift = a.width <= 4 ? 2u : (a.width == 8 ? 3u : 4u);
-  const uint32_t group_mask = (128u >> shift) - 1u;  // bank groups of width/4 banks: 32, 16 or 8
-  uint32_t unit[kWarpSize], group_bit[kWarpSize];
-  uint32_t too_far = 0;
-  for (uint32_t i = 0; i < kWarpSize; ++i) {
-    const uint32_t active = (a.mask >> i) & 1u;
-    unit[i] = a.addr[i] >> shift;
-    group_bit[i] = active << (unit[i] & group_mask);
-    too_far |= active & (unit[i] >= kUnits ? 1u : 0u);
-  }
-  if (too_far) return false;
-  BankConfig cfg;
-  uint32_t phase_mask[kWarpSize];
-  const int nphases = rules::phases(a, cfg, phase_mask);
+namespace {
+
+// AccessCost from its three numbers. Returned in registers (RAX = wavefronts and ideal, RDX =
+// n_way); built from one 64-bit value because GCC 12 otherwise assembles RAX with two 4-byte stores
+// and an 8-byte load, a store-forwarding stall (measured here: 4-byte cost() 78 -> 85 M/s without).
+inline AccessCost make_cost(int wavefronts, int ideal, int n_way) {
+  static_assert(sizeof(AccessCost) == 12 && offsetof(AccessCost, ideal_wavefronts) == 4, "layout");
+  const uint64_t low = static_cast<uint32_t>(wavefronts) | uint64_t{static_cast<uint32_t>(ideal)} << 32;
   AccessCost c;
-  c.ideal_wavefronts = rules::ideal_wavefronts(a, cfg, nphases);
-  const uint32_t per = static_cast<uint32_t>(rules::phase_lanes(a, cfg));
-  for (int p = 0; p < nphases; ++p) {
-    const uint32_t pm = phase_mask[p];
-    const uint32_t first = static_cast<uint32_t>(__builtin_ctz(pm)) / per * per;
-    uint32_t groups_seen = 0, hits = 0;
-    for (uint32_t i = first; i < first + per; ++i) {
-      groups_seen |= group_bit[i];
-      hits += group_bit[i] != 0;
-    }
-    int max_count = 1;
-    // Two active lanes in one bank group: count distinct units per group.
-    if (static_cast<uint32_t>(__builtin_popcount(groups_seen)) != hits) {
-      uint8_t count[32] = {};
-      max_count = 0;
-      if (++generation == 0) {  // wrapped: start the stamps afresh
-        std::memset(stamp, 0, sizeof stamp);
-        generation = 1;
-      }
-      for (uint32_t m = pm; m != 0; m &= m - 1) {
-        const uint32_t u = unit[__builtin_ctz(m)];
-        const uint32_t w = u >> 6;
-        const uint64_t bit = uint64_t{1} << (u & 63);
-        const uint64_t word = stamp[w] == generation ? seen[w] : 0;
-        stamp[w] = generation;
-        seen[w] = word | bit;
-        if (word & bit) continue;
-        const int k = ++count[u & group_mask];
-        max_count = k > max_count ? k : max_count;
-      }
-    }
-    c.wavefronts += max_count;
-    c.n_way = std::max(c.n_way, max_count);
+  std::memcpy(static_cast<void*>(&c), &low, sizeof low);  // trivially copyable
+  c.n_way = n_way;
+  return c;
+}
+
+// The shape of one default-geometry LDS/STS: phases (R3, R6) and bank groups.
+struct Shape {
+  int per;         // lanes per phase: 32, 16 or 8
+  int lane_bits;   // log2(per)
+  int shift;       // byte address -> unit: >> 2, 3 or 4
+  int group_bits;  // 5, 4 or 3: 32, 16 or 8 bank groups
+  int ideal;       // phases with an active lane (R4, R5)
+};
+
+inline Shape shape_of(const WarpAccess& a) {
+  Shape s;
+  s.per = rules::phase_lanes(a, BankConfig{});
+  assert((s.per == 32 || s.per == 16 || s.per == 8) && "phase_lanes() of a valid default-geometry access");
+  s.lane_bits = s.per == 32 ? 5 : (s.per == 16 ? 4 : 3);
+  s.shift = a.width <= 4 ? 2 : (a.width == 8 ? 3 : 4);
+  s.group_bits = 7 - s.shift;
+  if (s.per == 32) {
+    s.ideal = a.mask != 0;
+  } else {
+    const uint32_t lanes = (uint32_t{1} << s.per) - 1u;
+    s.ideal = 0;
+    for (int first = 0; first < kWarpSize; first += s.per) s.ideal += ((a.mask >> first) & lanes) != 0;
   }
-  *out = c;
-  return true;
+  return s;
+}
+
+// A full warp whose units step by a constant d (lane i on unit u0 + i d: rows, columns, padded
+// and unpadded strides, what tiled kernels issue). d = 0: one unit, every phase costs 1. d > 0:
+// strictly increasing, so all units differ and (no two lanes share an address) R6 does not apply;
+// within a phase of P lanes on G bank groups (P >= G, both powers of two) the groups (u0 + i d) mod
+// G repeat with period G / gcd(d, G), so every group that is hit is hit P gcd(d, G) / G times, and
+// gcd(d, G) is the lowest set bit of d capped at G. Exact by this argument; the differential tests
+// check it against run<> for every width and strides 0..130.
+inline AccessCost affine_cost(const Shape& s, uint32_t d) {
+  if (d == 0) return make_cost(s.ideal, s.ideal, 1);
+  const uint32_t groups = 1u << s.group_bits;
+  const uint32_t low = d & (0u - d);
+  const int n = static_cast<int>(static_cast<uint32_t>(s.per) * (low < groups ? low : groups) / groups);
+  return make_cost(n * s.ideal, s.ideal, n);
+}
+
+}  // namespace
+
+// The portable path: plain C++, no intrinsics, no allocation, no table that outlives the call;
+// compiled for the baseline of the target (x86-64: SSE2, no POPCNT), as a CPU without AVX2 runs it.
+// Templated on the shape so that every loop over the 32 lanes unrolls with constant shifts.
+//  0. A full warp with a constant unit stride: affine_cost().
+//  1. The ext values the active lanes occupy, as a 32-bit set: no two active lanes on one ext ->
+//     every active phase costs 1. All active lanes on one unit -> every active phase costs 1.
+//  2. One lane per distinct (phase, unit): every active lane when the units of all 32 lanes
+//     strictly increase (strided rows and columns), else through a 64-slot open-addressing table.
+//  3. Per counted lane the counted lanes of its ext (compare-and-count over the 32 lanes, no
+//     histogram in memory); the busiest per phase.
+inline int popcount32(uint32_t x) {  // SWAR: the baseline x86-64 has no POPCNT instruction
+  x = x - ((x >> 1) & 0x55555555u);
+  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+  return static_cast<int>((((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
+}
+
+template <int kShift, int kLaneBits>
+static AccessCost cost_portable_shape(const WarpAccess& a, const uint32_t* addr, int ideal) {
+  constexpr uint32_t kGroupBits = 7u - kShift, kGroupMask = (1u << kGroupBits) - 1u;
+  const uint32_t mask = a.mask;
+  if (mask == 0xffffffffu) {
+    const uint32_t d = (addr[1] >> kShift) - (addr[0] >> kShift);
+    uint32_t affine = 1;
+    for (uint32_t i = 0; i + 1 < kWarpSize; ++i) {
+      affine &= static_cast<uint32_t>((addr[i + 1] >> kShift) - (addr[i] >> kShift) == d);
+    }
+    // A decreasing stride (d above 2^31 as unsigned) is not increasing: the general route below.
+    if (affine != 0 && d < 0x80000000u) {
+      const Shape s{1 << kLaneBits, kLaneBits, kShift, 7 - kShift, ideal};
+      return affine_cost(s, d);
+    }
+  }
+  // ext of lane i: (unit & kGroupMask) | phase << kGroupBits, phase = i >> kLaneBits.
+  uint32_t occupied0 = 0, occupied1 = 0;
+  if (mask == 0xffffffffu) {
+#pragma GCC unroll 32
+    for (uint32_t i = 0; i < kWarpSize; i += 2) {
+      occupied0 |= 1u << (((addr[i] >> kShift) & kGroupMask) | (i >> kLaneBits) << kGroupBits);
+      occupied1 |= 1u << (((addr[i + 1] >> kShift) & kGroupMask) | ((i + 1) >> kLaneBits) << kGroupBits);
+    }
+  } else {
+#pragma GCC unroll 32
+    for (uint32_t i = 0; i < kWarpSize; i += 2) {
+      occupied0 |= ((mask >> i) & 1u) << (((addr[i] >> kShift) & kGroupMask) | (i >> kLaneBits) << kGroupBits);
+      occupied1 |= ((mask >> (i + 1)) & 1u)
+                   << (((addr[i + 1] >> kShift) & kGroupMask) | ((i + 1) >> kLaneBits) << kGroupBits);
+    }
+  }
+  // No two active lanes on one (phase, bank group): every active phase costs 1.
+  if (popcount32(occupied0 | occupied1) == popcount32(mask)) return make_cost(ideal, ideal, 1);
+
+  // Loops without a per-lane mask test, so that the compiler vectorizes them.
+  uint32_t unit[kWarpSize];
+  uint32_t ext[kWarpSize];
+  for (uint32_t i = 0; i < kWarpSize; ++i) unit[i] = addr[i] >> kShift;
+  for (uint32_t i = 0; i < kWarpSize; ++i) ext[i] = (unit[i] & kGroupMask) | (i >> kLaneBits) << kGroupBits;
+  uint32_t increasing = 1;
+  // From addr, not unit[]: unaligned reloads of just-stored vectors defeat store forwarding.
+  for (uint32_t i = 0; i + 1 < kWarpSize; ++i) {
+    increasing &= static_cast<uint32_t>((addr[i + 1] >> kShift) > (addr[i] >> kShift));
+  }
+  uint32_t first = mask;  // one active lane per distinct (phase, unit): all of them when increasing
+  if (increasing == 0) {
+    const uint32_t u0 = unit[__builtin_ctz(mask)];
+    uint32_t differ = 0;
+#pragma GCC unroll 32
+    for (uint32_t i = 0; i < kWarpSize; ++i) differ |= ((mask >> i) & 1u) & static_cast<uint32_t>(unit[i] != u0);
+    if (differ == 0) return make_cost(ideal, ideal, 1);  // one unit: every active phase costs 1
+    // key = unit | phase << 30: a unit is below 2^30 (2^28 for 16 bytes, where phases go to 3),
+    // so no key is kEmpty.
+    constexpr uint32_t kEmpty = 0xffffffffu;
+    uint32_t table[64];
+    std::memset(table, 0xff, sizeof table);
+    first = 0;
+    for (uint32_t m = mask; m != 0; m &= m - 1) {
+      const uint32_t i = static_cast<uint32_t>(__builtin_ctz(m));
+      const uint32_t key = unit[i] | (i >> kLaneBits) << 30;
+      uint32_t h = (key * 0x9e3779b1u) >> 26;
+      while (table[h] != key && table[h] != kEmpty) h = (h + 1) & 63u;
+      if (table[h] == kEmpty) {
+        table[h] = key;
+        first |= 1u << i;
+      }
+    }
+  }
+  // Per counted lane, the counted lanes with its ext: key = ext for those lanes, 0x40 | lane (unique,
+  // never an ext) for the others, compared with the key sequence shifted by 1..31 (keys stored
+  // twice, so each shift is a contiguous read): loops the compiler vectorizes, and no counter
+  // that lanes on one bank would wait on (a histogram in memory measured 4x slower here).
+  static constexpr uint32_t kLaneBit[kWarpSize] = {
+      1u << 0,  1u << 1,  1u << 2,  1u << 3,  1u << 4,  1u << 5,  1u << 6,  1u << 7,  1u << 8,  1u << 9,  1u << 10,
+      1u << 11, 1u << 12, 1u << 13, 1u << 14, 1u << 15, 1u << 16, 1u << 17, 1u << 18, 1u << 19, 1u << 20, 1u << 21,
+      1u << 22, 1u << 23, 1u << 24, 1u << 25, 1u << 26, 1u << 27, 1u << 28, 1u << 29, 1u << 30, 1u << 31};
+  uint8_t key[2 * kWarpSize];
+  for (uint32_t i = 0; i < kWarpSize; ++i) {
+    key[i] = static_cast<uint8_t>((first & kLaneBit[i]) != 0 ? ext[i] : (0x40u | i));
+  }
+  std::memcpy(key + kWarpSize, key, kWarpSize);
+  uint8_t count[kWarpSize];
+  for (uint32_t i = 0; i < kWarpSize; ++i) count[i] = static_cast<uint8_t>(key[i] < 0x40u);
+  for (uint32_t r = 1; r < kWarpSize; ++r) {
+    for (uint32_t i = 0; i < kWarpSize; ++i) count[i] = static_cast<uint8_t>(count[i] + (key[i] == key[i + r]));
+  }
+  constexpr uint32_t kPer = 1u << kLaneBits;
+  int wavefronts = 0, n_way = 0;
+  for (uint32_t p0 = 0; p0 < kWarpSize; p0 += kPer) {
+    uint8_t busiest = 0;
+    for (uint32_t i = p0; i < p0 + kPer; ++i) busiest = count[i] > busiest ? count[i] : busiest;
+    wavefronts += busiest;
+    n_way = busiest > n_way ? busiest : n_way;
+  }
+  return make_cost(wavefronts, ideal, n_way);
+}
+
+static AccessCost cost_portable(const WarpAccess& a, const uint32_t* addr) {
+  if (a.mask == 0) return AccessCost{};  // nothing issues (R5)
+  const Shape s = shape_of(a);
+  switch (s.shift * 8 + s.lane_bits) {
+    case 2 * 8 + 5: return cost_portable_shape<2, 5>(a, addr, s.ideal);  // 1, 2, 4 bytes
+    case 3 * 8 + 4: return cost_portable_shape<3, 4>(a, addr, s.ideal);  // 8 bytes
+    case 3 * 8 + 5: return cost_portable_shape<3, 5>(a, addr, s.ideal);  // 8-byte loads under R6
+    case 4 * 8 + 3: return cost_portable_shape<4, 3>(a, addr, s.ideal);  // 16 bytes
+    case 4 * 8 + 4: return cost_portable_shape<4, 4>(a, addr, s.ideal);  // 16-byte loads under R6
+    default: break;
+  }
+  assert(false && "shape_of(): no other shape for the default geometry");
+  return run<false>(a, BankConfig{}, nullptr);
 }
 
 // The same count for the default geometry with AVX-512: no table, no loop over lanes, no branch
 // on the addresses. Used where the CPU has AVX-512 F/CD/BW/VL/DQ and VPOPCNTDQ (Intel Ice Lake and
-// later, AMD Zen 4 and later); elsewhere cost_default_geometry() above. Why each step is exact:
+// later, AMD Zen 4 and later); elsewhere cost_default_avx2() or cost_portable(). Why each step is exact:
 //  1. key = unit | phase << 30. A unit is the byte address >> 2..4, so below 2^30, and a phase id
 //     is 0..3: two lanes share a key exactly when they read the same unit in the same phase.
 //  2. Inactive lanes take the key of the first active lane. They then repeat a key that is counted
@@ -354,19 +485,7 @@ static bool cost_default_geometry(const WarpAccess& a, AccessCost* out) {
 //     e. popcount(first & mask of e) is the number of distinct units group e serves in its phase.
 //  5. Per phase the busiest group sets the wavefronts (R3, R4); a phase without active lanes has no
 //     lane with its phase id, so all its groups count 0 and it adds nothing.
-#ifdef BANKSCOPE_AVX512
-// AccessCost from its three numbers. Returned in registers (RAX = wavefronts and ideal, RDX =
-// n_way); built from one 64-bit value because GCC 12 otherwise assembles RAX with two 4-byte stores
-// and an 8-byte load, a store-forwarding stall (measured here: 4-byte cost() 78 -> 85 M/s without).
-static inline AccessCost make_cost(int wavefronts, int ideal, int n_way) {
-  static_assert(sizeof(AccessCost) == 12 && offsetof(AccessCost, ideal_wavefronts) == 4, "layout");
-  const uint64_t low = static_cast<uint32_t>(wavefronts) | uint64_t{static_cast<uint32_t>(ideal)} << 32;
-  AccessCost c;
-  std::memcpy(static_cast<void*>(&c), &low, sizeof low);  // trivially copyable
-  c.n_way = n_way;
-  return c;
-}
-
+#ifdef BANKSCOPE_X86_PATHS
 __attribute__((target("avx512f,avx512cd,avx512bw,avx512vl,avx512dq,avx512vpopcntdq")))
 // `addr`: the lanes' byte offsets, a.addr.data() for cost(); cost_rows() passes its row (equal to
 // a.addr), so that these vector loads do not wait on the copy into `a`.
@@ -494,38 +613,297 @@ static size_t cost_rows_avx512(WarpAccess a, const uint32_t* addr, const uint32_
 }
 #endif
 
-// BANKSCOPE_NO_AVX512 (any value) forces the portable path, so that tests can check it here too.
-static bool use_avx512() {
-#ifdef BANKSCOPE_AVX512
-  static const bool yes =
-      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
-      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vpopcntdq") &&
-      std::getenv("BANKSCOPE_NO_AVX512") == nullptr;
-  return yes;
+
+#ifdef BANKSCOPE_X86_PATHS
+#define BANKSCOPE_TARGET_AVX2 __attribute__((target("avx2,bmi,bmi2,popcnt")))
+
+// The AVX2 path: the same shortcuts as the portable path (a constant stride, no shared ext, one
+// unit), then two vector passes with no loop over lanes and no branch on the addresses.
+//  1. One lane per distinct key, key = unit | phase << (16 - phase_bits) as 16 bits (the unit must
+//     fit beside the phase bits, and 0xffff is kept for inactive lanes and for the padding; a unit
+//     too large for that, i.e. an address at or beyond 256 KiB / 2^phase_bits, takes the portable
+//     path). Lanes 0-15 and 16-31 sit in two vectors; comparing each with the 32-lane sequence
+//     shifted down by r = 1..31 (padded with 0xffff) marks every lane that has an equal key at a
+//     higher lane. The unmarked active lanes are the last of their key: one per distinct key.
+//     Skipped when the units of all 32 lanes strictly increase (then all keys differ).
+//  2. key2 = ext for those lanes, 0x40 | lane for the others (unique, never an ext), as 32 bytes.
+//     Comparing key2 with its 31 rotations counts, per lane, the other lanes with its key2; plus
+//     one for itself, that is the number of distinct units of its (phase, group). The busiest per
+//     phase is a max over 8, 16 or 32 bytes.
+
+#define BANKSCOPE_DUP_STEP(R)                                                                   \
+  do {                                                                                          \
+    __m256i wa, wb;                                                                             \
+    if constexpr ((R) < 8) {                                                                    \
+      wa = _mm256_alignr_epi8(mid_a, key_a, 2 * ((R) & 7));                                     \
+      wb = _mm256_alignr_epi8(mid_b, key_b, 2 * ((R) & 7));                                     \
+    } else if constexpr ((R) == 8) {                                                            \
+      wa = mid_a;                                                                               \
+      wb = mid_b;                                                                               \
+    } else {                                                                                    \
+      wa = _mm256_alignr_epi8(key_b, mid_a, 2 * ((R) & 7));                                     \
+      wb = _mm256_alignr_epi8(pad, mid_b, 2 * ((R) & 7));                                       \
+    }                                                                                           \
+    dup_a = _mm256_or_si256(dup_a, _mm256_or_si256(_mm256_cmpeq_epi16(key_a, wa),               \
+                                                   _mm256_cmpeq_epi16(key_a, wb)));             \
+    dup_b = _mm256_or_si256(dup_b, _mm256_cmpeq_epi16(key_b, wb));                              \
+  } while (0)
+
+#define BANKSCOPE_ROT_STEP(R, ACC)                                                              \
+  do {                                                                                          \
+    __m256i rot;                                                                                \
+    if constexpr ((R) < 16) {                                                                   \
+      rot = _mm256_alignr_epi8(swapped, key2, (R) & 15);                                        \
+    } else if constexpr ((R) == 16) {                                                           \
+      rot = swapped;                                                                            \
+    } else {                                                                                    \
+      rot = _mm256_alignr_epi8(key2, swapped, (R) & 15);                                        \
+    }                                                                                           \
+    ACC = _mm256_sub_epi8(ACC, _mm256_cmpeq_epi8(key2, rot));                                   \
+  } while (0)
+
+BANKSCOPE_TARGET_AVX2
+static AccessCost cost_default_avx2(const WarpAccess& a, const uint32_t* addr) {
+  const uint32_t mask = a.mask;
+  if (mask == 0) return AccessCost{};  // nothing issues (R5)
+  const Shape s = shape_of(a);
+  const int phase_bits = 5 - s.lane_bits;
+  const __m128i shift = _mm_cvtsi32_si128(s.shift);
+  const __m128i lane_bits = _mm_cvtsi32_si128(s.lane_bits);
+  const __m128i group_bits = _mm_cvtsi32_si128(s.group_bits);
+  const __m128i key_phase = _mm_cvtsi32_si128(16 - phase_bits);
+  const __m256i one = _mm256_set1_epi32(1);
+  const __m256i group_mask = _mm256_set1_epi32((1 << s.group_bits) - 1);
+  const __m256i unit_limit = _mm256_set1_epi32((1 << (16 - phase_bits)) - 2);
+  const __m256i vmask = _mm256_set1_epi32(static_cast<int>(mask));
+  const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  __m256i unit[4], active[4], ext[4], lane[4], phase[4];
+  __m256i occupied = _mm256_setzero_si256(), too_far = _mm256_setzero_si256();
+  for (int k = 0; k < 4; ++k) {
+    lane[k] = _mm256_add_epi32(iota, _mm256_set1_epi32(8 * k));
+    phase[k] = _mm256_srl_epi32(lane[k], lane_bits);
+    const __m256i bit = _mm256_sllv_epi32(one, lane[k]);
+    active[k] = _mm256_cmpeq_epi32(_mm256_and_si256(vmask, bit), bit);
+    unit[k] = _mm256_srl_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 8 * k)), shift);
+    ext[k] = _mm256_or_si256(_mm256_and_si256(unit[k], group_mask), _mm256_sll_epi32(phase[k], group_bits));
+    occupied = _mm256_or_si256(occupied, _mm256_and_si256(active[k], _mm256_sllv_epi32(one, ext[k])));
+    too_far = _mm256_or_si256(too_far, _mm256_and_si256(active[k], _mm256_cmpgt_epi32(unit[k], unit_limit)));
+  }
+  if (mask == 0xffffffffu) {  // a constant unit stride: affine_cost()
+    const uint32_t d = (addr[1] >> s.shift) - (addr[0] >> s.shift);
+    const __m256i vd = _mm256_set1_epi32(static_cast<int>(d));
+    __m256i same = _mm256_cmpeq_epi32(
+        _mm256_sub_epi32(unit[3], _mm256_srl_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 23)), shift)),
+        vd);
+    for (int k = 0; k < 3; ++k) {
+      const __m256i next = _mm256_srl_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 8 * k + 1)), shift);
+      same = _mm256_and_si256(same, _mm256_cmpeq_epi32(_mm256_sub_epi32(next, unit[k]), vd));
+    }
+    if (_mm256_movemask_epi8(same) == -1 && d < 0x80000000u) return affine_cost(s, d);
+  }
+  occupied = _mm256_or_si256(occupied, _mm256_permute2x128_si256(occupied, occupied, 1));
+  occupied = _mm256_or_si256(occupied, _mm256_shuffle_epi32(occupied, 0x4e));
+  occupied = _mm256_or_si256(occupied, _mm256_shuffle_epi32(occupied, 0xb1));
+  const uint32_t occ = static_cast<uint32_t>(_mm256_cvtsi256_si32(occupied));
+  if (__builtin_popcount(occ) == __builtin_popcount(mask)) return make_cost(s.ideal, s.ideal, 1);
+  // All active lanes on one unit: one wavefront per active phase.
+  const __m256i u0 = _mm256_set1_epi32(static_cast<int>(addr[__builtin_ctz(mask)] >> s.shift));
+  __m256i differ = _mm256_setzero_si256();
+  for (int k = 0; k < 4; ++k) differ = _mm256_or_si256(differ, _mm256_andnot_si256(_mm256_cmpeq_epi32(unit[k], u0), active[k]));
+  if (_mm256_testz_si256(differ, differ)) return make_cost(s.ideal, s.ideal, 1);
+
+  uint32_t first = mask;  // one active lane per distinct key
+  // Strictly increasing units over all 32 lanes: lanes i and i + 1 for i = 0..30 (the last vector
+  // compares 23..30 with 24..31).
+  __m256i increasing = _mm256_cmpgt_epi32(unit[3], _mm256_srl_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 23)), shift));
+  for (int k = 0; k < 3; ++k) {
+    const __m256i next = _mm256_srl_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 8 * k + 1)), shift);
+    increasing = _mm256_and_si256(increasing, _mm256_cmpgt_epi32(next, unit[k]));
+  }
+  if (_mm256_movemask_epi8(increasing) != -1) {  // else all 32 units differ
+    if (!_mm256_testz_si256(too_far, too_far)) return cost_portable(a, addr);
+    const __m256i inactive_key = _mm256_set1_epi32(0xffff);
+    __m256i key[4];
+    for (int k = 0; k < 4; ++k) {
+      key[k] = _mm256_blendv_epi8(inactive_key, _mm256_or_si256(unit[k], _mm256_sll_epi32(phase[k], key_phase)), active[k]);
+    }
+    // 32 -> 16 bits; packus works per 128-bit half, the permute restores lane order.
+    const __m256i key_a = _mm256_permute4x64_epi64(_mm256_packus_epi32(key[0], key[1]), 0xd8);  // lanes 0-15
+    const __m256i key_b = _mm256_permute4x64_epi64(_mm256_packus_epi32(key[2], key[3]), 0xd8);  // lanes 16-31
+    const __m256i pad = _mm256_set1_epi16(-1);
+    const __m256i mid_a = _mm256_permute2x128_si256(key_a, key_b, 0x21);  // lanes 8-23
+    const __m256i mid_b = _mm256_permute2x128_si256(key_b, pad, 0x21);    // lanes 24-31, padding
+    __m256i dup_a = _mm256_cmpeq_epi16(key_a, key_b);  // r = 16
+    __m256i dup_b = _mm256_setzero_si256();
+    BANKSCOPE_DUP_STEP(1); BANKSCOPE_DUP_STEP(2); BANKSCOPE_DUP_STEP(3); BANKSCOPE_DUP_STEP(4);
+    BANKSCOPE_DUP_STEP(5); BANKSCOPE_DUP_STEP(6); BANKSCOPE_DUP_STEP(7); BANKSCOPE_DUP_STEP(8);
+    BANKSCOPE_DUP_STEP(9); BANKSCOPE_DUP_STEP(10); BANKSCOPE_DUP_STEP(11); BANKSCOPE_DUP_STEP(12);
+    BANKSCOPE_DUP_STEP(13); BANKSCOPE_DUP_STEP(14); BANKSCOPE_DUP_STEP(15);
+    const __m256i dup8 = _mm256_permute4x64_epi64(_mm256_packs_epi16(dup_a, dup_b), 0xd8);
+    first = mask & ~static_cast<uint32_t>(_mm256_movemask_epi8(dup8));
+  }
+
+  // 2. key2 per lane as bytes, in lane order.
+  const __m256i vfirst = _mm256_set1_epi32(static_cast<int>(first));
+  __m256i key2w[4];
+  for (int k = 0; k < 4; ++k) {
+    const __m256i bit = _mm256_sllv_epi32(one, lane[k]);
+    const __m256i is_first = _mm256_cmpeq_epi32(_mm256_and_si256(vfirst, bit), bit);
+    key2w[k] = _mm256_blendv_epi8(_mm256_or_si256(lane[k], _mm256_set1_epi32(0x40)), ext[k], is_first);
+  }
+  const __m256i key2 = _mm256_permutevar8x32_epi32(
+      _mm256_packus_epi16(_mm256_packus_epi32(key2w[0], key2w[1]), _mm256_packus_epi32(key2w[2], key2w[3])),
+      _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+  const __m256i swapped = _mm256_permute2x128_si256(key2, key2, 1);
+  // 1 for the counted lanes (key2 = ext < 32), then one more per other lane with the same key2.
+  __m256i acc0 = _mm256_sub_epi8(_mm256_setzero_si256(), _mm256_cmpgt_epi8(_mm256_set1_epi8(32), key2));
+  __m256i acc1 = _mm256_setzero_si256();
+  BANKSCOPE_ROT_STEP(1, acc0); BANKSCOPE_ROT_STEP(2, acc1); BANKSCOPE_ROT_STEP(3, acc0); BANKSCOPE_ROT_STEP(4, acc1);
+  BANKSCOPE_ROT_STEP(5, acc0); BANKSCOPE_ROT_STEP(6, acc1); BANKSCOPE_ROT_STEP(7, acc0); BANKSCOPE_ROT_STEP(8, acc1);
+  BANKSCOPE_ROT_STEP(9, acc0); BANKSCOPE_ROT_STEP(10, acc1); BANKSCOPE_ROT_STEP(11, acc0); BANKSCOPE_ROT_STEP(12, acc1);
+  BANKSCOPE_ROT_STEP(13, acc0); BANKSCOPE_ROT_STEP(14, acc1); BANKSCOPE_ROT_STEP(15, acc0); BANKSCOPE_ROT_STEP(16, acc1);
+  BANKSCOPE_ROT_STEP(17, acc0); BANKSCOPE_ROT_STEP(18, acc1); BANKSCOPE_ROT_STEP(19, acc0); BANKSCOPE_ROT_STEP(20, acc1);
+  BANKSCOPE_ROT_STEP(21, acc0); BANKSCOPE_ROT_STEP(22, acc1); BANKSCOPE_ROT_STEP(23, acc0); BANKSCOPE_ROT_STEP(24, acc1);
+  BANKSCOPE_ROT_STEP(25, acc0); BANKSCOPE_ROT_STEP(26, acc1); BANKSCOPE_ROT_STEP(27, acc0); BANKSCOPE_ROT_STEP(28, acc1);
+  BANKSCOPE_ROT_STEP(29, acc0); BANKSCOPE_ROT_STEP(30, acc1); BANKSCOPE_ROT_STEP(31, acc0);
+  // Busiest (phase, group): max over each phase's 8, 16 or 32 bytes, found in its first byte.
+  __m256i m = _mm256_add_epi8(acc0, acc1);
+  m = _mm256_max_epu8(m, _mm256_srli_si256(m, 1));
+  m = _mm256_max_epu8(m, _mm256_srli_si256(m, 2));
+  m = _mm256_max_epu8(m, _mm256_srli_si256(m, 4));
+  if (s.per >= 16) m = _mm256_max_epu8(m, _mm256_srli_si256(m, 8));
+  alignas(32) uint8_t busiest[kWarpSize];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(busiest), m);
+  if (s.per == 32) {
+    const int n = busiest[0] > busiest[16] ? busiest[0] : busiest[16];
+    return make_cost(n, s.ideal, n);
+  }
+  int wavefronts = 0, n_way = 0;
+  for (int p = 0; p < kWarpSize; p += s.per) {
+    wavefronts += busiest[p];
+    n_way = busiest[p] > n_way ? busiest[p] : n_way;
+  }
+  return make_cost(wavefronts, s.ideal, n_way);
+}
+#undef BANKSCOPE_DUP_STEP
+#undef BANKSCOPE_ROT_STEP
+
+// cost_rows() with AVX2: the row checks as vector compares, the row's vectors read from the row.
+BANKSCOPE_TARGET_AVX2
+static size_t cost_rows_avx2(WarpAccess a, const uint32_t* addr, const uint32_t* masks, bool one_mask, size_t n,
+                             uint32_t limit, int32_t* wavefronts, int32_t* bank_conflicts) {
+  const __m256i too_far = _mm256_set1_epi32(static_cast<int>(limit));
+  const __m256i align = _mm256_set1_epi32(a.width - 1);
+  const __m256i one = _mm256_set1_epi32(1);
+  const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t* row = addr + i * kWarpSize;
+    const uint32_t mask = one_mask ? masks[0] : masks[i];
+    const __m256i vmask = _mm256_set1_epi32(static_cast<int>(mask));
+    __m256i bad = _mm256_setzero_si256();
+    for (int k = 0; k < 4; ++k) {
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 8 * k));
+      const __m256i bit = _mm256_sllv_epi32(one, _mm256_add_epi32(iota, _mm256_set1_epi32(8 * k)));
+      const __m256i active = _mm256_cmpeq_epi32(_mm256_and_si256(vmask, bit), bit);
+      const __m256i beyond = _mm256_cmpeq_epi32(_mm256_max_epu32(v, too_far), v);  // v >= limit
+      const __m256i misaligned = _mm256_andnot_si256(_mm256_cmpeq_epi32(_mm256_and_si256(v, align), _mm256_setzero_si256()), active);
+      bad = _mm256_or_si256(bad, _mm256_or_si256(beyond, misaligned));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(a.addr.data() + 8 * k), v);
+    }
+    if (!_mm256_testz_si256(bad, bad)) return i;
+    a.mask = mask;
+    const AccessCost c = cost_default_avx2(a, row);
+    wavefronts[i] = c.wavefronts;
+    bank_conflicts[i] = c.bank_conflicts();
+  }
+  return n;
+}
+#endif
+
+const char* cost_path_name(CostPath p) {
+  switch (p) {
+    case CostPath::kAvx512: return "avx512";
+    case CostPath::kAvx2: return "avx2";
+    case CostPath::kPortable: return "portable";
+  }
+  return "?";
+}
+
+Result<CostPath> parse_cost_path(const std::string& name) {
+  for (CostPath p : kCostPaths) {
+    if (name == cost_path_name(p)) return p;
+  }
+  return Error{"BANKSCOPE_SIMD: '" + name + "' is not a cost() path (avx512, avx2 or portable)"};
+}
+
+bool cost_path_supported(CostPath p) {
+  switch (p) {
+    case CostPath::kPortable: return true;
+#ifdef BANKSCOPE_X86_PATHS
+    case CostPath::kAvx512:
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
+             __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+             __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vpopcntdq");
+    case CostPath::kAvx2:
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
 #else
+    case CostPath::kAvx512:
+    case CostPath::kAvx2: return false;
+#endif
+  }
   return false;
-#endif
 }
 
-const char* cost_implementation() { return use_avx512() ? "avx512" : "portable"; }
-
-AccessCost cost(const WarpAccess& a, const BankConfig& cfg) {
-  AccessCost c;
-  // The fast paths below know LDS/STS only; every other kind takes the reference route.
-  if (!is_plain(a.op)) return run<false>(a, cfg, nullptr);
-#ifdef BANKSCOPE_AVX512
-  if (cfg.is_default() && use_avx512()) return cost_default_avx512(a, a.addr.data());
-#endif
-  if (cfg.is_default() && cost_default_geometry(a, &c)) return c;
-  return run<false>(a, cfg, nullptr);
+// Chosen once. A bad BANKSCOPE_SIMD ends the process here: cost() has no error channel, and
+// running another path than the one a test or bench asked for would make its result a lie.
+static CostPath choose_cost_path() {
+  if (const char* forced = std::getenv("BANKSCOPE_SIMD")) {
+    const Result<CostPath> p = parse_cost_path(forced);
+    if (!p) {
+      std::fprintf(stderr, "bankscope: %s\n", p.error().message.c_str());
+      std::exit(2);
+    }
+    if (!cost_path_supported(*p)) {
+      std::fprintf(stderr, "bankscope: BANKSCOPE_SIMD: '%s' is not supported by this CPU or build\n", forced);
+      std::exit(2);
+    }
+    return *p;
+  }
+  const bool no_avx512 = std::getenv("BANKSCOPE_NO_AVX512") != nullptr;
+  if (!no_avx512 && cost_path_supported(CostPath::kAvx512)) return CostPath::kAvx512;
+  if (cost_path_supported(CostPath::kAvx2)) return CostPath::kAvx2;
+  return CostPath::kPortable;
 }
 
-size_t cost_rows(const WarpAccess& proto, const uint32_t* addr, const uint32_t* masks, bool one_mask, size_t n,
-                 uint32_t limit, int32_t* wavefronts, int32_t* bank_conflicts) {
+CostPath cost_path() {
+  static const CostPath p = choose_cost_path();
+  return p;
+}
+
+const char* cost_implementation() { return cost_path_name(cost_path()); }
+
+AccessCost cost_on(CostPath p, const WarpAccess& a, const BankConfig& cfg) {
+  // The fast paths know LDS/STS of the default geometry only; everything else takes run<>.
+  if (!is_plain(a.op) || !cfg.is_default()) return run<false>(a, cfg, nullptr);
+  assert(cost_path_supported(p) && "cost_on() on a path this CPU lacks");
+  assert(validate(a, cfg).ok() && "cost() needs a validated access");
+#ifdef BANKSCOPE_X86_PATHS
+  if (p == CostPath::kAvx512) return cost_default_avx512(a, a.addr.data());
+  if (p == CostPath::kAvx2) return cost_default_avx2(a, a.addr.data());
+#endif
+  (void)p;
+  return cost_portable(a, a.addr.data());
+}
+
+AccessCost cost(const WarpAccess& a, const BankConfig& cfg) { return cost_on(cost_path(), a, cfg); }
+
+size_t cost_rows_on(CostPath p, const WarpAccess& proto, const uint32_t* addr, const uint32_t* masks, bool one_mask,
+                    size_t n, uint32_t limit, int32_t* wavefronts, int32_t* bank_conflicts) {
   assert(is_plain(proto.op) && validate(proto, BankConfig{}).ok() && "cost_rows() needs a valid LDS/STS");
-#ifdef BANKSCOPE_AVX512
-  if (use_avx512()) return cost_rows_avx512(proto, addr, masks, one_mask, n, limit, wavefronts, bank_conflicts);
+  assert(cost_path_supported(p) && "cost_rows_on() on a path this CPU lacks");
+#ifdef BANKSCOPE_X86_PATHS
+  if (p == CostPath::kAvx512) return cost_rows_avx512(proto, addr, masks, one_mask, n, limit, wavefronts, bank_conflicts);
+  if (p == CostPath::kAvx2) return cost_rows_avx2(proto, addr, masks, one_mask, n, limit, wavefronts, bank_conflicts);
 #endif
   WarpAccess a = proto;
   const uint32_t align = static_cast<uint32_t>(a.width) - 1u;
@@ -538,11 +916,16 @@ size_t cost_rows(const WarpAccess& proto, const uint32_t* addr, const uint32_t* 
       bad |= static_cast<uint32_t>(row[lane] >= limit) | (row[lane] & align & (0u - ((a.mask >> lane) & 1u)));
     }
     if (bad != 0) return i;
-    const AccessCost c = cost(a);
+    const AccessCost c = cost_portable(a, row);
     wavefronts[i] = c.wavefronts;
     bank_conflicts[i] = c.bank_conflicts();
   }
   return n;
+}
+
+size_t cost_rows(const WarpAccess& proto, const uint32_t* addr, const uint32_t* masks, bool one_mask, size_t n,
+                 uint32_t limit, int32_t* wavefronts, int32_t* bank_conflicts) {
+  return cost_rows_on(cost_path(), proto, addr, masks, one_mask, n, limit, wavefronts, bank_conflicts);
 }
 
 AccessReport simulate(const WarpAccess& a, const BankConfig& cfg) {

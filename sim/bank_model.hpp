@@ -159,8 +159,32 @@ AccessCost cost(const WarpAccess& access, const BankConfig& cfg = {});
 // default geometry. One dispatch for the whole batch; each row goes through the same code as cost().
 size_t cost_rows(const WarpAccess& proto, const uint32_t* addr, const uint32_t* masks, bool one_mask, size_t n,
                  uint32_t limit, int32_t* wavefronts, int32_t* bank_conflicts);
-// Which implementation cost() uses for the default geometry on this CPU: "avx512" or "portable"
-// (both give the same numbers; the environment variable BANKSCOPE_NO_AVX512 forces "portable").
+// cost()'s implementations for LDS/STS of the default geometry (every other access takes the
+// reference route, run<> as simulate(), on every path). All give the same numbers:
+//   kAvx512    AVX-512 F/CD/BW/VL/DQ + VPOPCNTDQ (Intel Ice Lake and later, AMD Zen 4 and later)
+//   kAvx2      AVX2 + BMI2 + POPCNT (Intel Haswell and later, AMD Zen and later)
+//   kPortable  plain C++, no SIMD intrinsics (every other CPU, and non-x86 builds)
+// cost() takes the best one this CPU and build support, chosen once at run time, unless the
+// environment variable BANKSCOPE_SIMD names one (avx512, avx2 or portable): tests and benches force
+// a path with it. A BANKSCOPE_SIMD that names no path, or a path this CPU or build lacks, is a
+// one-line error on stderr and exit status 2 at the first cost() (never a silent fallback: cost()
+// has no error channel, and a forced path must be the path that runs). The older
+// BANKSCOPE_NO_AVX512 (any value) still works: the best path other than kAvx512.
+enum class CostPath : uint8_t { kAvx512, kAvx2, kPortable };
+inline constexpr CostPath kCostPaths[] = {CostPath::kAvx512, CostPath::kAvx2, CostPath::kPortable};
+const char* cost_path_name(CostPath p);
+// "avx512", "avx2" or "portable"; anything else is an error naming BANKSCOPE_SIMD.
+Result<CostPath> parse_cost_path(const std::string& name);
+// Whether this CPU and this build can run path `p` (kPortable: always).
+bool cost_path_supported(CostPath p);
+// The path cost() uses (see above).
+CostPath cost_path();
+// cost() / cost_rows() on a given path, for tests and benches that compare the paths in one
+// process. `p` must be supported (asserted; a release build then takes kPortable).
+AccessCost cost_on(CostPath p, const WarpAccess& access, const BankConfig& cfg = {});
+size_t cost_rows_on(CostPath p, const WarpAccess& proto, const uint32_t* addr, const uint32_t* masks, bool one_mask,
+                    size_t n, uint32_t limit, int32_t* wavefronts, int32_t* bank_conflicts);
+// cost_path_name(cost_path()).
 const char* cost_implementation();
 AccessReport simulate(const WarpAccess& access, const BankConfig& cfg = {});
 

@@ -284,10 +284,10 @@ TEST_CASE("cost() agrees with simulate() at any address, with anything in inacti
 // [SECTION] The fast paths equal run<>, rule by rule
 // ---------------------------------------------------------------------------------------------
 // bank_model.cpp states each rule once, in run<> (through rules.hpp); simulate() is run<> itself.
-// cost() takes a fast path for the default geometry: AVX-512 where the CPU has it (ctest
-// sim_tests), else the portable bitmap path (ctest sim_tests_portable sets BANKSCOPE_NO_AVX512).
-// Each generator below aims at one rule (sim/RULES.md) and every warp it makes is compared field
-// by field with simulate(); both ctest runs execute all of them.
+// cost() takes a fast path for the default geometry: AVX-512, AVX2 or portable (cost_path()). Each
+// generator below aims at one rule (sim/RULES.md) and every warp it makes is compared field by
+// field with simulate() on every path this CPU has (cost_on()) and through cost() itself; the ctest
+// runs sim_tests_{avx2,portable} force cost()'s own choice with BANKSCOPE_SIMD.
 
 #include <cstdlib>
 #include <string>
@@ -309,16 +309,22 @@ struct Rng {
   uint32_t below(uint32_t n) { return next() % n; }
 };
 
-// cost() (the fast path) against simulate() (run<>), every field. Returns false on a difference.
+// Every cost() path this CPU has (cost_on(): avx512, avx2, portable) and cost() itself against
+// simulate() (run<>), every field. Returns false on a difference.
 bool same_as_run(const WarpAccess& a, const char* rule) {
-  const AccessCost fast = cost(a);
   const AccessCost full = simulate(a).cost;
-  const bool ok = fast.wavefronts == full.wavefronts && fast.ideal_wavefronts == full.ideal_wavefronts &&
-                  fast.n_way == full.n_way;
-  if (!ok) {
+  bool all_ok = true;
+  for (int k = -1; k < 3; ++k) {
+    if (k >= 0 && !cost_path_supported(kCostPaths[k])) continue;
+    const AccessCost fast = k < 0 ? cost(a) : cost_on(kCostPaths[k], a);
+    const bool ok = fast.wavefronts == full.wavefronts && fast.ideal_wavefronts == full.ideal_wavefronts &&
+                    fast.n_way == full.n_way;
+    if (ok) continue;
+    all_ok = false;
     std::string addrs;
     for (int l = 0; l < 32; ++l) addrs += (l ? "," : "") + std::to_string(a.addr[static_cast<size_t>(l)]);
-    const std::string rule_name = rule, op = op_name(a.op), path = cost_implementation();
+    const std::string rule_name = rule, op = op_name(a.op);
+    const std::string path = k < 0 ? std::string("cost() = ") + cost_implementation() : cost_path_name(kCostPaths[k]);
     CAPTURE(rule_name);
     CAPTURE(path);
     CAPTURE(a.width);
@@ -329,7 +335,7 @@ bool same_as_run(const WarpAccess& a, const char* rule) {
     CHECK(fast.ideal_wavefronts == full.ideal_wavefronts);
     CHECK(fast.n_way == full.n_way);
   }
-  return ok;
+  return all_ok;
 }
 
 WarpAccess warp(int width, Op op, uint32_t mask = 0xffffffffu) {
@@ -345,17 +351,83 @@ int r3_lanes(int width) { return rules::lanes_per_phase(width, BankConfig{}); }
 
 }  // namespace
 
-TEST_CASE("cost() takes the path its ctest asks for") {
-  const bool forced = std::getenv("BANKSCOPE_NO_AVX512") != nullptr;
+TEST_CASE("cost() takes the path its ctest asks for (BANKSCOPE_SIMD), else the best this CPU has") {
+  const char* forced = std::getenv("BANKSCOPE_SIMD");
   MESSAGE("cost() path: " << std::string(cost_implementation()));
 #if defined(__x86_64__) && defined(__GNUC__)
-  const bool cpu_has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
-                       __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-                       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vpopcntdq");
-  CHECK(std::string(cost_implementation()) == (cpu_has && !forced ? "avx512" : "portable"));
+  const bool has512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
+                      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+                      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vpopcntdq");
+  const bool has2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
 #else
-  CHECK(std::string(cost_implementation()) == "portable");
+  const bool has512 = false, has2 = false;
 #endif
+  CHECK(cost_path_supported(CostPath::kAvx512) == has512);
+  CHECK(cost_path_supported(CostPath::kAvx2) == has2);
+  CHECK(cost_path_supported(CostPath::kPortable));
+  const bool no512 = std::getenv("BANKSCOPE_NO_AVX512") != nullptr;
+  const std::string expected =
+      forced ? forced : (has512 && !no512 ? "avx512" : (has2 ? "avx2" : "portable"));
+  CHECK(std::string(cost_implementation()) == expected);
+}
+
+TEST_CASE("BANKSCOPE_SIMD names: avx512, avx2, portable; anything else is a one-line error") {
+  for (CostPath p : kCostPaths) {
+    const auto r = parse_cost_path(cost_path_name(p));
+    REQUIRE(r.ok());
+    CHECK(*r == p);
+  }
+  for (const char* bad : {"", "AVX2", "sse", "avx", "avx2 ", "none"}) {
+    const auto r = parse_cost_path(bad);
+    CAPTURE(bad);
+    REQUIRE(!r.ok());
+    CHECK(r.error().message == std::string("BANKSCOPE_SIMD: '") + bad + "' is not a cost() path (avx512, avx2 or portable)");
+  }
+}
+
+// Hand-counted warps, every path: the counts here are worked out by hand from RULES.md, not taken
+// from simulate().
+TEST_CASE("every cost() path: hand-counted warps") {
+  struct Row {
+    const char* what;
+    int width;
+    Op op;
+    uint32_t mask;
+    uint32_t stride_bytes;  // lane i at i * stride_bytes (+ 4096 * (i % 2) when split)
+    bool split;
+    int wavefronts, ideal, n_way;
+  };
+  const Row rows[] = {
+      {"4B row, stride 4: 32 banks once", 4, Op::kLoad, 0xffffffffu, 4, false, 1, 1, 1},
+      {"4B column of tile[32][32]: bank 0, 32 words", 4, Op::kLoad, 0xffffffffu, 128, false, 32, 1, 32},
+      {"4B column of tile[32][33]: 32 banks", 4, Op::kLoad, 0xffffffffu, 132, false, 1, 1, 1},
+      {"4B stride 8 bytes: 16 banks x 2 words", 4, Op::kStore, 0xffffffffu, 8, false, 2, 1, 2},
+      {"4B broadcast: one word", 4, Op::kLoad, 0xffffffffu, 0, false, 1, 1, 1},
+      {"4B stride 64 bytes, lanes 0-7: banks 0,16 x 4 words", 4, Op::kLoad, 0xffu, 64, false, 4, 1, 4},
+      {"4B even lanes at 0, odd at 4096: bank 0 x 2 words", 4, Op::kLoad, 0xffffffffu, 0, true, 2, 1, 2},
+      {"8B row: 2 phases of 16 lanes, 1 each", 8, Op::kStore, 0xffffffffu, 8, false, 2, 2, 1},
+      {"8B stride 16 bytes: per phase 16 lanes on 8 groups, 2 each", 8, Op::kStore, 0xffffffffu, 16, false, 4, 2, 2},
+      {"16B stride 128 bytes: 4 phases of 8 lanes on group 0", 16, Op::kStore, 0xffffffffu, 128, false, 32, 4, 8},
+      {"16B row, lanes 8-15 only: one phase", 16, Op::kLoad, 0xff00u, 16, false, 1, 1, 1},
+      {"mask 0: nothing", 4, Op::kLoad, 0u, 4, false, 0, 0, 0},
+  };
+  for (const Row& r : rows) {
+    WarpAccess a;
+    a.width = r.width;
+    a.op = r.op;
+    a.mask = r.mask;
+    for (uint32_t l = 0; l < 32; ++l) a.addr[l] = l * r.stride_bytes + (r.split ? 4096u * (l % 2) : 0u);
+    for (CostPath p : kCostPaths) {
+      if (!cost_path_supported(p)) continue;
+      const AccessCost c = cost_on(p, a);
+      const std::string what = r.what, path = cost_path_name(p);
+      CAPTURE(what);
+      CAPTURE(path);
+      CHECK(c.wavefronts == r.wavefronts);
+      CHECK(c.ideal_wavefronts == r.ideal);
+      CHECK(c.n_way == r.n_way);
+    }
+  }
 }
 
 TEST_CASE("differential R1 (bank = word % 32): every width x element strides 0..130 x random bases") {
@@ -574,7 +646,7 @@ TEST_CASE("differential: random warps of every width, op and mask") {
 // [SECTION] cost_rows(): the batch entry point is cost() row by row, and stops at the first bad row
 // ---------------------------------------------------------------------------------------------
 
-TEST_CASE("cost_rows: hand-checked rows, then the first bad row stops the batch") {
+TEST_CASE("cost_rows: hand-checked rows, then the first bad row stops the batch, on every path") {
   // Row 0: tile[32][32] column (stride 128 B): 32 wavefronts, 31 conflicts. Row 1: stride 132 B
   // (tile[32][33]): 1, 0. Row 2: all lanes on one word (broadcast): 1, 0. Row 3: a misaligned lane
   // (lane 5 at byte 2) that is outside the mask 0xffffffdf: stride 128 B without lane 5: 31, 30.
@@ -603,26 +675,31 @@ TEST_CASE("cost_rows: hand-checked rows, then the first bad row stops the batch"
     }
     if (c.bad_row != 0) addr[64 + c.bad_lane] = c.bad_row;
     const uint32_t masks[] = {0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffdfu};
-    std::vector<int32_t> wf(4, -1), bc(4, -1);
-    const size_t done = cost_rows(warp(4, Op::kLoad), addr.data(), masks, false, 4, kMaxSharedBytesPerBlockSm90,
-                                  wf.data(), bc.data());
-    CHECK(done == c.costed);
-    CHECK(wf[0] == 32);
-    CHECK(bc[0] == 31);
-    CHECK(wf[1] == 1);
-    CHECK(bc[1] == 0);
-    if (done == 4) {
-      CHECK(wf[2] == 1);
-      CHECK(bc[2] == 0);
-      CHECK(wf[3] == 31);
-      CHECK(bc[3] == 30);
-    } else {
-      CHECK(wf[2] == -1);  // nothing written past the bad row
+    for (CostPath p : kCostPaths) {
+      if (!cost_path_supported(p)) continue;
+      const std::string path = cost_path_name(p);
+      CAPTURE(path);
+      std::vector<int32_t> wf(4, -1), bc(4, -1);
+      const size_t done = cost_rows_on(p, warp(4, Op::kLoad), addr.data(), masks, false, 4,
+                                       kMaxSharedBytesPerBlockSm90, wf.data(), bc.data());
+      CHECK(done == c.costed);
+      CHECK(wf[0] == 32);
+      CHECK(bc[0] == 31);
+      CHECK(wf[1] == 1);
+      CHECK(bc[1] == 0);
+      if (done == 4) {
+        CHECK(wf[2] == 1);
+        CHECK(bc[2] == 0);
+        CHECK(wf[3] == 31);
+        CHECK(bc[3] == 30);
+      } else {
+        CHECK(wf[2] == -1);  // nothing written past the bad row
+      }
     }
   }
 }
 
-TEST_CASE("cost_rows: equals cost() row by row on random rows of every width, op and mask") {
+TEST_CASE("cost_rows: equals simulate() row by row on random rows of every width, op and mask, every path") {
   Rng rng{0x5eedba7c4ull};
   int bad = 0;
   for (int batch = 0; batch < 200; ++batch) {
@@ -635,15 +712,23 @@ TEST_CASE("cost_rows: equals cost() row by row on random rows of every width, op
     const uint32_t pool = 1u + rng.below(64);
     const uint32_t spread = 16u << rng.below(8);
     for (uint32_t& x : addr) x = (rng.below(pool) * spread + rng.below(128)) / uint32_t(w) * uint32_t(w);
-    std::vector<int32_t> wf(n), bc(n);
-    REQUIRE(cost_rows(warp(w, op), addr.data(), masks.data(), one_mask, n, kMaxSharedBytesPerBlockSm90, wf.data(),
-                      bc.data()) == n);
-    for (size_t i = 0; i < n; ++i) {
-      WarpAccess a = warp(w, op, masks[one_mask ? 0 : i]);
-      std::copy(addr.begin() + static_cast<std::ptrdiff_t>(i * kWarpSize),
-                addr.begin() + static_cast<std::ptrdiff_t>((i + 1) * kWarpSize), a.addr.begin());
-      const AccessCost c = cost(a);
-      bad += wf[i] != c.wavefronts || bc[i] != c.bank_conflicts();
+    // cost_rows() itself, then cost_rows_on() on every path this CPU has, against simulate().
+    for (int k = -1; k < 3; ++k) {
+      if (k >= 0 && !cost_path_supported(kCostPaths[k])) continue;
+      std::vector<int32_t> wf(n), bc(n);
+      const size_t done =
+          k < 0 ? cost_rows(warp(w, op), addr.data(), masks.data(), one_mask, n, kMaxSharedBytesPerBlockSm90,
+                            wf.data(), bc.data())
+                : cost_rows_on(kCostPaths[k], warp(w, op), addr.data(), masks.data(), one_mask, n,
+                               kMaxSharedBytesPerBlockSm90, wf.data(), bc.data());
+      REQUIRE(done == n);
+      for (size_t i = 0; i < n; ++i) {
+        WarpAccess a = warp(w, op, masks[one_mask ? 0 : i]);
+        std::copy(addr.begin() + static_cast<std::ptrdiff_t>(i * kWarpSize),
+                  addr.begin() + static_cast<std::ptrdiff_t>((i + 1) * kWarpSize), a.addr.begin());
+        const AccessCost c = simulate(a).cost;
+        bad += wf[i] != c.wavefronts || bc[i] != c.bank_conflicts();
+      }
     }
   }
   CHECK(bad == 0);

@@ -27,7 +27,8 @@ MAX_SHARED_BYTES = _core.max_shared_bytes
 
 
 def cost_implementation() -> str:
-    """Which C++ cost() path this CPU uses: "avx512" or "portable" (same numbers)."""
+    """Which C++ cost() path this CPU uses: "avx512", "avx2" or "portable" (same numbers);
+    the environment variable BANKSCOPE_SIMD forces one."""
     return _core.cost_implementation()
 
 

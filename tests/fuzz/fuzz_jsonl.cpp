@@ -2,7 +2,8 @@
 // model behind it (sim/bank_model.hpp).
 //
 // The input is one JSONL line. A line either fails with a one-line message or gives a validated
-// WarpAccess; for that access the cheap cost() and the detailed simulate() must agree (the CLI's
+// WarpAccess; for that access the cheap cost() (cost() itself and each of its paths, cost_on()) and
+// the detailed simulate() must agree (the CLI's
 // JSONL mode prints the one, the visualizer draws the other), on the default geometry and on a
 // teaching geometry derived from the input. A string mask is also re-read here: the reader must
 // accept it exactly when it is a number below 2^32 ("a mask wider than 32 bits" is an error).
@@ -33,6 +34,17 @@ void check_model(const WarpAccess& a, const BankConfig& cfg) {
              "cost() " + std::to_string(c.wavefronts) + "/" + std::to_string(c.ideal_wavefronts) + "/" +
                  std::to_string(c.n_way) + " != simulate().cost " + std::to_string(r.cost.wavefronts) + "/" +
                  std::to_string(r.cost.ideal_wavefronts) + "/" + std::to_string(r.cost.n_way) + " for " + where);
+  // Every implementation of cost() this CPU has (avx512, avx2, portable), not only the one picked.
+  for (CostPath p : kCostPaths) {
+    if (!cost_path_supported(p)) continue;
+    const AccessCost q = cost_on(p, a, cfg);
+    FUZZ_CHECK(q.wavefronts == r.cost.wavefronts && q.ideal_wavefronts == r.cost.ideal_wavefronts &&
+                   q.n_way == r.cost.n_way,
+               std::string("cost_on(") + cost_path_name(p) + ") " + std::to_string(q.wavefronts) + "/" +
+                   std::to_string(q.ideal_wavefronts) + "/" + std::to_string(q.n_way) + " != simulate().cost " +
+                   std::to_string(r.cost.wavefronts) + "/" + std::to_string(r.cost.ideal_wavefronts) + "/" +
+                   std::to_string(r.cost.n_way) + " for " + where);
+  }
   FUZZ_CHECK(c.bank_conflicts() >= 0, "negative bank conflicts for " + where);
   FUZZ_CHECK(c.n_way <= c.wavefronts, "n_way above wavefronts for " + where);
   FUZZ_CHECK(r.wavefronts.size() == static_cast<size_t>(r.cost.wavefronts),
