@@ -49,7 +49,7 @@ expect "--array coeff (1-D: nothing to gain)" 0 '^  1  none \(current\)' -- "$cl
 # --write: the scenario with the best layout, whose column read is then 1 wavefront.
 cp "$sc/seed_transpose_32x32.json" "$tmp/in.json"
 expect "--write" 0 "^wrote     $tmp/out.json \(tile: xor 31\)$" -- "$cli" fix "$tmp/in.json" --write "$tmp/out.json"
-expect "the written scenario predicts no conflict" 0 '^1  ld  tile\[threadIdx.x\]\[threadIdx.y\] +1 +1 +1w +0 \| +131,072 +131,072 +0$' -- \
+expect "the written scenario predicts no conflict" 0 '^1  ld  tile\[threadIdx.x\]\[threadIdx.y\] +131,072 +131,072 +0 +1.00$' -- \
   "$cli" predict "$tmp/out.json"
 expect "the input is untouched" 0 '^same$' -- bash -c "cmp -s '$tmp/in.json' '$sc/seed_transpose_32x32.json' && echo same"
 expect "--write over the input when asked" 0 '"xor": 31' -- bash -c "'$cli' fix '$tmp/in.json' --write '$tmp/in.json' >/dev/null && cat '$tmp/in.json'"

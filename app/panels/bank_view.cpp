@@ -119,8 +119,17 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
   const float cell_w = std::max(4.0f, (view.width - label_w) / float(banks));
   const float header_h = font + 6;
   const float degree_h = font + 2;
+  // 8- and 16-byte lanes get a note under the grid (below): its height comes out of the grid's.
+  const int note_phases = static_cast<int>(rep.phase_masks.size());
+  char note[160] = "";
+  if (note_phases > 1) {
+    std::snprintf(note, sizeof note, "%d-byte lanes, %d phases of %d: n-way is per phase, a bank shows all %d",
+                  rep.access.width, note_phases, kWarpSize / note_phases, note_phases);
+  }
+  const float note_wrap = std::max(1.0f, view.width - 2);
+  const float note_h = note[0] ? lf->CalcTextSizeA(font, 1e9f, note_wrap, note).y + 2 : 0.0f;
   const float cell_h = std::clamp(
-      (view.height - header_h - degree_h - 2) / (float(word_rows) + kBreakScale * float(breaks)),
+      (view.height - header_h - degree_h - 2 - note_h) / (float(word_rows) + kBreakScale * float(breaks)),
       3.0f, font * 2);
   const float break_h = cell_h * kBreakScale;
   const float x0 = origin.x + label_w;
@@ -247,18 +256,12 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
   const ImVec2 grid_end(x0 + float(banks) * cell_w, y);
   record_rect(state, view.id() + ".bank_words", ImVec2(x0, gy), grid_end);
   float bottom = grid_end.y;
-  const int phases = static_cast<int>(rep.phase_masks.size());
-  if (phases > 1) {
+  if (note[0]) {
     // 8- and 16-byte lanes are served a half or a quarter warp at a time (sim/rules.hpp R3):
-    // n-way is one phase's, while a bank shows the words of every phase.
-    char note[160];
-    std::snprintf(note, sizeof note,
-                  "%d-byte lanes: %d phases of %d lanes; n-way counts one phase, a bank shows the "
-                  "words of all %d",
-                  rep.access.width, phases, kWarpSize / phases, phases);
+    // n-way is one phase's, while a bank shows the words of every phase. Wrapped in the pane.
     const ImVec2 at(origin.x, grid_end.y + 2);
-    dl->AddText(at, text_col, note);
-    const ImVec2 ns = ImGui::CalcTextSize(note);
+    dl->AddText(lf, font, at, text_col, note, nullptr, note_wrap);
+    const ImVec2 ns = lf->CalcTextSizeA(font, 1e9f, note_wrap, note);
     record_rect(state, view.id() + ".bank_phases_note", at, ImVec2(at.x + ns.x, at.y + ns.y));
     bottom = at.y + ns.y;
   }

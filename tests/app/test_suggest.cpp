@@ -85,5 +85,5 @@ TEST_CASE("script step 'suggest' runs the search to the end and applies the best
   REQUIRE(bad.ok());
   auto r = apply_step(bad->front(), s, m);
   REQUIRE_FALSE(r.ok());
-  CHECK(r.error().message == "line 1: 'suggest': takes no argument");
+  CHECK(r.error().message == "suggest: takes no argument");
 }
