@@ -20,11 +20,20 @@ CLI="$BUILD/bin/bankscope-cli"
 GPU="$BUILD/bin/bankscope-gpu"
 
 step "fix: the advisor's best layout of each unpadded tile"
+# The validated files are the committed assets/scenarios/fixed/*.json: what `fix --write` writes,
+# with each access's `issue` read from the SASS of the kernel that runs the layout (k_transpose_dyn:
+# tests/gpu/test_sass.cpp checks them against assets/results/h200/sass_lds_sts.txt). Here the
+# advisor runs again and its layouts must equal the committed ones.
 mkdir -p "$OUT/fixed"
 scenarios=()
 for f in seed_transpose_32x32 tiled_32x8_32x32 tiled_32x8_double_32x32 tiled_float4_32x32; do
   "$CLI" fix "assets/scenarios/$f.json" --top 3 --write "$OUT/fixed/${f}_fixed.json" | tee -a "$OUT/fix.txt" || exit 1
-  scenarios+=(--scenario "$OUT/fixed/${f}_fixed.json")
+  python3 - "$OUT/fixed/${f}_fixed.json" "assets/scenarios/fixed/${f}_fixed.json" <<'PY' | tee -a "$OUT/fix.txt"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+print(sys.argv[2] + ": arrays " + ("equal to the advisor's" if a["arrays"] == b["arrays"] else "DIFFER from the advisor's"))
+PY
+  scenarios+=(--scenario "assets/scenarios/fixed/${f}_fixed.json")
 done
 
 step "validate the fixed layouts (sizes that are and are not multiples of the tile)"
