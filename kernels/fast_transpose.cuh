@@ -266,6 +266,217 @@ __global__ void __launch_bounds__(kThreads) fast_f4_persistent(float* __restrict
 }
 
 // ---------------------------------------------------------------------------------------------
+// fast_f4v: fast_f4's tile with one thing changed at a time, for the last points at N = 16384
+// (issue 15). kMode is a set of flags:
+//   kF4Pf256   loads as ld.global.nc.L2::256B (read-only path, the L2 fetches whole 256-byte
+//              blocks: a 64-column tile row is exactly one) [the hint is documented by NVIDIA, PTX
+//              ISA "ld"; whether it helps here is what the bench measures]
+//   kF4Stcs    stores only with __stcs (evict-first); fast_f4's _cs variant streams both ways
+//   kF4Dyn     the tile in dynamic shared memory, so a tile may exceed the 48 KiB static limit
+//              (128x128 floats = 64 KiB); the launch opts in with cudaFuncSetAttribute
+// The shared layout and accesses are fast_f4's (same Swizzle<3,2,log2 TC>), so its scenarios apply.
+inline constexpr int kF4Pf256 = 1;
+inline constexpr int kF4Stcs = 2;
+inline constexpr int kF4Dyn = 4;
+
+__device__ __forceinline__ float4 ldg_nc_l2_256(const float* p) {
+  float4 v;
+  asm("ld.global.nc.L2::256B.v4.f32 {%0, %1, %2, %3}, [%4];"
+      : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+      : "l"(p));
+  return v;
+}
+
+template <int kTR, int kTC, int kThreads, int kMode>
+__global__ void __launch_bounds__(kThreads) fast_f4v(float* __restrict__ out, const float* __restrict__ in, int n) {
+  using S = FastF4Shape<kTR, kTC, kThreads>;
+  constexpr PhysicalLayout kLayout = fast_f4_layout<kTC>();
+  constexpr int kStaticFloats = (kMode & kF4Dyn) ? 4 : S::kTileFloats;
+  __shared__ __align__(16) float static_tile[kStaticFloats];
+  extern __shared__ __align__(16) float dyn_tile[];
+  float* tile = (kMode & kF4Dyn) ? dyn_tile : static_tile;
+  const int x0 = blockIdx.x * kTC;
+  const int y0 = blockIdx.y * kTR;
+  const bool fast = (n % 4 == 0) && x0 + kTC <= n && y0 + kTR <= n;
+  float4 v[S::kLoadIters];
+  if ((kMode & kF4Pf256) && fast) {
+#pragma unroll
+    for (int it = 0; it < S::kLoadIters; ++it) {
+      const int idx = threadIdx.x + it * kThreads;
+      const int r = idx / S::kChunksPerRow;
+      const int c = (idx % S::kChunksPerRow) * 4;
+      v[it] = ldg_nc_l2_256(in + int64_t(y0 + r) * n + x0 + c);
+    }
+  } else {
+    fast_f4_load<kTR, kTC, kThreads, false>(v, in, n, x0, y0, fast);
+  }
+#pragma unroll
+  for (int it = 0; it < S::kLoadIters; ++it) {
+    const int idx = threadIdx.x + it * kThreads;
+    *reinterpret_cast<float4*>(tile + kLayout.offset(idx / S::kChunksPerRow, (idx % S::kChunksPerRow) * 4)) = v[it];
+  }
+  __syncthreads();
+  fast_f4_store<kTR, kTC, kThreads, (kMode & kF4Stcs) != 0>(out, tile, n, x0, y0, fast);
+}
+
+// ---------------------------------------------------------------------------------------------
+// fast_shift: 16-byte global accesses at every n, including n % 4 != 0 (issue 15).
+//
+// When n % 4 != 0, input row g starts at element g*n, so its 16-byte chunks are misaligned by
+// m = (g*n) % 4 elements, and output row p by m' = (p*n) % 4. fast_f4 then moves its whole tile
+// element by element. fast_shift keeps every access 16 bytes wide and aligned:
+//   - reads: the 4 elements (g, col..col+3) lie in the aligned chunks at g*n+col-m and 4 later;
+//     both are loaded (the second one is the neighbour lane's first: an L1 hit, not more DRAM
+//     traffic) and the 4 wanted lanes selected in registers; m == 0 loads one chunk;
+//   - writes: output row p is cut into the ALIGNED chunks of the flat array; block (bx, by) owns
+//     the chunks whose first column lies in [y0 - m', y0 - m' + TR), so element e of its chunk i
+//     is input row y0 - m' + 4i + e, i.e. tile row 4i - m' + e, which for m' > 0 reaches up to 3
+//     rows above the tile. So the tile carries a halo of 4 input rows above it (rows y0-4..y0-1,
+//     tile rows 0..3; input row y0 + r is tile row r + 4), every thread reads the 7 rows of the
+//     two 4x4 blocks that can hold its chunk (7 LDS.128 instead of 4) and selects per output row
+//     (m' of output rows x0+4j .. x0+4j+3 differ when n is odd), and every chunk is
+//     one aligned STG.128. Ownership partitions each output row exactly, so no element is written
+//     twice; only a chunk that crosses column 0 or column n (it holds elements of the previous or
+//     next output row) is written element by element, and the last tile-row also owns the partial
+//     chunk after its last one, so the chunks reach column n - 1 for every m'.
+// At n % 4 == 0 every m, m' is 0: one load per chunk, the halo unused but still loaded (its cost:
+// 4/TR more reads, mostly L2 hits, the neighbour tile reads them too).
+//
+// Shared layout: fast_f4's, on the (TR + 4) x TC tile with the halo first:
+//   (h, col) -> fast_f4_layout<TC>().offset(h, col),  h = tile row + 4
+// Row writes (STS.128: 8 consecutive chunks of one row a quarter-warp) and block reads (LDS.128:
+// rows 4i + q, q = 1..7, for 8 consecutive i a quarter-warp: (4i + q) / 4 % 8 takes 8 values) are
+// conflict-free for the same reason as fast_f4's (fast_shift_*.json verify it). Every block
+// executes the same shared accesses (edges stage zeros and mask only global accesses), so the
+// per-launch counters are the per-tile counts times the grid.
+template <int kTR, int kTC, int kThreads>
+struct FastShiftShape {
+  using Main = FastF4Shape<kTR, kTC, kThreads>;
+  static constexpr int kHaloRows = 4;
+  static constexpr int kRows = kTR + kHaloRows;
+  static constexpr int kHaloChunks = kHaloRows * kTC / 4;  // loaded by threads 0 .. kHaloChunks-1
+  static constexpr int kTileFloats = kRows * kTC;
+  static_assert(kHaloChunks <= kThreads, "one halo chunk per thread at most");
+  static_assert(kHaloChunks % 32 == 0, "the halo is loaded by whole warps");
+};
+
+// Elements m .. m+3 of the 8 elements (lo, hi): the register shift of a misaligned chunk.
+__device__ __forceinline__ float4 shift4(const float4& lo, const float4& hi, int m) {
+  float4 r;
+  r.x = m == 0 ? lo.x : m == 1 ? lo.y : m == 2 ? lo.z : lo.w;
+  r.y = m == 0 ? lo.y : m == 1 ? lo.z : m == 2 ? lo.w : hi.x;
+  r.z = m == 0 ? lo.z : m == 1 ? lo.w : m == 2 ? hi.x : hi.y;
+  r.w = m == 0 ? lo.w : m == 1 ? hi.x : m == 2 ? hi.y : hi.z;
+  return r;
+}
+
+// Input elements (g, col .. col+3), zero outside the matrix: aligned 16-byte loads and a register
+// shift when the four lie inside row g and inside the allocation, else element by element.
+__device__ __forceinline__ float4 load_chunk_any(const float* __restrict__ in, int n, int g, int col) {
+  if (g < 0 || g >= n) return make_float4(0.f, 0.f, 0.f, 0.f);
+  const int64_t e = int64_t(g) * n + col;  // flat index of element (g, col)
+  const int m = int(e & 3);
+  if (col + 4 <= n && e - m + (m != 0 ? 8 : 4) <= int64_t(n) * n) {
+    // __ldg keeps both loads 16 bytes wide (a plain dereference let nvcc split the second one
+    // into the 1-3 scalar loads the shift uses); the second is predicated, not branched around.
+    const float4* p = reinterpret_cast<const float4*>(in + (e - m));
+    const float4 lo = __ldg(p);
+    float4 hi = lo;
+    if (m != 0) hi = __ldg(p + 1);
+    return shift4(lo, hi, m);
+  }
+  float v[4];
+#pragma unroll
+  for (int q = 0; q < 4; ++q) v[q] = col + q < n ? in[e + q] : 0.0f;
+  return make_float4(v[0], v[1], v[2], v[3]);
+}
+
+__device__ __forceinline__ float lane_of(const float4& v, int k) {
+  return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
+}
+
+// Grid: (ceil(n / TC), ceil(n / TR)), as fast_f4.
+template <int kTR, int kTC, int kThreads>
+__global__ void __launch_bounds__(kThreads) fast_shift(float* __restrict__ out, const float* __restrict__ in, int n) {
+  using S = FastShiftShape<kTR, kTC, kThreads>;
+  using M = typename S::Main;
+  constexpr PhysicalLayout kLayout = fast_f4_layout<kTC>();
+  __shared__ __align__(16) float tile[S::kTileFloats];
+  const int x0 = blockIdx.x * kTC;
+  const int y0 = blockIdx.y * kTR;
+
+  // Global -> registers: the tile's rows, then (threads 0 .. kHaloChunks-1) the halo rows.
+  float4 v[M::kLoadIters];
+#pragma unroll
+  for (int it = 0; it < M::kLoadIters; ++it) {
+    const int idx = threadIdx.x + it * kThreads;
+    v[it] = load_chunk_any(in, n, y0 + idx / M::kChunksPerRow, x0 + (idx % M::kChunksPerRow) * 4);
+  }
+  const bool halo = threadIdx.x < S::kHaloChunks;  // whole warps
+  float4 h = make_float4(0.f, 0.f, 0.f, 0.f);
+  if (halo) h = load_chunk_any(in, n, y0 - 4 + threadIdx.x / M::kChunksPerRow, x0 + (threadIdx.x % M::kChunksPerRow) * 4);
+
+  // Registers -> shared (STS.128 row writes), tile row r at h = r + 4.
+#pragma unroll
+  for (int it = 0; it < M::kLoadIters; ++it) {
+    const int idx = threadIdx.x + it * kThreads;
+    *reinterpret_cast<float4*>(tile + kLayout.offset(4 + idx / M::kChunksPerRow, (idx % M::kChunksPerRow) * 4)) = v[it];
+  }
+  if (halo)
+    *reinterpret_cast<float4*>(tile + kLayout.offset(threadIdx.x / M::kChunksPerRow, (threadIdx.x % M::kChunksPerRow) * 4)) = h;
+  __syncthreads();
+
+  // Shared -> global: thread owns chunk i of output rows x0 + 4j + k, k = 0..3.
+#pragma unroll
+  for (int it = 0; it < M::kStoreIters; ++it) {
+    const int idx = threadIdx.x + it * kThreads;
+    const int i = idx % M::kBlocksI;
+    const int j = idx / M::kBlocksI;
+    // a[q] = tile rows 4i - 4 + q (h = 4i + q), columns 4j .. 4j+3, for q = 1..7: an element of
+    // the chunk is a[4 - m' + q'] with m' <= 3, so a[0] (h = 4i) is never needed: 7 LDS.128.
+    float4 a[8];
+    a[0] = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+    for (int q = 1; q < 8; ++q) a[q] = *reinterpret_cast<const float4*>(tile + kLayout.offset(4 * i + q, 4 * j));
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const int p = x0 + 4 * j + k;  // output row = input column
+      if (p >= n) continue;
+      const int64_t row0 = int64_t(p) * n;
+      const int m = int((row0 + y0) & 3);  // y0 % 4 == 0: m' of this row
+      const int col0 = y0 - m + 4 * i;     // output column of the chunk's element 0
+      float e[4];
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {  // element q: tile row 4i - m + q = h 4i + 4 - m + q
+        const float s0 = lane_of(a[4 + q], k), s1 = lane_of(a[3 + q], k);
+        const float s2 = lane_of(a[2 + q], k), s3 = lane_of(a[1 + q], k);
+        e[q] = m == 0 ? s0 : m == 1 ? s1 : m == 2 ? s2 : s3;
+      }
+      if (col0 >= 0 && col0 + 4 <= n) {
+        *reinterpret_cast<float4*>(out + row0 + col0) = make_float4(e[0], e[1], e[2], e[3]);
+      } else {
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+          if (col0 + q >= 0 && col0 + q < n) out[row0 + col0 + q] = e[q];
+      }
+      // The last tile-row also owns the chunk after its last one (i = TR/4): its first m' elements
+      // are tile rows TR - m' .. TR - 1 (a[8 - m' + q], already loaded), the rest lie past
+      // column n - 1. Without it, columns up to n - 1 would go unwritten when n % TR > TR - m'.
+      if (i == M::kBlocksI - 1 && blockIdx.y == gridDim.y - 1) {
+#pragma unroll
+        for (int q = 0; q < 3; ++q) {
+          const float t1 = lane_of(a[7 + q < 8 ? 7 + q : 7], k), t2 = lane_of(a[6 + q < 8 ? 6 + q : 7], k);
+          const float t3 = lane_of(a[5 + q], k);
+          const float val = m == 1 ? t1 : m == 2 ? t2 : t3;  // a[8 - m + q]
+          const int c = col0 + 4 + q;
+          if (q < m && c < n) out[row0 + c] = val;
+        }
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // fast_reg4x4: no shared memory. Block 256 threads = 8 warps over a 64x64 tile (2 warps across,
 // 4 down); a warp is 8 lanes across x 4 lanes down, each lane a 4x4 block. Read k: 4 rows x 128
 // contiguous bytes; write k: 8 output rows x 64 contiguous bytes (two whole 32-byte sectors).
