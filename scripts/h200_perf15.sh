@@ -31,7 +31,7 @@ step "ncu: shared-memory instruction counters of the issue-15 bench kernels (N =
 timeout 120 "$NCU" --clock-control none --csv --kernel-name-base demangled \
   --kernel-name regex:'fast_shift|fast_f4v' \
   --metrics smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum,smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_shared_st.sum \
-  "$BIN" bench --only fast_ --n 100,4100,8191 --runs 1 --warmup 0 > "$OUT/ncu15.csv" 2>&1
+  "$BIN" bench --only fast_ --exclude fast_tma --n 100,4100,8191 --runs 1 --warmup 0 > "$OUT/ncu15.csv" 2>&1
 echo "ncu exit: $?; rows: $(grep -c '_op_shared' "$OUT/ncu15.csv")"
 
 step "bench: $SIZES, cuBLAS and copy in the same run"

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -162,7 +163,11 @@ TEST_CASE("plan_jobs: a bench kernel's scenario must have the kernel's block and
   const std::string dir = std::string(BANKSCOPE_SOURCE_DIR) + "/assets/scenarios/";
   std::ifstream in(dir + "fast_shift_64x64_t256.json");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::string tmp = "test_gpu_host_wrong_tile.json";
+  const std::string tmp = (std::filesystem::temp_directory_path() / "bankscope_wrong_tile.json").string();
+  struct Cleanup {
+    std::string path;
+    ~Cleanup() { std::remove(path.c_str()); }
+  } cleanup{tmp};
   const auto write_with = [&](const std::string& from, const std::string& to) {
     std::string t = text;
     const size_t at = t.find(from);
@@ -179,7 +184,6 @@ TEST_CASE("plan_jobs: a bench kernel's scenario must have the kernel's block and
   jobs = plan_jobs({tmp}, {100}, nullptr);
   REQUIRE_FALSE(jobs.ok());
   CHECK(jobs.error().message.find("runs 256x1 threads, the scenario says 128x1x1") != std::string::npos);
-  std::remove(tmp.c_str());
 }
 
 TEST_CASE("plan_jobs: errors name the file") {
