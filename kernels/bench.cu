@@ -186,10 +186,13 @@ Candidate fast_f4v_candidate(const std::string& name) {
   return c;
 }
 
-template <int kTR, int kTC, int kThreads>
+template <int kTR, int kTC, int kThreads, int kMinBlocks = 1, int kFlags = 0>
 Candidate fast_shift_candidate(const std::string& name) {
-  return {name, kThreads, fn_ptr(&bench::fast_shift<kTR, kTC, kThreads>), [](void* o, const void* i, int n) {
-            bench::fast_shift<kTR, kTC, kThreads><<<grid_2d(n, kTC, kTR), kThreads>>>(f32(o), f32(i), n);
+  return {name, kThreads, fn_ptr(&bench::fast_shift<kTR, kTC, kThreads, kMinBlocks, kFlags>),
+          [](void* o, const void* i, int n) {
+            const dim3 g = grid_2d(n, kTC, kTR);
+            const dim3 grid = (kFlags & bench::kShiftColMajor) ? dim3(g.y, g.x) : g;
+            bench::fast_shift<kTR, kTC, kThreads, kMinBlocks, kFlags><<<grid, kThreads>>>(f32(o), f32(i), n);
           }};
 }
 
@@ -299,9 +302,14 @@ std::vector<Candidate> make_candidates(cublasHandle_t handle, int sms) {
   c.push_back(fast_f4v_candidate<128, 128, 512, kF4Dyn>("fast_f4v_128x128_t512"));
   c.push_back(fast_f4v_candidate<128, 128, 512, kF4Dyn | kF4Pf256>("fast_f4v_128x128_t512_pf"));
   c.push_back(fast_shift_candidate<64, 64, 256>("fast_shift_64x64_t256"));
-  c.push_back(fast_shift_candidate<64, 64, 128>("fast_shift_64x64_t128"));
-  c.push_back(fast_shift_candidate<128, 64, 256>("fast_shift_128x64_t256"));
-  c.push_back(fast_shift_candidate<64, 128, 256>("fast_shift_64x128_t256"));
+  c.push_back(fast_shift_candidate<64, 64, 256, 5>("fast_shift_64x64_t256_b5"));
+  c.push_back(fast_shift_candidate<64, 64, 256, 1, kShiftShfl>("fast_shift_64x64_t256_sh"));
+  c.push_back(fast_shift_candidate<64, 64, 256, 5, kShiftShfl>("fast_shift_64x64_t256_sh_b5"));
+  c.push_back(fast_shift_candidate<64, 64, 256, 1, kShiftColMajor>("fast_shift_64x64_t256_cm"));
+  c.push_back(fast_shift_candidate<64, 64, 256, 1, kShiftShfl | kShiftColMajor>("fast_shift_64x64_t256_sh_cm"));
+  c.push_back(fast_shift_candidate<64, 64, 128, 5>("fast_shift_64x64_t128"));
+  c.push_back(fast_shift_candidate<128, 64, 256, 3>("fast_shift_128x64_t256"));
+  c.push_back(fast_shift_candidate<64, 128, 256, 3>("fast_shift_64x128_t256"));
   c.push_back({"fast_reg4x4", 256, fn_ptr(&fast_reg4x4), [](void* o, const void* i, int n) {
                  fast_reg4x4<<<grid_2d(n, kReg4x4Tile, kReg4x4Tile), 256>>>(f32(o), f32(i), n);
                }});

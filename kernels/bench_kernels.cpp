@@ -95,16 +95,28 @@ std::vector<BenchKernel> make_table() {
           4, false, 512, 128, 128, false, A::kWide16),
       row("fast_f4v_128x128_t512_pf", "candidate", "fast_f4_128x128_t512.json",
           v + "<128, 128, 512, 5>", 4, false, 512, 128, 128, false, A::kWide16),
-      // fast_shift<TR, TC, threads>: 16-byte accesses at every n (aligned loads + register shift,
-      // aligned-chunk stores from a tile with a 4-row halo).
-      row("fast_shift_64x64_t256", "candidate", "fast_shift_64x64_t256.json", sh + "<64, 64, 256>", 4,
-          false, 256, 64, 64, false, A::kWide16Shift),
-      row("fast_shift_64x64_t128", "candidate", "fast_shift_64x64_t128.json", sh + "<64, 64, 128>", 4,
-          false, 128, 64, 64, false, A::kWide16Shift),
-      row("fast_shift_128x64_t256", "candidate", "fast_shift_128x64_t256.json", sh + "<128, 64, 256>",
-          4, false, 256, 128, 64, false, A::kWide16Shift),
-      row("fast_shift_64x128_t256", "candidate", "fast_shift_64x128_t256.json", sh + "<64, 128, 256>",
-          4, false, 256, 64, 128, false, A::kWide16Shift),
+      // fast_shift<TR, TC, threads, min blocks per SM, flags>: 16-byte accesses at every n
+      // (aligned loads + register shift, aligned-chunk stores from a tile with a 4-row halo);
+      // _b5: __launch_bounds__(256, 5); _sh (flag 1): the second chunk of a misaligned row by
+      // shuffle; _cm (flag 2): blocks walk tile-columns first (the grid transposed).
+      row("fast_shift_64x64_t256", "candidate", "fast_shift_64x64_t256.json",
+          sh + "<64, 64, 256, 1, 0>", 4, false, 256, 64, 64, false, A::kWide16Shift),
+      row("fast_shift_64x64_t256_b5", "candidate", "fast_shift_64x64_t256.json",
+          sh + "<64, 64, 256, 5, 0>", 4, false, 256, 64, 64, false, A::kWide16Shift),
+      row("fast_shift_64x64_t256_sh", "candidate", "fast_shift_64x64_t256.json",
+          sh + "<64, 64, 256, 1, 1>", 4, false, 256, 64, 64, false, A::kWide16Shift),
+      row("fast_shift_64x64_t256_sh_b5", "candidate", "fast_shift_64x64_t256.json",
+          sh + "<64, 64, 256, 5, 1>", 4, false, 256, 64, 64, false, A::kWide16Shift),
+      row("fast_shift_64x64_t256_cm", "candidate", "fast_shift_64x64_t256.json",
+          sh + "<64, 64, 256, 1, 2>", 4, false, 256, 64, 64, false, A::kWide16Shift),
+      row("fast_shift_64x64_t256_sh_cm", "candidate", "fast_shift_64x64_t256.json",
+          sh + "<64, 64, 256, 1, 3>", 4, false, 256, 64, 64, false, A::kWide16Shift),
+      row("fast_shift_64x64_t128", "candidate", "fast_shift_64x64_t128.json",
+          sh + "<64, 64, 128, 5, 0>", 4, false, 128, 64, 64, false, A::kWide16Shift),
+      row("fast_shift_128x64_t256", "candidate", "fast_shift_128x64_t256.json",
+          sh + "<128, 64, 256, 3, 0>", 4, false, 256, 128, 64, false, A::kWide16Shift),
+      row("fast_shift_64x128_t256", "candidate", "fast_shift_64x128_t256.json",
+          sh + "<64, 128, 256, 3, 0>", 4, false, 256, 64, 128, false, A::kWide16Shift),
       row("fast_reg4x4", "candidate", "", "bankscope::bench::fast_reg4x4", 4, false, 256, 64, 64,
           false, A::kWide16),
       // fast_tma's shared writes come from the copy engine, not the LSU: its scenario counts the

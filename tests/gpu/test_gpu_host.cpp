@@ -100,7 +100,7 @@ TEST_CASE("plan_transpose: a bench candidate's name launches that kernel (issue 
   TransposePlan p;
   REQUIRE(plan_transpose("fast_shift_64x64_t256", Elem::kFloat, PhysicalLayout{64}, &p) == "");
   CHECK(p.bench_kernel == "fast_shift_64x64_t256");
-  CHECK(p.symbol == "bench::fast_shift<64, 64, 256>");
+  CHECK(p.symbol == "bench::fast_shift<64, 64, 256, 1, 0>");
   CHECK(p.block_x == 256);
   CHECK(p.block_rows == 1);
   CHECK(p.tile_rows == 64);
