@@ -6,9 +6,11 @@
 # Steps: build bankscope-gpu (sm_90); `validate` of the issue-15 scenarios (fast_shift_*,
 # fast_f4_64x128_t256, fast_f4_128x128_t512: every predicted shared counter against its
 # instruction-level counterpart, outputs checked) at edge and whole sizes; ncu's instruction-level
-# shared counters of the same bench kernels launched by `bench` (a cross-check that needs no
-# validate plumbing); then `bench` at every issue-15 size with cuBLAS Sgeam and the copy in the
-# same run (50 timed runs after 5 warm-ups, CUDA events, every output checked).
+# shared counters of every fast_shift*/fast_f4v* kernel launched by `bench`, including the
+# variants no scenario names as its gpu_kernel (fast_shift_64x64_t256_{b5,sh,sh_b5,cm,sh_cm} and
+# the _pf/_stcs f4v rows share their tile's scenario, so their counts must equal its prediction);
+# then `bench` at every issue-15 size with cuBLAS Sgeam and the copy in the same run (50 timed
+# runs after 5 warm-ups, CUDA events, every output checked).
 # Writes to $OUT: log.txt, validate15.txt, validate15.json, ncu15.csv, bench15.txt, bench15.json,
 # bench15.svg. Budget: under 8 minutes (build ~1.5, validate ~1.5, ncu ~1, bench ~2.5).
 # Never changes clocks or GPU settings (ncu --clock-control none).
