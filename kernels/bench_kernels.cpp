@@ -83,16 +83,16 @@ std::vector<BenchKernel> make_table() {
           A::kWide16),
       // Issue 15. fast_f4v<TR, TC, threads, mode>: fast_f4's tile and shared accesses with one
       // change (mode 1: L2::256B loads, 2: streaming stores only, 4: dynamic shared memory).
-      row("fast_f4v_64x64_t256_pf", "candidate", "fast_f4_64x64_t256.json", v + "<64, 64, 256, 1>", 4,
-          false, 256, 64, 64, false, A::kWide16),
-      row("fast_f4v_64x64_t256_stcs", "candidate", "fast_f4_64x64_t256.json", v + "<64, 64, 256, 2>",
+      row("fast_f4v_64x64_t256_pf", "candidate", "fast_f4_64x64_t256.json", v + "<64, 64, 256, 1>",
           4, false, 256, 64, 64, false, A::kWide16),
-      row("fast_f4v_64x128_t256", "candidate", "fast_f4_64x128_t256.json", v + "<64, 128, 256, 0>", 4,
-          false, 256, 64, 128, false, A::kWide16),
-      row("fast_f4v_64x128_t256_pf", "candidate", "fast_f4_64x128_t256.json", v + "<64, 128, 256, 1>",
+      row("fast_f4v_64x64_t256_stcs", "candidate", "fast_f4_64x64_t256.json",
+          v + "<64, 64, 256, 2>", 4, false, 256, 64, 64, false, A::kWide16),
+      row("fast_f4v_64x128_t256", "candidate", "fast_f4_64x128_t256.json", v + "<64, 128, 256, 0>",
           4, false, 256, 64, 128, false, A::kWide16),
-      row("fast_f4v_128x128_t512", "candidate", "fast_f4_128x128_t512.json", v + "<128, 128, 512, 4>",
-          4, false, 512, 128, 128, false, A::kWide16),
+      row("fast_f4v_64x128_t256_pf", "candidate", "fast_f4_64x128_t256.json",
+          v + "<64, 128, 256, 1>", 4, false, 256, 64, 128, false, A::kWide16),
+      row("fast_f4v_128x128_t512", "candidate", "fast_f4_128x128_t512.json",
+          v + "<128, 128, 512, 4>", 4, false, 512, 128, 128, false, A::kWide16),
       row("fast_f4v_128x128_t512_pf", "candidate", "fast_f4_128x128_t512.json",
           v + "<128, 128, 512, 5>", 4, false, 512, 128, 128, false, A::kWide16),
       // fast_shift<TR, TC, threads, min blocks per SM, flags>: 16-byte accesses at every n
@@ -190,7 +190,8 @@ std::optional<BenchKernelDescription> describe_bench_kernel(const BenchKernel& k
       // chunk (the second an L1 hit): the load wavefronts double, the DRAM bytes do not. The 4-row
       // halo adds 4/TR to the reads (mostly L2 hits), not modelled.
       d.work.global_wavefronts = n % 4 != 0 ? full_line_wf * 3 / 2 : full_line_wf;
-      if (n % 4 != 0) d.note = "n % 4 != 0: two aligned 16-byte loads per chunk, shifted in registers";
+      if (n % 4 != 0)
+        d.note = "n % 4 != 0: two aligned 16-byte loads per chunk, shifted in registers";
       break;
     case GlobalAccess::kRowWarps: {
       // A warp moves 32 consecutive elements of a row: 32 x e bytes = L whole lines when the row

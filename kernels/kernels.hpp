@@ -28,7 +28,7 @@ struct TransposePlan {
   std::string gpu_kernel;  // name as in the scenario: seed, tiled_32x8, tiled_32x8_xor, ...
   Elem elem = Elem::kFloat;
   PhysicalLayout layout{32};
-  int block_rows = 8;       // threads per block: block_x x block_rows
+  int block_rows = 8;  // threads per block: block_x x block_rows
   int block_x = 32;
   // Issue 15: a bankscope-gpu bench candidate (bench_kernels.hpp) launched by its bench name, with
   // its own compiled-in layout, block (block_x x 1) and tile (tile_cols x tile_rows elements); ""

@@ -191,11 +191,12 @@ TEST_CASE("descriptions: DRAM bytes, wavefronts and row runs follow the element 
   CHECK(s1002->work.partial_store_requests == 0);
   CHECK(s1002->work.global_wavefronts == 94125);
   // n = 1024: aligned rows, one load per chunk: 2 x 1024^2 x 4 / 128 = 65536.
-  CHECK(describe_bench_kernel(kernel("fast_shift_64x64_t256"), 1024, 0, none)->work.global_wavefronts ==
-        65536);
+  CHECK(describe_bench_kernel(kernel("fast_shift_64x64_t256"), 1024, 0, none)
+            ->work.global_wavefronts == 65536);
   // 128x128 tiles, 512 threads, 64 KiB of dynamic shared memory (fast_f4v_128x128_t512): N = 300
   // is 3 x 3 tiles.
-  const auto big = describe_bench_kernel(kernel("fast_f4v_128x128_t512"), 300, 100, CompiledFacts{55, 0, 65536});
+  const auto big =
+      describe_bench_kernel(kernel("fast_f4v_128x128_t512"), 300, 100, CompiledFacts{55, 0, 65536});
   REQUIRE(big.has_value());
   CHECK(big->shape.threads_per_block == 512);
   CHECK(big->shape.blocks == 9);

@@ -112,13 +112,16 @@ TEST_CASE("plan_transpose: a bench candidate's name launches that kernel (issue 
   REQUIRE(plan_transpose("fast_f4v_128x128_t512", Elem::kFloat, PhysicalLayout{128}, &p) == "");
   CHECK(p.symbol == "bench::fast_f4v<128, 128, 512, 4>");
   CHECK(p.block_x == 512);
-  // fp32 only; launches that need more than n (the persistent grid, the tensor map) are not planned.
+  // fp32 only; launches that need more than n (the persistent grid, the tensor map) are not
+  // planned.
   CHECK(plan_transpose("fast_shift_64x64_t256", Elem::kDouble, PhysicalLayout{64}, &p)
             .find("needs arrays[0].type float") != std::string::npos);
-  CHECK(plan_transpose("fast_tma", Elem::kFloat, PhysicalLayout{32}, &p).rfind("unknown gpu_kernel", 0) == 0);
-  CHECK(plan_transpose("fast_f4p_64x64_t256", Elem::kFloat, PhysicalLayout{64}, &p).rfind("unknown gpu_kernel", 0) ==
-        0);
-  CHECK(plan_transpose("cublas_sgeam", Elem::kFloat, PhysicalLayout{32}, &p).rfind("unknown gpu_kernel", 0) == 0);
+  CHECK(plan_transpose("fast_tma", Elem::kFloat, PhysicalLayout{32}, &p)
+            .rfind("unknown gpu_kernel", 0) == 0);
+  CHECK(plan_transpose("fast_f4p_64x64_t256", Elem::kFloat, PhysicalLayout{64}, &p)
+            .rfind("unknown gpu_kernel", 0) == 0);
+  CHECK(plan_transpose("cublas_sgeam", Elem::kFloat, PhysicalLayout{32}, &p)
+            .rfind("unknown gpu_kernel", 0) == 0);
 }
 
 TEST_CASE("plan_jobs: issue-15 scenarios predict per-launch counts counted by hand") {
@@ -163,7 +166,8 @@ TEST_CASE("plan_jobs: a bench kernel's scenario must have the kernel's block and
   const std::string dir = std::string(BANKSCOPE_SOURCE_DIR) + "/assets/scenarios/";
   std::ifstream in(dir + "fast_shift_64x64_t256.json");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::string tmp = (std::filesystem::temp_directory_path() / "bankscope_wrong_tile.json").string();
+  const std::string tmp =
+      (std::filesystem::temp_directory_path() / "bankscope_wrong_tile.json").string();
   struct Cleanup {
     std::string path;
     ~Cleanup() { std::remove(path.c_str()); }
@@ -178,12 +182,14 @@ TEST_CASE("plan_jobs: a bench kernel's scenario must have the kernel's block and
   write_with("\"tile\": [\n    64,\n    64\n  ]", "\"tile\": [32, 64]");
   Result<std::vector<TransposeJob>> jobs = plan_jobs({tmp}, {100}, nullptr);
   REQUIRE_FALSE(jobs.ok());
-  CHECK(jobs.error().message.find("tile: gpu_kernel \"fast_shift_64x64_t256\" has 64x64 elements per block") !=
+  CHECK(jobs.error().message.find(
+            "tile: gpu_kernel \"fast_shift_64x64_t256\" has 64x64 elements per block") !=
         std::string::npos);
   write_with("\"block\": [\n    256,\n    1\n  ]", "\"block\": [128, 1]");
   jobs = plan_jobs({tmp}, {100}, nullptr);
   REQUIRE_FALSE(jobs.ok());
-  CHECK(jobs.error().message.find("runs 256x1 threads, the scenario says 128x1x1") != std::string::npos);
+  CHECK(jobs.error().message.find("runs 256x1 threads, the scenario says 128x1x1") !=
+        std::string::npos);
 }
 
 TEST_CASE("plan_jobs: errors name the file") {
