@@ -474,6 +474,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) fast_shift(float* __rest
   using S = FastShiftShape<kTR, kTC, kThreads>;
   using M = typename S::Main;
   constexpr bool kShfl = (kFlags & kShiftShfl) != 0;
+  static_assert(kThreads % M::kChunksPerRow == 0, "a thread's chunk column is the same at every iteration");
+  static_assert(!kShfl || 32 % M::kChunksPerRow == 0, "_sh: a row segment lies inside one warp");
   constexpr PhysicalLayout kLayout = fast_f4_layout<kTC>();
   __shared__ __align__(16) float tile[S::kTileFloats];
   const int bx = (kFlags & kShiftColMajor) ? blockIdx.y : blockIdx.x;
