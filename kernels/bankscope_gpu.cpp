@@ -300,7 +300,8 @@ int main(int argc, char** argv) {
   patterns_cmd->add_flag("--clock64", clock64, "also measure cycles per instruction with clock64");
 
   BenchOptions bench_opt;
-  std::string bench_sizes = "4096,8192,16384,8191";
+  // Issue 15: the whole sizes and the odd ones (not multiples of the tile, of 4, or of 2).
+  std::string bench_sizes = "4096,4100,8191,8192,12345,16383,16384";
   bool bench_list = false;
   CLI::App* bench_cmd = app.add_subcommand("bench", "time every transpose beside cudaMemcpy and cuBLAS; table, JSON, SVG");
   bench_cmd->add_option("--n", bench_sizes, "matrix sizes, comma-separated")->capture_default_str();

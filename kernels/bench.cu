@@ -33,6 +33,7 @@
 #include <memory>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,7 @@ struct Candidate {
   const void* func = nullptr;  // the kernel for cudaFuncGetAttributes; null: cudaMemcpy, cuBLAS
   LaunchFn launch;
   std::string refuse_why;  // why n % k->n_multiple != 0 is refused
+  int dyn_smem = 0;        // dynamic shared bytes per block the launch asks for
   const std::string& name() const { return k->name; }
   // "" = runs at this n, else why not (an explicit refusal, reported as such).
   std::string refuse(int n) const {
@@ -163,6 +165,34 @@ Candidate fast_f4_persistent_candidate(const std::string& name, int sms) {
           [blocks](void* o, const void* i, int n) {
             const int tiles = ((n + kTC - 1) / kTC) * ((n + kTR - 1) / kTR);
             bench::fast_f4_persistent<kTR, kTC, kThreads><<<std::min(blocks, tiles), kThreads>>>(f32(o), f32(i), n);
+          }};
+}
+
+template <int kTR, int kTC, int kThreads, int kMode>
+Candidate fast_f4v_candidate(const std::string& name) {
+  constexpr int kDyn = (kMode & bench::kF4Dyn) ? kTR * kTC * int(sizeof(float)) : 0;
+  auto* fn = &bench::fast_f4v<kTR, kTC, kThreads, kMode>;
+  Candidate c{name, kThreads, fn_ptr(fn), [fn](void* o, const void* i, int n) {
+                // Above 48 KiB of dynamic shared memory a kernel must opt in (documented by
+                // NVIDIA); once, at the first (checked, untimed) launch.
+                static bool opted_in = false;
+                if (kDyn > 48 * 1024 && !opted_in) {
+                  BANKSCOPE_CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, kDyn));
+                  opted_in = true;
+                }
+                fn<<<grid_2d(n, kTC, kTR), kThreads, kDyn>>>(f32(o), f32(i), n);
+              }};
+  c.dyn_smem = kDyn;
+  return c;
+}
+
+template <int kTR, int kTC, int kThreads, int kMinBlocks = 1, int kFlags = 0>
+Candidate fast_shift_candidate(const std::string& name) {
+  return {name, kThreads, fn_ptr(&bench::fast_shift<kTR, kTC, kThreads, kMinBlocks, kFlags>),
+          [](void* o, const void* i, int n) {
+            const dim3 g = grid_2d(n, kTC, kTR);
+            const dim3 grid = (kFlags & bench::kShiftColMajor) ? dim3(g.y, g.x) : g;
+            bench::fast_shift<kTR, kTC, kThreads, kMinBlocks, kFlags><<<grid, kThreads>>>(f32(o), f32(i), n);
           }};
 }
 
@@ -264,6 +294,22 @@ std::vector<Candidate> make_candidates(cublasHandle_t handle, int sms) {
   c.push_back(fast_f4_candidate<128, 64, 256, false, 16>("fast_f4_128x64_t256_g16"));
   c.push_back(fast_f4_candidate<32, 64, 128, false>("fast_f4_32x64_t128"));
   c.push_back(fast_f4_persistent_candidate<64, 64, 256>("fast_f4p_64x64_t256", handle != nullptr ? sms : 0));
+  // Issue 15: one change at a time on fast_f4 for N = 16384, and fast_shift for every n.
+  c.push_back(fast_f4v_candidate<64, 64, 256, kF4Pf256>("fast_f4v_64x64_t256_pf"));
+  c.push_back(fast_f4v_candidate<64, 64, 256, kF4Stcs>("fast_f4v_64x64_t256_stcs"));
+  c.push_back(fast_f4v_candidate<64, 128, 256, 0>("fast_f4v_64x128_t256"));
+  c.push_back(fast_f4v_candidate<64, 128, 256, kF4Pf256>("fast_f4v_64x128_t256_pf"));
+  c.push_back(fast_f4v_candidate<128, 128, 512, kF4Dyn>("fast_f4v_128x128_t512"));
+  c.push_back(fast_f4v_candidate<128, 128, 512, kF4Dyn | kF4Pf256>("fast_f4v_128x128_t512_pf"));
+  c.push_back(fast_shift_candidate<64, 64, 256>("fast_shift_64x64_t256"));
+  c.push_back(fast_shift_candidate<64, 64, 256, 5>("fast_shift_64x64_t256_b5"));
+  c.push_back(fast_shift_candidate<64, 64, 256, 1, kShiftShfl>("fast_shift_64x64_t256_sh"));
+  c.push_back(fast_shift_candidate<64, 64, 256, 5, kShiftShfl>("fast_shift_64x64_t256_sh_b5"));
+  c.push_back(fast_shift_candidate<64, 64, 256, 1, kShiftColMajor>("fast_shift_64x64_t256_cm"));
+  c.push_back(fast_shift_candidate<64, 64, 256, 1, kShiftShfl | kShiftColMajor>("fast_shift_64x64_t256_sh_cm"));
+  c.push_back(fast_shift_candidate<64, 64, 128, 5>("fast_shift_64x64_t128"));
+  c.push_back(fast_shift_candidate<128, 64, 256, 3>("fast_shift_128x64_t256"));
+  c.push_back(fast_shift_candidate<64, 128, 256, 3>("fast_shift_64x128_t256"));
   c.push_back({"fast_reg4x4", 256, fn_ptr(&fast_reg4x4), [](void* o, const void* i, int n) {
                  fast_reg4x4<<<grid_2d(n, kReg4x4Tile, kReg4x4Tile), 256>>>(f32(o), f32(i), n);
                }});
@@ -614,7 +660,7 @@ int run_bench_impl(const BenchOptions& o) {
           row.threads = c.k->threads;
           row.regs = attr.numRegs;
           row.static_smem = int(attr.sharedSizeBytes);
-          row.dynamic_smem = 0;  // no bench kernel asks for dynamic shared memory
+          row.dynamic_smem = c.dyn_smem;  // what the launch asks for (fast_f4v with kF4Dyn only)
         }
         row.skipped = c.refuse(n);
         if (!row.skipped.empty()) {
@@ -683,6 +729,18 @@ std::vector<std::string> bench_kernel_names() {
   std::vector<std::string> names;
   for (const Candidate& c : make_candidates(nullptr, 0)) names.push_back(c.name());
   return names;
+}
+
+void launch_bench_kernel(const std::string& name, void* out, const void* in, int n) {
+  static const std::vector<Candidate> all = make_candidates(nullptr, 0);  // no cuBLAS handle
+  for (const Candidate& c : all) {
+    if (c.name() != name) continue;
+    if (c.func == nullptr) break;  // cudaMemcpy and cuBLAS are not kernels of ours
+    c.launch(out, in, n);
+    BANKSCOPE_CUDA_CHECK(cudaGetLastError());
+    return;
+  }
+  throw std::invalid_argument("launch_bench_kernel: \"" + name + "\" is not a bench kernel of ours");
 }
 
 int run_bench(const BenchOptions& options) {

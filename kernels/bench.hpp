@@ -43,4 +43,9 @@ int run_bench(const BenchOptions& options);
 // The names run_bench would time, in order (no device needed): for --list and the tests.
 std::vector<std::string> bench_kernel_names();
 
+// One launch of the bench kernel `name` on the default stream (out = in^T, n x n floats), for
+// `validate` (kernels.cu launch_transpose). Throws std::invalid_argument for a name the bench does
+// not time, CudaError for a failed launch.
+void launch_bench_kernel(const std::string& name, void* out, const void* in, int n);
+
 }  // namespace bankscope

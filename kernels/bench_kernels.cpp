@@ -34,6 +34,8 @@ std::vector<BenchKernel> make_table() {
   using A = GlobalAccess;
   const std::string t = "bankscope::k_transpose_32x8";  // kernels/transpose_kernels.cuh
   const std::string f = "bankscope::bench::fast_f4";    // kernels/fast_transpose.cuh
+  const std::string v = "bankscope::bench::fast_f4v";
+  const std::string sh = "bankscope::bench::fast_shift";
   return {
       // The two yardsticks: not described (their launch shapes are not ours to know).
       row("memcpy_d2d", "ceiling", "", "", 4, true, 0, 0, 0, false, A::kNone),
@@ -79,6 +81,42 @@ std::vector<BenchKernel> make_table() {
       row("fast_f4p_64x64_t256", "candidate", "fast_f4_64x64_t256.json",
           "bankscope::bench::fast_f4_persistent<64, 64, 256>", 4, false, 256, 64, 64, true,
           A::kWide16),
+      // Issue 15. fast_f4v<TR, TC, threads, mode>: fast_f4's tile and shared accesses with one
+      // change (mode 1: L2::256B loads, 2: streaming stores only, 4: dynamic shared memory).
+      row("fast_f4v_64x64_t256_pf", "candidate", "fast_f4_64x64_t256.json", v + "<64, 64, 256, 1>",
+          4, false, 256, 64, 64, false, A::kWide16),
+      row("fast_f4v_64x64_t256_stcs", "candidate", "fast_f4_64x64_t256.json",
+          v + "<64, 64, 256, 2>", 4, false, 256, 64, 64, false, A::kWide16),
+      row("fast_f4v_64x128_t256", "candidate", "fast_f4_64x128_t256.json", v + "<64, 128, 256, 0>",
+          4, false, 256, 64, 128, false, A::kWide16),
+      row("fast_f4v_64x128_t256_pf", "candidate", "fast_f4_64x128_t256.json",
+          v + "<64, 128, 256, 1>", 4, false, 256, 64, 128, false, A::kWide16),
+      row("fast_f4v_128x128_t512", "candidate", "fast_f4_128x128_t512.json",
+          v + "<128, 128, 512, 4>", 4, false, 512, 128, 128, false, A::kWide16),
+      row("fast_f4v_128x128_t512_pf", "candidate", "fast_f4_128x128_t512.json",
+          v + "<128, 128, 512, 5>", 4, false, 512, 128, 128, false, A::kWide16),
+      // fast_shift<TR, TC, threads, min blocks per SM, flags>: 16-byte accesses at every n
+      // (aligned loads + register shift, aligned-chunk stores from a tile with a 4-row halo);
+      // _b5: __launch_bounds__(256, 5); _sh (flag 1): the second chunk of a misaligned row by
+      // shuffle; _cm (flag 2): blocks walk tile-columns first (the grid transposed).
+      row("fast_shift_64x64_t256", "candidate", "fast_shift_64x64_t256.json",
+          sh + "<64, 64, 256, 1, 0>", 4, false, 256, 64, 64, false, A::kWide16Shift),
+      row("fast_shift_64x64_t256_b5", "candidate", "fast_shift_64x64_t256.json",
+          sh + "<64, 64, 256, 5, 0>", 4, false, 256, 64, 64, false, A::kWide16Shift),
+      row("fast_shift_64x64_t256_sh", "candidate", "fast_shift_64x64_t256.json",
+          sh + "<64, 64, 256, 1, 1>", 4, false, 256, 64, 64, false, A::kWide16Shift),
+      row("fast_shift_64x64_t256_sh_b5", "candidate", "fast_shift_64x64_t256.json",
+          sh + "<64, 64, 256, 5, 1>", 4, false, 256, 64, 64, false, A::kWide16Shift),
+      row("fast_shift_64x64_t256_cm", "candidate", "fast_shift_64x64_t256.json",
+          sh + "<64, 64, 256, 1, 2>", 4, false, 256, 64, 64, false, A::kWide16Shift),
+      row("fast_shift_64x64_t256_sh_cm", "candidate", "fast_shift_64x64_t256.json",
+          sh + "<64, 64, 256, 1, 3>", 4, false, 256, 64, 64, false, A::kWide16Shift),
+      row("fast_shift_64x64_t128", "candidate", "fast_shift_64x64_t128.json",
+          sh + "<64, 64, 128, 5, 0>", 4, false, 128, 64, 64, false, A::kWide16Shift),
+      row("fast_shift_128x64_t256", "candidate", "fast_shift_128x64_t256.json",
+          sh + "<128, 64, 256, 3, 0>", 4, false, 256, 128, 64, false, A::kWide16Shift),
+      row("fast_shift_64x128_t256", "candidate", "fast_shift_64x128_t256.json",
+          sh + "<64, 128, 256, 3, 0>", 4, false, 256, 64, 128, false, A::kWide16Shift),
       row("fast_reg4x4", "candidate", "", "bankscope::bench::fast_reg4x4", 4, false, 256, 64, 64,
           false, A::kWide16),
       // fast_tma's shared writes come from the copy engine, not the LSU: its scenario counts the
@@ -146,6 +184,14 @@ std::optional<BenchKernelDescription> describe_bench_kernel(const BenchKernel& k
       } else {
         d.work.global_wavefronts = full_line_wf;
       }
+      break;
+    case GlobalAccess::kWide16Shift:
+      // 16-byte accesses at every n. A misaligned row (n % 4 != 0) loads two aligned chunks per
+      // chunk (the second an L1 hit): the load wavefronts double, the DRAM bytes do not. The 4-row
+      // halo adds 4/TR to the reads (mostly L2 hits), not modelled.
+      d.work.global_wavefronts = n % 4 != 0 ? full_line_wf * 3 / 2 : full_line_wf;
+      if (n % 4 != 0)
+        d.note = "n % 4 != 0: two aligned 16-byte loads per chunk, shifted in registers";
       break;
     case GlobalAccess::kRowWarps: {
       // A warp moves 32 consecutive elements of a row: 32 x e bytes = L whole lines when the row

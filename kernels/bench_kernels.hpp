@@ -26,6 +26,7 @@ enum class GlobalAccess : uint8_t {
   kRowWarps,     // a warp reads/writes one contiguous row run of 32 elements (copy, tiled kernels)
   kNaiveStores,  // coalesced reads; every store lands in its own line (a partial-line request each)
   kWide16,       // 16-byte accesses on whole tiles when n % 4 == 0, else an element-wise path
+  kWide16Shift,  // 16-byte accesses at every n (fast_shift: aligned loads shifted in registers)
 };
 
 struct BenchKernel {

@@ -266,6 +266,306 @@ __global__ void __launch_bounds__(kThreads) fast_f4_persistent(float* __restrict
 }
 
 // ---------------------------------------------------------------------------------------------
+// fast_f4v: fast_f4's tile with one thing changed at a time, for the last points at N = 16384
+// (issue 15). kMode is a set of flags:
+//   kF4Pf256   loads as ld.global.nc.L2::256B (read-only path, the L2 fetches whole 256-byte
+//              blocks: a 64-column tile row is exactly one) [the hint is documented by NVIDIA, PTX
+//              ISA "ld"; whether it helps here is what the bench measures]
+//   kF4Stcs    stores only with __stcs (evict-first); fast_f4's _cs variant streams both ways
+//   kF4Dyn     the tile in dynamic shared memory, so a tile may exceed the 48 KiB static limit
+//              (128x128 floats = 64 KiB); the launch opts in with cudaFuncSetAttribute
+// The shared layout and accesses are fast_f4's (same Swizzle<3,2,log2 TC>), so its scenarios apply.
+inline constexpr int kF4Pf256 = 1;
+inline constexpr int kF4Stcs = 2;
+inline constexpr int kF4Dyn = 4;
+
+__device__ __forceinline__ float4 ldg_nc_l2_256(const float* p) {
+  float4 v;
+  asm("ld.global.nc.L2::256B.v4.f32 {%0, %1, %2, %3}, [%4];"
+      : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+      : "l"(p));
+  return v;
+}
+
+template <int kTR, int kTC, int kThreads, int kMode>
+__global__ void __launch_bounds__(kThreads) fast_f4v(float* __restrict__ out, const float* __restrict__ in, int n) {
+  using S = FastF4Shape<kTR, kTC, kThreads>;
+  constexpr PhysicalLayout kLayout = fast_f4_layout<kTC>();
+  constexpr int kStaticFloats = (kMode & kF4Dyn) ? 4 : S::kTileFloats;
+  __shared__ __align__(16) float static_tile[kStaticFloats];
+  extern __shared__ __align__(16) float dyn_tile[];
+  float* tile = (kMode & kF4Dyn) ? dyn_tile : static_tile;
+  const int x0 = blockIdx.x * kTC;
+  const int y0 = blockIdx.y * kTR;
+  const bool fast = (n % 4 == 0) && x0 + kTC <= n && y0 + kTR <= n;
+  float4 v[S::kLoadIters];
+  if ((kMode & kF4Pf256) && fast) {
+#pragma unroll
+    for (int it = 0; it < S::kLoadIters; ++it) {
+      const int idx = threadIdx.x + it * kThreads;
+      const int r = idx / S::kChunksPerRow;
+      const int c = (idx % S::kChunksPerRow) * 4;
+      v[it] = ldg_nc_l2_256(in + int64_t(y0 + r) * n + x0 + c);
+    }
+  } else {
+    fast_f4_load<kTR, kTC, kThreads, false>(v, in, n, x0, y0, fast);
+  }
+#pragma unroll
+  for (int it = 0; it < S::kLoadIters; ++it) {
+    const int idx = threadIdx.x + it * kThreads;
+    *reinterpret_cast<float4*>(tile + kLayout.offset(idx / S::kChunksPerRow, (idx % S::kChunksPerRow) * 4)) = v[it];
+  }
+  __syncthreads();
+  fast_f4_store<kTR, kTC, kThreads, (kMode & kF4Stcs) != 0>(out, tile, n, x0, y0, fast);
+}
+
+// ---------------------------------------------------------------------------------------------
+// fast_shift: 16-byte global accesses at every n, including n % 4 != 0 (issue 15).
+//
+// When n % 4 != 0, input row g starts at element g*n, so its 16-byte chunks are misaligned by
+// m = (g*n) % 4 elements, and output row p by m' = (p*n) % 4. fast_f4 then moves its whole tile
+// element by element. fast_shift keeps every access 16 bytes wide and aligned:
+//   - reads: the 4 elements (g, col..col+3) lie in the aligned chunks at g*n+col-m and 4 later;
+//     both are loaded (the second one is the neighbour lane's first: an L1 hit, not more DRAM
+//     traffic) and the 4 wanted lanes selected in registers; m == 0 loads one chunk;
+//   - writes: output row p is cut into the ALIGNED chunks of the flat array; block (bx, by) owns
+//     the chunks whose first column lies in [y0 - m', y0 - m' + TR), so element e of its chunk i
+//     is input row y0 - m' + 4i + e, i.e. tile row 4i - m' + e, which for m' > 0 reaches up to 3
+//     rows above the tile. So the tile carries a halo of 4 input rows above it (rows y0-4..y0-1,
+//     tile rows 0..3; input row y0 + r is tile row r + 4), every thread reads the 7 rows of the
+//     two 4x4 blocks that can hold its chunk (7 LDS.128 instead of 4) and selects per output row
+//     (m' of output rows x0+4j .. x0+4j+3 differ when n is odd), and every chunk is
+//     one aligned STG.128. Ownership partitions each output row exactly, so no element is written
+//     twice; only a chunk that crosses column 0 or column n (it holds elements of the previous or
+//     next output row) is written element by element, and the last tile-row also owns the partial
+//     chunk after its last one, so the chunks reach column n - 1 for every m'.
+// At n % 4 == 0 every m, m' is 0: one load per chunk, the halo unused but still loaded (its cost:
+// 4/TR more reads, mostly L2 hits, the neighbour tile reads them too).
+//
+// Shared layout: fast_f4's, on the (TR + 4) x TC tile with the halo first:
+//   (h, col) -> fast_f4_layout<TC>().offset(h, col),  h = tile row + 4
+// Row writes (STS.128: 8 consecutive chunks of one row a quarter-warp) and block reads (LDS.128:
+// rows 4i + q, q = 1..7, for 8 consecutive i a quarter-warp: (4i + q) / 4 % 8 takes 8 values) are
+// conflict-free for the same reason as fast_f4's (fast_shift_*.json verify it). Every block
+// executes the same shared accesses (edges stage zeros and mask only global accesses), so the
+// per-launch counters are the per-tile counts times the grid.
+template <int kTR, int kTC, int kThreads>
+struct FastShiftShape {
+  using Main = FastF4Shape<kTR, kTC, kThreads>;
+  static constexpr int kHaloRows = 4;
+  static constexpr int kRows = kTR + kHaloRows;
+  static constexpr int kHaloChunks = kHaloRows * kTC / 4;  // loaded by threads 0 .. kHaloChunks-1
+  static constexpr int kTileFloats = kRows * kTC;
+  static_assert(kHaloChunks <= kThreads, "one halo chunk per thread at most");
+  static_assert(kHaloChunks % 32 == 0, "the halo is loaded by whole warps");
+};
+
+// Elements m .. m+3 of the 8 elements (lo, hi): the register shift of a misaligned chunk.
+__device__ __forceinline__ float4 shift4(const float4& lo, const float4& hi, int m) {
+  float4 r;
+  r.x = m == 0 ? lo.x : m == 1 ? lo.y : m == 2 ? lo.z : lo.w;
+  r.y = m == 0 ? lo.y : m == 1 ? lo.z : m == 2 ? lo.w : hi.x;
+  r.z = m == 0 ? lo.z : m == 1 ? lo.w : m == 2 ? hi.x : hi.y;
+  r.w = m == 0 ? lo.w : m == 1 ? hi.x : m == 2 ? hi.y : hi.z;
+  return r;
+}
+
+// Input elements (g, col .. col+3), zero outside the matrix, in two steps so that a thread's loads
+// are all in flight before any result is used (a shift right after its load would wait a memory
+// round trip per chunk; measured on the H200: fast_shift at N = 4096 then ran at 83% of the
+// copy instead of fast_f4's 96%):
+//   load_chunk_raw: the aligned 16-byte chunk holding element (g, col) and, when the row is
+//     misaligned (m != 0), the next one (predicated); element by element (m = 0) where the four
+//     do not all lie inside row g and inside the allocation;
+//   shift4(lo, hi, m): the 4 wanted elements.
+// v = *p where pred, else v unchanged: one predicated ld.global.nc.v4.f32, never speculated.
+__device__ __forceinline__ void ldg_nc_if(float4& v, const float4* p, bool pred) {
+  asm("{\n .reg .pred q;\n setp.ne.b32 q, %5, 0;\n @q ld.global.nc.v4.f32 {%0, %1, %2, %3}, [%4];\n}\n"
+      : "+f"(v.x), "+f"(v.y), "+f"(v.z), "+f"(v.w)
+      : "l"(p), "r"(int(pred)));
+}
+
+struct RawChunk {
+  float4 lo, hi;
+  int m;
+};
+
+__device__ __forceinline__ RawChunk load_chunk_raw(const float* __restrict__ in, int n, int g, int col) {
+  RawChunk r{make_float4(0.f, 0.f, 0.f, 0.f), make_float4(0.f, 0.f, 0.f, 0.f), 0};
+  if (g < 0 || g >= n) return r;
+  const int64_t e = int64_t(g) * n + col;  // flat index of element (g, col)
+  const int m = int(e & 3);
+  if (col + 4 <= n && e - m + (m != 0 ? 8 : 4) <= int64_t(n) * n) {
+    // __ldg keeps the loads 16 bytes wide (a plain dereference let nvcc split the second one into
+    // the 1-3 scalar loads the shift uses); the second is an explicitly predicated load (nvcc
+    // otherwise issued it unconditionally, past the end of the matrix for its last chunk).
+    const float4* p = reinterpret_cast<const float4*>(in + (e - m));
+    r.lo = __ldg(p);
+    ldg_nc_if(r.hi, p + 1, m != 0);
+    r.m = m;
+  } else {
+    float v[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) v[q] = col + q < n ? in[e + q] : 0.0f;
+    r.lo = make_float4(v[0], v[1], v[2], v[3]);
+  }
+  return r;
+}
+
+// The kShfl variant of load_chunk_raw: the second aligned chunk of a misaligned row is the next
+// lane's first (consecutive lanes hold consecutive chunks of a row), so it comes by shuffle, not
+// by a second load through L1; a lane loads it itself only where the next lane holds no such
+// chunk: at the end of its row segment (seg_end) or where the next chunk leaves the 16-byte path.
+// All lanes must call take_hi (it shuffles).
+__device__ __forceinline__ RawChunk load_chunk_lo(const float* __restrict__ in, int n, int g, int col, bool seg_end) {
+  RawChunk r{make_float4(0.f, 0.f, 0.f, 0.f), make_float4(0.f, 0.f, 0.f, 0.f), 0};
+  if (g < 0 || g >= n) return r;
+  const int64_t e = int64_t(g) * n + col;
+  const int m = int(e & 3);
+  const int64_t total = int64_t(n) * n;
+  if (col + 4 <= n && e - m + (m != 0 ? 8 : 4) <= total) {
+    const float4* p = reinterpret_cast<const float4*>(in + (e - m));
+    r.lo = __ldg(p);
+    // The next lane's chunk (g, col + 4) is on the 16-byte path iff the same test holds 4 later.
+    const bool next_fast = col + 8 <= n && e + 4 - m + 8 <= total;
+    ldg_nc_if(r.hi, p + 1, m != 0 && (seg_end || !next_fast));
+    r.m = m == 0 ? 0 : (seg_end || !next_fast) ? -m : m;  // < 0: hi loaded here; > 0: hi by shuffle
+  } else {
+    float v[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) v[q] = col + q < n ? in[e + q] : 0.0f;
+    r.lo = make_float4(v[0], v[1], v[2], v[3]);
+  }
+  return r;
+}
+
+__device__ __forceinline__ float4 take_hi(const RawChunk& r) {
+  float4 nb;
+  nb.x = __shfl_down_sync(0xffffffffu, r.lo.x, 1);
+  nb.y = __shfl_down_sync(0xffffffffu, r.lo.y, 1);
+  nb.z = __shfl_down_sync(0xffffffffu, r.lo.z, 1);
+  nb.w = __shfl_down_sync(0xffffffffu, r.lo.w, 1);
+  // Selected component by component: a whole-struct select put the chunks in local memory.
+  const bool by_shuffle = r.m > 0;
+  const float4 hi = make_float4(by_shuffle ? nb.x : r.hi.x, by_shuffle ? nb.y : r.hi.y, by_shuffle ? nb.z : r.hi.z,
+                                by_shuffle ? nb.w : r.hi.w);
+  return shift4(r.lo, hi, r.m < 0 ? -r.m : r.m);
+}
+
+__device__ __forceinline__ float lane_of(const float4& v, int k) {
+  return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
+}
+
+// Grid: (ceil(n / TC), ceil(n / TR)) as fast_f4, or transposed with kShiftColMajor.
+// kMinBlocks > 1 asks ptxas for that many resident blocks per SM (__launch_bounds__), i.e. fewer
+// registers per thread: more warps, the same bytes in flight per thread.
+// kFlags:
+//   kShiftShfl      the second chunk of a misaligned row by shuffle (load_chunk_lo), not a load
+//   kShiftColMajor  blocks walk the tiles down a tile-column first (grid (tiles_y, tiles_x)): the
+//                   tiles that share an output row's misaligned 32-byte sectors at their ends
+//                   (vertical neighbours) run back to back, so each sector's two partial writes
+//                   meet in L2 soon (an assumption about what costs at odd n; the bench decides)
+inline constexpr int kShiftShfl = 1;
+inline constexpr int kShiftColMajor = 2;
+
+template <int kTR, int kTC, int kThreads, int kMinBlocks = 1, int kFlags = 0>
+__global__ void __launch_bounds__(kThreads, kMinBlocks) fast_shift(float* __restrict__ out, const float* __restrict__ in,
+                                                                   int n) {
+  using S = FastShiftShape<kTR, kTC, kThreads>;
+  using M = typename S::Main;
+  constexpr bool kShfl = (kFlags & kShiftShfl) != 0;
+  static_assert(kThreads % M::kChunksPerRow == 0, "a thread's chunk column is the same at every iteration");
+  static_assert(!kShfl || 32 % M::kChunksPerRow == 0, "_sh: a row segment lies inside one warp");
+  constexpr PhysicalLayout kLayout = fast_f4_layout<kTC>();
+  __shared__ __align__(16) float tile[S::kTileFloats];
+  const int bx = (kFlags & kShiftColMajor) ? blockIdx.y : blockIdx.x;
+  const int by = (kFlags & kShiftColMajor) ? blockIdx.x : blockIdx.y;
+  const int tiles_y = (kFlags & kShiftColMajor) ? gridDim.x : gridDim.y;
+  const int x0 = bx * kTC;
+  const int y0 = by * kTR;
+
+  // Global -> registers: the tile's rows, then (threads 0 .. kHaloChunks-1) the halo rows; every
+  // load issued before the first shift.
+  // kThreads is a multiple of kChunksPerRow, so a thread's chunk index in its row is the same
+  // at every iteration; seg_end: the last chunk of a row segment (the next lane starts a new row).
+  const bool seg_end = threadIdx.x % M::kChunksPerRow == M::kChunksPerRow - 1;
+  RawChunk v[M::kLoadIters];
+#pragma unroll
+  for (int it = 0; it < M::kLoadIters; ++it) {
+    const int idx = threadIdx.x + it * kThreads;
+    const int g = y0 + idx / M::kChunksPerRow, col = x0 + (idx % M::kChunksPerRow) * 4;
+    v[it] = kShfl ? load_chunk_lo(in, n, g, col, seg_end) : load_chunk_raw(in, n, g, col);
+  }
+  const bool halo = threadIdx.x < S::kHaloChunks;  // whole warps
+  RawChunk h{make_float4(0.f, 0.f, 0.f, 0.f), make_float4(0.f, 0.f, 0.f, 0.f), 0};
+  if (halo) {
+    const int g = y0 - 4 + threadIdx.x / M::kChunksPerRow, col = x0 + (threadIdx.x % M::kChunksPerRow) * 4;
+    h = kShfl ? load_chunk_lo(in, n, g, col, seg_end) : load_chunk_raw(in, n, g, col);
+  }
+
+  // Registers -> shared (STS.128 row writes), tile row r at h = r + 4.
+#pragma unroll
+  for (int it = 0; it < M::kLoadIters; ++it) {
+    const int idx = threadIdx.x + it * kThreads;
+    *reinterpret_cast<float4*>(tile + kLayout.offset(4 + idx / M::kChunksPerRow, (idx % M::kChunksPerRow) * 4)) =
+        kShfl ? take_hi(v[it]) : shift4(v[it].lo, v[it].hi, v[it].m);
+  }
+  if (halo)  // whole warps: every lane of the warp shuffles
+    *reinterpret_cast<float4*>(tile + kLayout.offset(threadIdx.x / M::kChunksPerRow, (threadIdx.x % M::kChunksPerRow) * 4)) =
+        kShfl ? take_hi(h) : shift4(h.lo, h.hi, h.m);
+  __syncthreads();
+
+  // Shared -> global: thread owns chunk i of output rows x0 + 4j + k, k = 0..3.
+#pragma unroll
+  for (int it = 0; it < M::kStoreIters; ++it) {
+    const int idx = threadIdx.x + it * kThreads;
+    const int i = idx % M::kBlocksI;
+    const int j = idx / M::kBlocksI;
+    // a[q] = tile rows 4i - 4 + q (h = 4i + q), columns 4j .. 4j+3, for q = 1..7: an element of
+    // the chunk is a[4 - m' + q'] with m' <= 3, so a[0] (h = 4i) is never needed: 7 LDS.128.
+    float4 a[8];
+    a[0] = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+    for (int q = 1; q < 8; ++q) a[q] = *reinterpret_cast<const float4*>(tile + kLayout.offset(4 * i + q, 4 * j));
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const int p = x0 + 4 * j + k;  // output row = input column
+      if (p >= n) continue;
+      const int64_t row0 = int64_t(p) * n;
+      const int m = int((row0 + y0) & 3);  // y0 % 4 == 0: m' of this row
+      const int col0 = y0 - m + 4 * i;     // output column of the chunk's element 0
+      float e[4];
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {  // element q: tile row 4i - m + q = h 4i + 4 - m + q
+        const float s0 = lane_of(a[4 + q], k), s1 = lane_of(a[3 + q], k);
+        const float s2 = lane_of(a[2 + q], k), s3 = lane_of(a[1 + q], k);
+        e[q] = m == 0 ? s0 : m == 1 ? s1 : m == 2 ? s2 : s3;
+      }
+      if (col0 >= 0 && col0 + 4 <= n) {
+        *reinterpret_cast<float4*>(out + row0 + col0) = make_float4(e[0], e[1], e[2], e[3]);
+      } else {
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+          if (col0 + q >= 0 && col0 + q < n) out[row0 + col0 + q] = e[q];
+      }
+      // The last tile-row also owns the chunk after its last one (i = TR/4): its first m' elements
+      // are tile rows TR - m' .. TR - 1 (a[8 - m' + q], already loaded), the rest lie past
+      // column n - 1. Without it, columns up to n - 1 would go unwritten when n % TR > TR - m'.
+      if (i == M::kBlocksI - 1 && by == tiles_y - 1) {
+#pragma unroll
+        for (int q = 0; q < 3; ++q) {
+          const float t1 = lane_of(a[7 + q < 8 ? 7 + q : 7], k), t2 = lane_of(a[6 + q < 8 ? 6 + q : 7], k);
+          const float t3 = lane_of(a[5 + q], k);
+          const float val = m == 1 ? t1 : m == 2 ? t2 : t3;  // a[8 - m + q]
+          const int c = col0 + 4 + q;
+          if (q < m && c < n) out[row0 + c] = val;
+        }
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // fast_reg4x4: no shared memory. Block 256 threads = 8 warps over a 64x64 tile (2 warps across,
 // 4 down); a warp is 8 lanes across x 4 lanes down, each lane a 4x4 block. Read k: 4 rows x 128
 // contiguous bytes; write k: 8 output rows x 64 contiguous bytes (two whole 32-byte sectors).

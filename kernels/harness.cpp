@@ -185,7 +185,9 @@ Result<std::vector<TransposeJob>> plan_jobs(const std::vector<std::string>& scen
       const Scenario& s = compiled.value();
       if (s.arrays.empty()) return Error{path + ": arrays: the GPU kernels need one shared array"};
       const SharedArray& a = s.arrays[0];
-      if (a.shape.rows != 32 || a.shape.cols != 32) {
+      // A bench candidate (issue 15) has its own tile; the lesson's kernels a logical 32x32 one.
+      const BenchKernel* bench = find_bench_kernel(base.gpu_kernel);
+      if (bench == nullptr && (a.shape.rows != 32 || a.shape.cols != 32)) {
         return Error{path + ": arrays[0].dims: the GPU transposes use a logical 32x32 tile"};
       }
       const std::optional<Elem> elem = elem_of(a.type);
@@ -209,12 +211,20 @@ Result<std::vector<TransposeJob>> plan_jobs(const std::vector<std::string>& scen
         break;
       }
       if (!err.empty()) return Error{path + ": gpu_kernel: " + err};
-      const Dim3 want{32, job.plan.block_rows, 1};
+      const Dim3 want{job.plan.block_x, job.plan.block_rows, 1};
       if (!(spec.block == want)) {
-        return Error{path + ": block: gpu_kernel \"" + base.gpu_kernel + "\" runs 32x" +
-                     std::to_string(job.plan.block_rows) + " threads, the scenario says " +
-                     std::to_string(spec.block.x) + "x" + std::to_string(spec.block.y) + "x" +
-                     std::to_string(spec.block.z)};
+        return Error{path + ": block: gpu_kernel \"" + base.gpu_kernel + "\" runs " +
+                     std::to_string(job.plan.block_x) + "x" + std::to_string(job.plan.block_rows) +
+                     " threads, the scenario says " + std::to_string(spec.block.x) + "x" +
+                     std::to_string(spec.block.y) + "x" + std::to_string(spec.block.z)};
+      }
+      // The model's grid is derived from the tile: it must be the kernel's.
+      if (!job.plan.bench_kernel.empty() &&
+          !(spec.tile == Dim3{job.plan.tile_cols, job.plan.tile_rows, 1})) {
+        return Error{path + ": tile: gpu_kernel \"" + base.gpu_kernel + "\" has " +
+                     std::to_string(job.plan.tile_cols) + "x" + std::to_string(job.plan.tile_rows) +
+                     " elements per block (columns x rows), the scenario says " +
+                     std::to_string(spec.tile.x) + "x" + std::to_string(spec.tile.y)};
       }
       Result<LaunchTotals> totals = launch_totals(s);
       if (!totals) return with_context(path + " (n=" + std::to_string(n) + ")", totals.error());
@@ -460,12 +470,14 @@ void predict_times(GpuResults& res, const std::vector<const TransposeJob*>& jobs
         bench_name = "tiled_float4_32x33";
       }
     }
+    if (!job.plan.bench_kernel.empty()) bench_name = job.plan.bench_kernel;
     const BenchKernel* bk = bench_name.empty() ? nullptr : find_bench_kernel(bench_name);
     CompiledFacts facts;
     if (bk != nullptr && resources) {
       if (const auto f = find_compiled(*resources, *bk)) facts = *f;
     }
-    const uint64_t blocks = uint64_t((job.n + 31) / 32) * uint64_t((job.n + 31) / 32);
+    const uint64_t blocks = uint64_t((job.n + job.plan.tile_cols - 1) / job.plan.tile_cols) *
+                            uint64_t((job.n + job.plan.tile_rows - 1) / job.plan.tile_rows);
     const auto described = (bk == nullptr || !fit)
                                ? std::nullopt
                                : describe_bench_kernel(*bk, job.n, blocks ? shared_wf / blocks : 0, facts);
@@ -563,7 +575,7 @@ ValidateOutcome run_validate(const std::vector<TransposeJob>& jobs, const Valida
     k.swizzle_bits = job.plan.layout.swizzle.bits;
     k.swizzle_base = job.plan.layout.swizzle.base;
     k.swizzle_shift = job.plan.layout.swizzle.shift;
-    k.block_x = 32;
+    k.block_x = job.plan.block_x;
     k.block_y = job.plan.block_rows;
     k.block_z = 1;
     k.has_layout_key = true;

@@ -12,6 +12,8 @@
 
 #include <cuda_runtime.h>
 
+#include "bench.hpp"
+#include "bench_kernels.hpp"
 #include "cuda_check.hpp"
 #include "fill_pattern.hpp"
 #include "pattern_kernels.cuh"
@@ -228,6 +230,19 @@ std::string plan_transpose(const std::string& gpu_kernel, Elem elem, const Physi
            ", the scenario has " + elem_name(elem);
   };
   bool force_dynamic = false;
+  if (const BenchKernel* bk = find_bench_kernel(gpu_kernel);
+      bk != nullptr && bk->family == "candidate" && !bk->persistent && bk->name != "fast_tma") {
+    if (auto e = need(Elem::kFloat); !e.empty()) return e;
+    p.bench_kernel = bk->name;
+    p.block_x = bk->threads;
+    p.block_rows = 1;
+    p.tile_rows = bk->tile_rows;
+    p.tile_cols = bk->tile_cols;
+    const std::string prefix = "bankscope::";
+    p.symbol = bk->symbol.rfind(prefix, 0) == 0 ? bk->symbol.substr(prefix.size()) : bk->symbol;
+    *plan = p;
+    return "";
+  }
   if (gpu_kernel == "seed") {
     p.block_rows = kTileDim;
     if (auto e = need(Elem::kFloat); !e.empty()) return e;
@@ -245,7 +260,7 @@ std::string plan_transpose(const std::string& gpu_kernel, Elem elem, const Physi
   } else {
     return "unknown gpu_kernel \"" + gpu_kernel +
            "\" (known: seed, tiled_32x8, tiled_32x8_xor, dynamic_stride, tiled_32x8_double, "
-           "tiled_float4)";
+           "tiled_float4, or a bench candidate's name such as fast_shift_64x64_t256)";
   }
   if (layout.row_stride < kTileDim) {
     return "row stride " + std::to_string(layout.row_stride) + " is below the tile width 32";
@@ -274,6 +289,10 @@ std::string plan_transpose(const std::string& gpu_kernel, Elem elem, const Physi
 }
 
 void launch_transpose(const TransposePlan& plan, void* out, const void* in, int n) {
+  if (!plan.bench_kernel.empty()) {
+    launch_bench_kernel(plan.bench_kernel, out, in, n);
+    return;
+  }
   switch (plan.elem) {
     case Elem::kFloat: launch_typed<float>(plan, out, in, n); break;
     case Elem::kDouble: launch_typed<double>(plan, out, in, n); break;

@@ -28,13 +28,21 @@ struct TransposePlan {
   std::string gpu_kernel;  // name as in the scenario: seed, tiled_32x8, tiled_32x8_xor, ...
   Elem elem = Elem::kFloat;
   PhysicalLayout layout{32};
-  int block_rows = 8;       // threads per block: 32 x block_rows
+  int block_rows = 8;  // threads per block: block_x x block_rows
+  int block_x = 32;
+  // Issue 15: a bankscope-gpu bench candidate (bench_kernels.hpp) launched by its bench name, with
+  // its own compiled-in layout, block (block_x x 1) and tile (tile_cols x tile_rows elements); ""
+  // = one of the transpose_kernels.cuh kernels above.
+  std::string bench_kernel;
+  int tile_rows = 32, tile_cols = 32;
   bool is_static = false;   // a compile-time layout in a static __shared__ array
   size_t dyn_smem = 0;      // dynamic shared bytes (0 for static kernels)
   std::string symbol;       // e.g. "k_transpose_32x8<float, 33, 0>"
 };
 
-// Known names: seed, tiled_32x8, tiled_32x8_xor, dynamic_stride, tiled_32x8_double, tiled_float4.
+// Known names: seed, tiled_32x8, tiled_32x8_xor, dynamic_stride, tiled_32x8_double, tiled_float4,
+// and the name of any bench candidate with one tile per block (fast_f4*, fast_shift_*; not the
+// persistent fast_f4p nor fast_tma, whose launches need more than n), float only.
 // Returns "" on success, else one line saying what does not fit.
 std::string plan_transpose(const std::string& gpu_kernel, Elem elem, const PhysicalLayout& layout,
                            TransposePlan* plan);

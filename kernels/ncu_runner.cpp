@@ -168,7 +168,7 @@ Result<std::vector<NcuKernel>> run_ncu(const std::string& ncu, const std::vector
   for (const std::string& m : metrics) joined += (joined.empty() ? "" : ",") + m;
   std::string cmd = shell_quote(ncu) +
                     " --csv --clock-control none --kernel-name-base demangled"
-                    " --kernel-name regex:bankscope::k_ --metrics " + shell_quote(joined) + " " +
+                    " --kernel-name regex:'bankscope::(k_|bench::fast_)' --metrics " + shell_quote(joined) + " " +
                     shell_quote(exe);
   for (const std::string& a : args) cmd += " " + shell_quote(a);
   FILE* pipe = popen(cmd.c_str(), "r");

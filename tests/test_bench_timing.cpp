@@ -99,7 +99,7 @@ TEST_CASE(
   std::vector<std::string> table;
   for (const BenchKernel& k : bench_kernels()) table.push_back(k.name);
   CHECK(bench_kernel_names() == table);
-  CHECK(table.size() == 22);
+  CHECK(table.size() == 37);  // 22 + issue 15's six fast_f4v and nine fast_shift rows
 }
 
 TEST_CASE("every bench kernel with a symbol is in the committed resource-usage file") {
@@ -111,7 +111,7 @@ TEST_CASE("every bench kernel with a symbol is in the committed resource-usage f
     CHECK(find_compiled(usage, k).has_value());
     ++found;
   }
-  CHECK(found == 20);  // 22 rows less cudaMemcpy and cuBLAS
+  CHECK(found == 35);  // 37 rows less cudaMemcpy and cuBLAS
   // Spot values (CUDA 13.0, sm_90), as ptxas -v reported them for the old hand-written table.
   CHECK(find_compiled(usage, kernel("seed_32x32"))->regs_per_thread == 16);
   CHECK(find_compiled(usage, kernel("tiled_32x8_32x33"))->regs_per_thread == 28);
@@ -183,6 +183,25 @@ TEST_CASE("descriptions: DRAM bytes, wavefronts and row runs follow the element 
         1000000);
   CHECK(describe_bench_kernel(kernel("fast_f4_64x64_t256"), 1002, 0, none)
             ->work.partial_store_requests == 1002 * 1002 / 8);
+  // fast_shift (issue 15) keeps 16-byte accesses at n % 4 != 0: no partial-line stores; the
+  // misaligned loads are two aligned chunks per chunk (reads = half the bytes: wavefronts x 3/2).
+  // n = 1002: 2 x 1002^2 x 4 = 8032032 bytes = 62750 whole lines (8032000 / 128), x 3/2 = 94125.
+  const auto s1002 = describe_bench_kernel(kernel("fast_shift_64x64_t256"), 1002, 0, none);
+  REQUIRE(s1002.has_value());
+  CHECK(s1002->work.partial_store_requests == 0);
+  CHECK(s1002->work.global_wavefronts == 94125);
+  // n = 1024: aligned rows, one load per chunk: 2 x 1024^2 x 4 / 128 = 65536.
+  CHECK(describe_bench_kernel(kernel("fast_shift_64x64_t256"), 1024, 0, none)
+            ->work.global_wavefronts == 65536);
+  // 128x128 tiles, 512 threads, 64 KiB of dynamic shared memory (fast_f4v_128x128_t512): N = 300
+  // is 3 x 3 tiles.
+  const auto big =
+      describe_bench_kernel(kernel("fast_f4v_128x128_t512"), 300, 100, CompiledFacts{55, 0, 65536});
+  REQUIRE(big.has_value());
+  CHECK(big->shape.threads_per_block == 512);
+  CHECK(big->shape.blocks == 9);
+  CHECK(big->shape.smem_bytes_per_block == 65536);
+  CHECK(big->work.shared_wavefronts == 900);
   // Registers and shared bytes are the compiled kernel's, passed in.
   const auto f =
       describe_bench_kernel(kernel("fast_f4_64x64_t256"), 4096, 256, CompiledFacts{36, 16384, 0});

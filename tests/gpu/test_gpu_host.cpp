@@ -2,6 +2,9 @@
 // predictions for the shipped scenarios, the results JSON, ncu's CSV, the timing model.
 #include <doctest/doctest.h>
 
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "harness.hpp"
@@ -95,6 +98,102 @@ TEST_CASE("plan_jobs: shipped scenarios predict the counts measured on the H200 
     CHECK(j.predicted.ld.instructions == r.ld_instructions);
     CHECK(j.n == r.n);
   }
+}
+
+TEST_CASE("plan_transpose: a bench candidate's name launches that kernel (issue 15)") {
+  TransposePlan p;
+  REQUIRE(plan_transpose("fast_shift_64x64_t256", Elem::kFloat, PhysicalLayout{64}, &p) == "");
+  CHECK(p.bench_kernel == "fast_shift_64x64_t256");
+  CHECK(p.symbol == "bench::fast_shift<64, 64, 256, 1, 0>");
+  CHECK(p.block_x == 256);
+  CHECK(p.block_rows == 1);
+  CHECK(p.tile_rows == 64);
+  CHECK(p.tile_cols == 64);
+  CHECK(p.dyn_smem == 0);
+  REQUIRE(plan_transpose("fast_shift_128x64_t256", Elem::kFloat, PhysicalLayout{64}, &p) == "");
+  CHECK(p.tile_rows == 128);
+  CHECK(p.tile_cols == 64);
+  REQUIRE(plan_transpose("fast_f4v_128x128_t512", Elem::kFloat, PhysicalLayout{128}, &p) == "");
+  CHECK(p.symbol == "bench::fast_f4v<128, 128, 512, 4>");
+  CHECK(p.block_x == 512);
+  // fp32 only; launches that need more than n (the persistent grid, the tensor map) are not
+  // planned.
+  CHECK(plan_transpose("fast_shift_64x64_t256", Elem::kDouble, PhysicalLayout{64}, &p)
+            .find("needs arrays[0].type float") != std::string::npos);
+  CHECK(plan_transpose("fast_tma", Elem::kFloat, PhysicalLayout{32}, &p)
+            .rfind("unknown gpu_kernel", 0) == 0);
+  CHECK(plan_transpose("fast_f4p_64x64_t256", Elem::kFloat, PhysicalLayout{64}, &p)
+            .rfind("unknown gpu_kernel", 0) == 0);
+  CHECK(plan_transpose("cublas_sgeam", Elem::kFloat, PhysicalLayout{32}, &p)
+            .rfind("unknown gpu_kernel", 0) == 0);
+}
+
+TEST_CASE("plan_jobs: issue-15 scenarios predict per-launch counts counted by hand") {
+  // Every block of these kernels issues the same shared accesses at every n (edges mask global
+  // accesses only), so a launch is (per-block counts) x grid. Per block, by hand from the code:
+  //   fast_shift<64, 64, 256>: 8 warps; STS.128: 4 a warp (64 rows x 16 chunks / 256 threads)
+  //     + 1 for the 2 warps of the halo (4 rows x 16 chunks = threads 0..63) = 34; LDS.128: 7 a
+  //     warp (one 4x4-block pair, rows 4i+1..4i+7) = 56. Conflict-free: 4 wavefronts each.
+  //   fast_shift<128, 64, 256>: STS 8 x 8 + 2 = 66; LDS 2 x 7 x 8 = 112.
+  //   fast_f4v<128, 128, 512>: 16 warps; STS 8 a warp = 128; LDS 2 x 4 a warp = 128.
+  const std::string dir = std::string(BANKSCOPE_SOURCE_DIR) + "/assets/scenarios/";
+  struct Row {
+    const char* file;
+    int64_t n;
+    uint64_t blocks, ld_instructions, st_instructions;
+  };
+  const Row rows[] = {
+      {"fast_shift_64x64_t256.json", 33, 1, 56, 34},
+      {"fast_shift_64x64_t256.json", 8191, 128 * 128, 56 * 16384, 34 * 16384},
+      {"fast_shift_64x64_t256.json", 4100, 65 * 65, 56 * 4225, 34 * 4225},
+      {"fast_shift_128x64_t256.json", 100, 2, 224, 132},  // 2 x 1 tiles of 64 columns x 128 rows
+      {"fast_f4_128x128_t512.json", 33, 1, 128, 128},
+      {"fast_f4_128x128_t512.json", 8191, 64 * 64, 128 * 4096, 128 * 4096},
+  };
+  for (const Row& r : rows) {
+    const std::string file = r.file;
+    CAPTURE(file);
+    CAPTURE(r.n);
+    Result<std::vector<TransposeJob>> jobs = plan_jobs({dir + r.file}, {r.n}, nullptr);
+    REQUIRE_MESSAGE(jobs.ok(), (jobs.ok() ? "" : jobs.error().message));
+    REQUIRE(jobs.value().size() == 1);
+    const TransposeJob& j = jobs.value()[0];
+    CHECK(j.predicted.blocks == r.blocks);
+    CHECK(j.predicted.ld.instructions == r.ld_instructions);
+    CHECK(j.predicted.st.instructions == r.st_instructions);
+    CHECK(j.predicted.ld.wavefronts == 4 * r.ld_instructions);
+    CHECK(j.predicted.st.wavefronts == 4 * r.st_instructions);
+  }
+}
+
+TEST_CASE("plan_jobs: a bench kernel's scenario must have the kernel's block and tile") {
+  const std::string dir = std::string(BANKSCOPE_SOURCE_DIR) + "/assets/scenarios/";
+  std::ifstream in(dir + "fast_shift_64x64_t256.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string tmp =
+      (std::filesystem::temp_directory_path() / "bankscope_wrong_tile.json").string();
+  struct Cleanup {
+    std::string path;
+    ~Cleanup() { std::remove(path.c_str()); }
+  } cleanup{tmp};
+  const auto write_with = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    const size_t at = t.find(from);
+    REQUIRE(at != std::string::npos);
+    t.replace(at, from.size(), to);
+    std::ofstream(tmp) << t;
+  };
+  write_with("\"tile\": [\n    64,\n    64\n  ]", "\"tile\": [32, 64]");
+  Result<std::vector<TransposeJob>> jobs = plan_jobs({tmp}, {100}, nullptr);
+  REQUIRE_FALSE(jobs.ok());
+  CHECK(jobs.error().message.find(
+            "tile: gpu_kernel \"fast_shift_64x64_t256\" has 64x64 elements per block") !=
+        std::string::npos);
+  write_with("\"block\": [\n    256,\n    1\n  ]", "\"block\": [128, 1]");
+  jobs = plan_jobs({tmp}, {100}, nullptr);
+  REQUIRE_FALSE(jobs.ok());
+  CHECK(jobs.error().message.find("runs 256x1 threads, the scenario says 128x1x1") !=
+        std::string::npos);
 }
 
 TEST_CASE("plan_jobs: errors name the file") {
