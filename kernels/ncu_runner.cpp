@@ -134,14 +134,16 @@ Result<std::vector<NcuSourceKernel>> parse_ncu_source_csv(const std::string& tex
         else if (f[i] == "L1 Wavefronts Shared") col_wf = int(i);
         else if (f[i] == "L1 Wavefronts Shared Ideal") col_ideal = int(i);
       }
-      if (col_src < 0 || col_exec < 0 || col_wf < 0 || col_ideal < 0) {
-        return Error{"ncu source view line " + std::to_string(line_no) +
-                     ": header lacks Source, Instructions Executed, L1 Wavefronts Shared or L1 Wavefronts Shared Ideal"};
+      // A launch whose kernel has no shared-memory instruction gets a header without the shared
+      // columns (CUB's device histogram on the H200, 2026-12-01c): its rows read 0 there. Only a
+      // header without the address or the SASS text is unreadable.
+      if (col_src < 0) {
+        return Error{"ncu source view line " + std::to_string(line_no) + ": header lacks Source"};
       }
       continue;
     }
     if (col_addr < 0 || kernels.empty()) continue;
-    const int need = std::max(std::max(col_addr, col_src), std::max(col_exec, std::max(col_wf, col_ideal)));
+    const int need = std::max(col_addr, col_src);
     if (int(f.size()) <= need || f[col_addr].rfind("0x", 0) != 0) continue;
     const uint64_t addr = std::strtoull(f[col_addr].c_str(), nullptr, 16);
     if (!have_base) {
@@ -152,10 +154,13 @@ Result<std::vector<NcuSourceKernel>> parse_ncu_source_csv(const std::string& tex
     inst.offset = addr - base;
     inst.sass = f[col_src];
     inst.sass.erase(0, inst.sass.find_first_not_of(' '));
-    // "-" or "" where a metric does not apply: 0.
-    if (!parse_number(f[col_exec], &inst.executed)) inst.executed = 0;
-    if (!parse_number(f[col_wf], &inst.wavefronts)) inst.wavefronts = 0;
-    if (!parse_number(f[col_ideal], &inst.ideal)) inst.ideal = 0;
+    // "-" or "" where a metric does not apply, or no such column: 0.
+    auto value = [&](int col, double* out) {
+      if (col < 0 || col >= int(f.size()) || !parse_number(f[col], out)) *out = 0;
+    };
+    value(col_exec, &inst.executed);
+    value(col_wf, &inst.wavefronts);
+    value(col_ideal, &inst.ideal);
     kernels.back().insts.push_back(std::move(inst));
   }
   return kernels;

@@ -58,7 +58,9 @@ for name in "${progs[@]}"; do
   t1=$(date +%s.%N)
   "$tdir/$name" >"$tdir/$name.plain.txt" 2>&1
   t2=$(date +%s.%N)
-  timeout -k 5 "${TRACE_TIMEOUT:-90}" "$BUILD/bin/bankscope-gpu" trace --check -o "$tdir/$name.bstrace" -- "$tdir/$name" \
+  limit=${TRACE_TIMEOUT:-90}
+  [[ $name == torch_* ]] && limit=${TORCH_TIMEOUT:-240}  # ncu's source view of a Python process is slow
+  timeout -k 5 "$limit" "$BUILD/bin/bankscope-gpu" trace --check -o "$tdir/$name.bstrace" -- "$tdir/$name" \
     >"$tdir/$name.trace.txt" 2>&1
   rc=$?
   t3=$(date +%s.%N)
