@@ -50,6 +50,7 @@ done
 
 export BANKSCOPE_SANITIZER_DIR=/usr/local/cuda-13.0/compute-sanitizer
 for name in "${progs[@]}"; do
+  [[ -n ${TRACE_ONLY:-} && ! $name =~ $TRACE_ONLY ]] && continue  # e.g. TRACE_ONLY=torch_ops
   if [[ ! -x $tdir/$name ]]; then
     echo "$name: did not build" | tee -a "$summary"
     continue

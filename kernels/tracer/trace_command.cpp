@@ -202,7 +202,8 @@ std::string run_capture(const std::string& cmd) {
 // Per instruction: ncu's source view (SASS) of the same launches, "L1 Wavefronts Shared" and its
 // "Ideal" at each traced instruction's offset, beside the trace's predicted per-PC counts. Returns
 // the number of mismatching instructions; prints one line per mismatch and a summary line.
-int check_per_instruction(const TraceArgs& a, const std::string& ncu, const TraceReport& traced) {
+int check_per_instruction(const TraceArgs& a, const std::string& ncu, const TraceReport& traced,
+                          const std::string& trace_path) {
   std::string cmd = shell_quote(ncu) +
                     " --csv --clock-control none --kernel-name-base demangled --section SourceCounters"
                     " --page source --print-source sass";
@@ -211,31 +212,41 @@ int check_per_instruction(const TraceArgs& a, const std::string& ncu, const Trac
   if (a.launches != "all") cmd += " --launch-count " + a.launches;
   for (const std::string& c : a.command) cmd += " " + shell_quote(c);
   cmd += " 2>&1";
-  auto source = parse_ncu_source_csv(run_capture(cmd));
+  const std::string csv = run_capture(cmd);
+  // The raw source view is kept beside the trace (TRACE.ncu_source.csv): the per-instruction
+  // verdict can be checked by hand.
+  std::ofstream(trace_path + ".ncu_source.csv", std::ios::binary) << csv;
+  auto source = parse_ncu_source_csv(csv);
   if (!source) {
     std::printf("--check per instruction: %s\n", source.error().message.c_str());
     return 1;
   }
   std::vector<NcuSourceKernel> ks = std::move(*source);
   const auto& launches = traced.launches;
-  // ncu 2025.3.1 printed some launches' tables twice, identically (the H200 corpus, 2026-12-01a):
-  // with exactly two per launch, pairwise equal, one of each pair is kept.
-  if (ks.size() == 2 * launches.size()) {
-    bool pairs = true;
-    for (size_t i = 0; i < launches.size() && pairs; ++i) {
-      const auto& x = ks[2 * i];
-      const auto& y = ks[2 * i + 1];
-      pairs = x.name == y.name && x.insts.size() == y.insts.size();
-      for (size_t j = 0; pairs && j < x.insts.size(); ++j) {
-        pairs = x.insts[j].offset == y.insts[j].offset && x.insts[j].wavefronts == y.insts[j].wavefronts &&
-                x.insts[j].ideal == y.insts[j].ideal && x.insts[j].executed == y.insts[j].executed;
+  // ncu 2025.3.1 printed some launches' tables twice, identically (the corpus transpose, and 15
+  // tables for PyTorch's 9 launches, on the H200: 2026-12-01a/c). While there are more tables than
+  // launches, a table equal to the one just taken (same kernel, same counts at every offset) is a
+  // repeat and is skipped.
+  auto same = [](const NcuSourceKernel& x, const NcuSourceKernel& y) {
+    if (x.name != y.name || x.insts.size() != y.insts.size()) return false;
+    for (size_t j = 0; j < x.insts.size(); ++j) {
+      if (x.insts[j].offset != y.insts[j].offset || x.insts[j].wavefronts != y.insts[j].wavefronts ||
+          x.insts[j].ideal != y.insts[j].ideal || x.insts[j].executed != y.insts[j].executed)
+        return false;
+    }
+    return true;
+  };
+  if (ks.size() > launches.size()) {
+    std::vector<NcuSourceKernel> kept;
+    size_t extra = ks.size() - launches.size();
+    for (size_t j = 0; j < ks.size(); ++j) {
+      if (extra > 0 && !kept.empty() && same(kept.back(), ks[j])) {
+        --extra;
+        continue;
       }
+      kept.push_back(std::move(ks[j]));
     }
-    if (pairs) {
-      std::vector<NcuSourceKernel> once;
-      for (size_t i = 0; i < launches.size(); ++i) once.push_back(std::move(ks[2 * i]));
-      ks = std::move(once);
-    }
+    ks = std::move(kept);
   }
   if (ks.size() != launches.size()) {
     std::printf("--check per instruction: ncu's source view has %zu launches, the trace %zu: not compared\n", ks.size(),
@@ -377,7 +388,7 @@ int check_against_ncu(const TraceArgs& a, const std::string& trace_path) {
       }
     }
   }
-  const int per_instruction = check_per_instruction(a, ncu, rep->traced);
+  const int per_instruction = check_per_instruction(a, ncu, rep->traced, trace_path);
   std::printf("--check: %s (%d mismatching counts per launch, %d per instruction)\n",
               mismatches + per_instruction == 0 ? "all equal" : "MISMATCH", mismatches, per_instruction);
   mismatches += per_instruction;
