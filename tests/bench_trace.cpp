@@ -1,5 +1,5 @@
 // bench_trace.cpp: trace size and `report` throughput, single core. Prints the figures the README
-// quotes (the raw output is committed under assets/results/local/).
+// quotes (the raw output is committed as assets/results/cpu/bench_trace.txt).
 //   Builds in memory a synthetic trace of 4 M warp executions of 4-byte LDS/STS in three mixes:
 //   "tiled" (rows and columns of a 32x32 float tile, as the seed transpose issues: even strides),
 //   "random" (every lane at a random aligned offset in 48 KiB), and both half and half; then times
