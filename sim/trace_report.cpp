@@ -357,7 +357,10 @@ std::vector<ReportRow> report_rows(const TraceReport& r, bool by_line) {
         row.kernel = l.launch.kernel;
         char buf[32];
         std::snprintf(buf, sizeof buf, "pc 0x%llx", static_cast<unsigned long long>(s.pc.pc));
-        row.where = line_known ? s.pc.file + ":" + std::to_string(s.pc.line) : std::string(buf);
+        // The file's last component: a table column, not a path (two files of one name in one
+        // kernel are rare; --json has the same key).
+        const std::string base = s.pc.file.substr(s.pc.file.find_last_of('/') + 1);
+        row.where = line_known ? base + ":" + std::to_string(s.pc.line) : std::string(buf);
         row.opcode = s.pc.opcode;
         row.kind = s.pc.kind;
         row.modelled = s.modelled();

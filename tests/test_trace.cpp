@@ -27,7 +27,7 @@ std::vector<uint8_t> seed_block_trace(bool with_end = true) {
   l.reserved_bytes = kReserved;
   t.launch(l);
   t.pc(TracePc{0, 0x100, TraceOpKind::kStore, 4, "STS", "transpose.cu", 12});
-  t.pc(TracePc{1, 0x200, TraceOpKind::kLoad, 4, "LDS", "transpose.cu", 14});
+  t.pc(TracePc{1, 0x200, TraceOpKind::kLoad, 4, "LDS", "/home/u/src/transpose.cu", 14});
   for (int pass = 0; pass < 2; ++pass) {
     for (uint32_t w = 0; w < 32; ++w) {
       TraceWarp e;
