@@ -3,6 +3,8 @@
 // exactly what `bankscope-cli predict` prints; ncu for the measurement).
 #include "realworld_command.hpp"
 
+#include "find_tool.hpp"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -53,12 +55,6 @@ std::vector<Counter> counters_compared() {
   return c;
 }
 
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
 // Runs `cmd` through the shell; returns its exit status (-1 if it could not start) and its output
 // (standard output, and standard error too unless `err_file` is given: then it goes there).
 int run_capture(const std::string& cmd, std::string* out, const std::string& err_file = "") {
@@ -71,14 +67,6 @@ int run_capture(const std::string& cmd, std::string* out, const std::string& err
   while ((n = fread(buf, 1, sizeof buf, p)) > 0) out->append(buf, n);
   const int status = pclose(p);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-fs::path self_dir() {
-  char buf[PATH_MAX];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return fs::current_path();
-  buf[n] = '\0';
-  return fs::path(buf).parent_path();
 }
 
 bool is_name(const std::string& s) {
@@ -224,7 +212,7 @@ int run_realworld(const RealworldArgs& a) {
   }
   const fs::path dir =
       a.scenarios.empty() ? fs::path(a.sizes).parent_path() : fs::path(a.scenarios);
-  const std::string cli = a.cli.empty() ? (self_dir() / "bankscope-cli").string() : a.cli;
+  const std::string cli = a.cli.empty() ? (fs::path(self_dir()) / "bankscope-cli").string() : a.cli;
   std::string ncu;
   if (!a.dry_run) {
     if (a.bin.empty()) {

@@ -1,6 +1,7 @@
 // find_tool.cpp: see find_tool.hpp.
 #include "find_tool.hpp"
 
+#include <limits.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -49,6 +50,20 @@ std::string find_tool(const std::string& name, const char* env) {
   if (auto v = find_in_venv(fs::path(BANKSCOPE_SOURCE_DIR) / ".venv", name); !v.empty()) return v;
 #endif
   return "";
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string self_dir() {
+  char buf[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return fs::current_path().string();
+  buf[n] = '\0';
+  return fs::path(buf).parent_path().string();
 }
 
 }  // namespace bankscope

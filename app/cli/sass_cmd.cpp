@@ -43,12 +43,6 @@ int fail(const std::string& msg) {
   return kExitBadInput;
 }
 
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
 std::string read_all(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
   std::stringstream ss;
@@ -108,12 +102,12 @@ Result<Compiled> compile_and_read(const SassArgs& a) {
   const fs::path cubin = tmp.path / "k.cubin", err = tmp.path / "nvcc.err", sass = tmp.path / "k.sass";
   Compiled out;
   out.nvcc_line = "nvcc -cubin -lineinfo -O3 -arch=" + a.arch;
-  std::string cmd = quote(nvcc) + " -cubin -lineinfo -O3 -arch=" + quote(a.arch);
+  std::string cmd = shell_quote(nvcc) + " -cubin -lineinfo -O3 -arch=" + shell_quote(a.arch);
   for (const std::string& x : a.nvcc_args) {
-    cmd += " " + quote(x);
+    cmd += " " + shell_quote(x);
     out.nvcc_line += " " + x;
   }
-  cmd += " -o " + quote(cubin.string()) + " " + quote(a.cu) + " >" + quote(err.string()) + " 2>&1";
+  cmd += " -o " + shell_quote(cubin.string()) + " " + shell_quote(a.cu) + " >" + shell_quote(err.string()) + " 2>&1";
   if (std::system(cmd.c_str()) != 0) {
     // nvcc's first error line ("k.cu(7): error: identifier "x" is undefined"), else its first line.
     std::stringstream ss(read_all(err));
@@ -124,8 +118,8 @@ Result<Compiled> compile_and_read(const SassArgs& a) {
     }
     return Error{a.cu + ": nvcc failed: " + (first_error.empty() ? first : first_error)};
   }
-  cmd = quote(nvdisasm) + " -g " + quote(cubin.string()) + " >" + quote(sass.string()) + " 2>" +
-        quote(err.string());
+  cmd = shell_quote(nvdisasm) + " -g " + shell_quote(cubin.string()) + " >" + shell_quote(sass.string()) + " 2>" +
+        shell_quote(err.string());
   if (std::system(cmd.c_str()) != 0) {
     std::string e = read_all(err);
     return Error{a.cu + ": nvdisasm failed: " + e.substr(0, e.find('\n'))};

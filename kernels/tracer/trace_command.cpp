@@ -37,14 +37,6 @@ namespace bankscope {
 
 namespace {
 
-fs::path self_dir() {
-  char buf[PATH_MAX];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return fs::current_path();
-  buf[n] = '\0';
-  return fs::path(buf).parent_path();
-}
-
 std::string env_or(const char* name, const std::string& def) {
   const char* v = std::getenv(name);
   return v != nullptr && *v != '\0' ? std::string(v) : def;
@@ -61,12 +53,6 @@ std::string find_sanitizer_dir() {
     if (fs::exists(fs::path(d) / "libsanitizer-public.so")) return d;
   }
   return {};
-}
-
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
 }
 
 // Tracks whether the file ends inside a launch.
@@ -421,7 +407,7 @@ int run_trace(const TraceArgs& a) {
     std::cerr << "bankscope-gpu: trace: --blocks '" << a.blocks << "': all or a number\n";
     return kExitUsage;
   }
-  const fs::path dir = self_dir();
+  const fs::path dir(self_dir());
   const std::string lib = env_or("BANKSCOPE_TRACER_LIB", (dir / "libbankscope_tracer.so").string());
   const std::string patch = env_or("BANKSCOPE_TRACER_PATCH", (dir / "bankscope_tracer_patch.fatbin").string());
   for (const std::string& f : {lib, patch}) {
