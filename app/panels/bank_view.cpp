@@ -20,6 +20,7 @@ namespace {
 
 constexpr int kMaxRows = 40;  // more rows than this get too thin to read on a projector
 constexpr float kBreakScale = 0.6f;
+constexpr float kMinCellPx = 3.0f;  // a word row's least height: the grid shrinks no further
 constexpr float kMinLabelPx =
     7.0f;  // smaller lane numbers are not legible  // a break marker's height, in word rows
 
@@ -133,7 +134,7 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
   // the width, and the whole note is its tooltip.
   const char* note_text = note;
   char note_short[96] = "";
-  const float min_grid_h = header_h + degree_h + 2 + 3.0f * (float(word_rows) + kBreakScale * float(breaks));
+  const float min_grid_h = header_h + degree_h + 2 + kMinCellPx * (float(word_rows) + kBreakScale * float(breaks));
   if (note[0] && min_grid_h + note_h > view.height) {
     std::snprintf(note_short, sizeof note_short, "%d-byte lanes, %d phases of %d: hover", rep.access.width,
                   note_phases, kWarpSize / note_phases);
@@ -146,7 +147,7 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
   }
   const float cell_h = std::clamp(
       (view.height - header_h - degree_h - 2 - note_h) / (float(word_rows) + kBreakScale * float(breaks)),
-      3.0f, font * 2);
+      kMinCellPx, font * 2);
   const float break_h = cell_h * kBreakScale;
   const float x0 = origin.x + label_w;
   const float gap = cell_w >= 8 ? 1.0f : 0.0f;
