@@ -134,10 +134,11 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
   // the width, and the whole note is its tooltip.
   const char* note_text = note;
   char note_short[96] = "";
-  const float min_grid_h = header_h + degree_h + 2 + kMinCellPx * (float(word_rows) + kBreakScale * float(breaks));
+  const float min_grid_h =
+      header_h + degree_h + 2 + kMinCellPx * (float(word_rows) + kBreakScale * float(breaks));
   if (note[0] && min_grid_h + note_h > view.height) {
-    std::snprintf(note_short, sizeof note_short, "%d-byte lanes, %d phases of %d: hover", rep.access.width,
-                  note_phases, kWarpSize / note_phases);
+    std::snprintf(note_short, sizeof note_short, "%d-byte lanes, %d phases of %d: hover",
+                  rep.access.width, note_phases, kWarpSize / note_phases);
     note_text = note_short;
     if (lf->CalcTextSizeA(font, 1e9f, 0, note_short).x > view.width - 2) {
       std::snprintf(note_short, sizeof note_short, "%d phases: hover", note_phases);
@@ -145,9 +146,9 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
     note_wrap = 0;  // one line
     note_h = font + 2;
   }
-  const float cell_h = std::clamp(
-      (view.height - header_h - degree_h - 2 - note_h) / (float(word_rows) + kBreakScale * float(breaks)),
-      kMinCellPx, font * 2);
+  const float cell_h = std::clamp((view.height - header_h - degree_h - 2 - note_h) /
+                                      (float(word_rows) + kBreakScale * float(breaks)),
+                                  kMinCellPx, font * 2);
   const float break_h = cell_h * kBreakScale;
   const float x0 = origin.x + label_w;
   const float gap = cell_w >= 8 ? 1.0f : 0.0f;
@@ -278,11 +279,12 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
     // n-way is one phase's, while a bank shows the words of every phase. Wrapped in the pane.
     const ImVec2 at(origin.x, grid_end.y + 2);
     const bool folded = note_text != note;
-    dl->AddText(lf, font, at, folded ? ImGui::GetColorU32(ImGuiCol_TextDisabled) : text_col, note_text, nullptr,
-                note_wrap);
+    dl->AddText(lf, font, at, folded ? ImGui::GetColorU32(ImGuiCol_TextDisabled) : text_col,
+                note_text, nullptr, note_wrap);
     const ImVec2 ns = lf->CalcTextSizeA(font, 1e9f, note_wrap, note_text);
     record_rect(state, view.id() + ".bank_phases_note", at, ImVec2(at.x + ns.x, at.y + ns.y));
-    if (folded && ImGui::IsMouseHoveringRect(at, ImVec2(at.x + ns.x, at.y + ns.y))) ImGui::SetTooltip("%s", note);
+    if (folded && ImGui::IsMouseHoveringRect(at, ImVec2(at.x + ns.x, at.y + ns.y)))
+      ImGui::SetTooltip("%s", note);
     bottom = at.y + ns.y;
   }
   ImGui::Dummy(ImVec2(view.width, bottom - origin.y));
