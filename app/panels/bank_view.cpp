@@ -20,6 +20,7 @@ namespace {
 
 constexpr int kMaxRows = 40;  // more rows than this get too thin to read on a projector
 constexpr float kBreakScale = 0.6f;
+constexpr float kMinCellPx = 3.0f;  // a word row's least height: the grid shrinks no further
 constexpr float kMinLabelPx =
     7.0f;  // smaller lane numbers are not legible  // a break marker's height, in word rows
 
@@ -126,11 +127,28 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
     std::snprintf(note, sizeof note, "%d-byte lanes, %d phases of %d: n-way is per phase, a bank shows all %d",
                   rep.access.width, note_phases, kWarpSize / note_phases, note_phases);
   }
-  const float note_wrap = std::max(1.0f, view.width - 2);
-  const float note_h = note[0] ? lf->CalcTextSizeA(font, 1e9f, note_wrap, note).y + 2 : 0.0f;
-  const float cell_h = std::clamp(
-      (view.height - header_h - degree_h - 2 - note_h) / (float(word_rows) + kBreakScale * float(breaks)),
-      3.0f, font * 2);
+  float note_wrap = std::max(1.0f, view.width - 2);
+  float note_h = note[0] ? lf->CalcTextSizeA(font, 1e9f, note_wrap, note).y + 2 : 0.0f;
+  // Where the wrapped note would push a grid already at its smallest rows past the view (lecture
+  // fonts in a small window: 64 word rows of an 8-byte tile), it shrinks to one line that fits
+  // the width, and the whole note is its tooltip.
+  const char* note_text = note;
+  char note_short[96] = "";
+  const float min_grid_h =
+      header_h + degree_h + 2 + kMinCellPx * (float(word_rows) + kBreakScale * float(breaks));
+  if (note[0] && min_grid_h + note_h > view.height) {
+    std::snprintf(note_short, sizeof note_short, "%d-byte lanes, %d phases of %d: hover",
+                  rep.access.width, note_phases, kWarpSize / note_phases);
+    note_text = note_short;
+    if (lf->CalcTextSizeA(font, 1e9f, 0, note_short).x > view.width - 2) {
+      std::snprintf(note_short, sizeof note_short, "%d phases: hover", note_phases);
+    }
+    note_wrap = 0;  // one line
+    note_h = font + 2;
+  }
+  const float cell_h = std::clamp((view.height - header_h - degree_h - 2 - note_h) /
+                                      (float(word_rows) + kBreakScale * float(breaks)),
+                                  kMinCellPx, font * 2);
   const float break_h = cell_h * kBreakScale;
   const float x0 = origin.x + label_w;
   const float gap = cell_w >= 8 ? 1.0f : 0.0f;
@@ -260,9 +278,13 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
     // 8- and 16-byte lanes are served a half or a quarter warp at a time (sim/rules.hpp R3):
     // n-way is one phase's, while a bank shows the words of every phase. Wrapped in the pane.
     const ImVec2 at(origin.x, grid_end.y + 2);
-    dl->AddText(lf, font, at, text_col, note, nullptr, note_wrap);
-    const ImVec2 ns = lf->CalcTextSizeA(font, 1e9f, note_wrap, note);
+    const bool folded = note_text != note;
+    dl->AddText(lf, font, at, folded ? ImGui::GetColorU32(ImGuiCol_TextDisabled) : text_col,
+                note_text, nullptr, note_wrap);
+    const ImVec2 ns = lf->CalcTextSizeA(font, 1e9f, note_wrap, note_text);
     record_rect(state, view.id() + ".bank_phases_note", at, ImVec2(at.x + ns.x, at.y + ns.y));
+    if (folded && ImGui::IsMouseHoveringRect(at, ImVec2(at.x + ns.x, at.y + ns.y)))
+      ImGui::SetTooltip("%s", note);
     bottom = at.y + ns.y;
   }
   ImGui::Dummy(ImVec2(view.width, bottom - origin.y));

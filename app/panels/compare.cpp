@@ -88,7 +88,11 @@ void draw_pane(const PaneModel& pane, UiState& state, const PaneView& view) {
   // Still too little room for both pictures: the bank view (the lesson) stays, the tile views fold
   // into a line whose tooltip draws them.
   const bool fold_tiles = fold && rest < font * 14;
-  const float bank_h = fold_tiles ? rest - line * 1.5f : rest * 0.54f;
+  // Folded tiles leave one line under the bank view (its "hover" line), not the two that `rest`
+  // kept for the folded totals plus that line: the bank view takes the difference (in lecture
+  // mode, room for the 8/16-byte phases note in full).
+  const float bank_h =
+      fold_tiles ? view.height - used - line - ImGui::GetStyle().ItemSpacing.y * 3 : rest * 0.54f;
   draw_bank_view(pane, state, PaneView{view.which, view.width, bank_h});
   ImGui::Spacing();
   if (fold_tiles) {
