@@ -385,8 +385,12 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
             if (r.ok() && mode == 0 && w.mask == 0xffffffffu && a >= 0 && a <= top && last >= 0 && last <= top &&
                 (a & align) == 0 && (stride & align) == 0) {
               for (int lane = 0; lane < kWarpSize; ++lane) w.addr[lane] = static_cast<uint32_t>(a + lane * stride);
+              w.even = stride < (int64_t{1} << 26) && stride > -(int64_t{1} << 26);
+              w.stride = static_cast<int32_t>(w.even ? stride : 0);
               ++sum.executions;
               sink.on_warp(w, pc);
+              w.even = false;
+              w.stride = 0;
               continue;
             }
             bool first = true;

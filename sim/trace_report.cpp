@@ -256,12 +256,30 @@ AccessCost TraceAggregator::cost_plain() {
   if (off != 0 || sstride >= (int64_t{1} << 26) || sstride <= -(int64_t{1} << 26)) return cost(access_);
   const uint64_t key = (uint64_t{access_.op == Op::kStore} << 63) | (uint64_t(access_.width) << 58) |
                        ((uint64_t(sstride) & ((uint64_t{1} << 27) - 1)) << 12) | (a[0] & 4095u);
+  bool hit = false;
+  AccessCost& c = memo_slot(key, &hit);
+  if (!hit) c = cost(access_);
+  return c;
+}
+
+AccessCost& TraceAggregator::memo_slot(uint64_t key, bool* hit) {
   MemoEntry& e = memo_[(key ^ (key >> 12) * 0x9E3779B1u) & (memo_.size() - 1)];
-  if (e.key != key) {
-    e.key = key;
-    e.cost = cost(access_);
-  }
+  *hit = e.key == key;
+  e.key = key;
   return e.cost;
+}
+
+AccessCost TraceAggregator::cost_even(const TraceWarp& w) {
+  const uint64_t key = (uint64_t{access_.op == Op::kStore} << 63) | (uint64_t(access_.width) << 58) |
+                       ((uint64_t(int64_t{w.stride}) & ((uint64_t{1} << 27) - 1)) << 12) | (w.addr[0] & 4095u);
+  bool hit = false;
+  AccessCost& c = memo_slot(key, &hit);
+  if (!hit) {
+    access_.mask = w.mask;
+    access_.addr = w.addr;
+    c = cost(access_);
+  }
+  return c;
 }
 
 void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
@@ -288,6 +306,10 @@ void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
   } else {
     access_ = s.model.access;
   }
+  if (plain && w.even && remaps_.empty()) {
+    record(s, l, kind, cost_even(w));
+    return;
+  }
   access_.mask = w.mask;
   if (remaps_.empty()) {
     access_.addr = w.addr;
@@ -300,7 +322,10 @@ void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
     ++l.uncosted_by_kind[kind];
     return;
   }
-  const AccessCost c = plain ? cost_plain() : cost(access_);
+  record(s, l, kind, plain ? cost_plain() : cost(access_));
+}
+
+void TraceAggregator::record(PcStats& s, LaunchReport& l, size_t kind, const AccessCost& c) {
   s.wavefronts += static_cast<uint64_t>(c.wavefronts);
   s.ideal += static_cast<uint64_t>(c.ideal_wavefronts);
   s.worst_n_way = std::max(s.worst_n_way, c.n_way);

@@ -103,6 +103,10 @@ class TraceAggregator : public TraceSink {
  private:
   uint32_t remap(uint32_t addr) const;
   AccessCost cost_plain();  // cost(access_) for LDS/STS, through the memo below
+  // The same for a warp the reader found evenly spaced (TraceWarp::even): no copy, no re-check.
+  AccessCost cost_even(const TraceWarp& w);
+  AccessCost& memo_slot(uint64_t key, bool* hit);
+  void record(PcStats& s, LaunchReport& l, size_t kind, const AccessCost& c);
   std::vector<ArrayRemap> remaps_;
   TraceReport report_;
   WarpAccess access_;
