@@ -40,14 +40,14 @@ struct ArraySpec {
 struct LoopSpec {
   std::string var;
   int64_t begin = 0, end = 0, step = 1;
-  std::string init, cond, update;  // expressions; update is an assignment: "s *= 2", "i += step", "k++"
+  std::string init{}, cond{}, update{};  // expressions; update is an assignment: "s *= 2", "i += step", "k++"
   // A loop that holds a body: consecutive statements whose loops at the same depth carry the same
   // body id share one loop (each iteration runs them all, in order); -1 = the statement's own loop.
   int body = -1;
   // Defines scoped to this loop's body (`auto name = expr;` at its top), evaluated per thread and
   // iteration after the loop variable is bound; they may use it and the enclosing loops' names.
-  std::vector<std::pair<std::string, std::string>> defines;
-  std::string path;  // where the file declares it, for errors ("accesses[1].loop"); "" = derived
+  std::vector<std::pair<std::string, std::string>> defines{};
+  std::string path{};  // where the file declares it, for errors ("accesses[1].loop"); "" = derived
   bool old_form() const { return init.empty() && cond.empty() && update.empty(); }
 };
 
@@ -71,7 +71,7 @@ struct AccessSpec {
   std::string issue;      // "branch" (default when empty), "predicated" or "hoisted"
   int line = 0;           // source line of the kernel (.cu) this access is on; 0 = not given.
                           // Only `bankscope-cli check --cu` reads it (against nvcc's SASS).
-  std::string path;       // where the file declares it ("accesses[1].body[0]"); "" = accesses[i]
+  std::string path{};     // where the file declares it ("accesses[1].body[0]"); "" = accesses[i]
 };
 
 struct ScenarioSpec {
