@@ -477,14 +477,12 @@ void compute_trace_view(TraceState& state, TraceView& view) {
   const TraceWarp& w = view.executions[static_cast<size_t>(state.exec)];
   const TracePc& pc = row.stats.pc;
   if (!row.stats.modelled()) {
-    pane.error = pc.opcode + " (" + trace_op_kind_name(pc.kind) +
-                 ") is not modelled by the bank model: only LDS/STS-like loads and stores are";
+    pane.error = pc.opcode + " (" + trace_op_kind_name(pc.kind) + ") is not modelled: " + row.stats.model.why;
     pane.have = false;
     return;
   }
-  WarpAccess a;
-  a.op = pc.kind == TraceOpKind::kStore ? Op::kStore : Op::kLoad;
-  a.width = pc.width;
+  // The instruction as the report costs it (pc_model: LDSM's matrix count, an atomic's operation).
+  WarpAccess a = row.stats.model.access;
   a.mask = w.mask;
   // Trace addresses include the launch's reserved window (1 KiB on sm_90, trace.hpp); drawn from
   // the program's own shared memory on, so rows match the kernel's arrays. The window is a

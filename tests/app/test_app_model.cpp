@@ -580,6 +580,41 @@ TEST_CASE("trace: the synthetic trace opens on its conflicting LDS; stepping re-
   CHECK(m.trace().pane.report.cost.wavefronts == 1);
 }
 
+TEST_CASE("trace: an LDSM is drawn as the report costs it (4 matrices), an unknown atomic says why") {
+  // One LDSM.16.M88.4 whose 32 row addresses are 16 * lane (R7: each 8x8 matrix is 128 contiguous
+  // bytes, one wavefront: 4 in all), and an API-named ATOMS (operation unknown: not modelled).
+  TraceWriter t;
+  TraceLaunch l;
+  l.kernel = "mma(half*)";
+  t.launch(l);
+  t.pc(TracePc{0, 0x100, TraceOpKind::kLdsm, 16, "LDSM.16.M88.4", "", 0});
+  t.pc(TracePc{1, 0x200, TraceOpKind::kAtomic, 4, "ATOMS", "", 0});
+  for (uint32_t pc = 0; pc < 2; ++pc) {
+    TraceWarp w;
+    w.pc_index = pc;
+    w.mask = 0xffffffffu;
+    for (uint32_t k = 0; k < 32; ++k) w.addr[k] = 16 * k;
+    t.warp(w);
+  }
+  t.launch_end(TraceLaunchEnd{0, 2, 0, TraceStatus::kComplete});
+  t.end(TraceEnd{1, 0});
+  UiState s;
+  AppModel m;
+  REQUIRE(run(s, m, "trace " + write_bytes("ldsm.bstrace", t.take())).ok());
+  m.update(s);
+  const LoadedTrace& lt = *s.trace.loaded;
+  REQUIRE(lt.rows.size() == 2);
+  int ldsm = lt.rows[0].stats.pc.kind == TraceOpKind::kLdsm ? 0 : 1;
+  CHECK(lt.rows[static_cast<size_t>(ldsm)].stats.wavefronts == 4);
+  REQUIRE(run(s, m, "trace_instr " + std::to_string(ldsm)).ok());
+  REQUIRE(m.trace().pane.ok);
+  CHECK(m.trace().pane.report.access.op == Op::kLdmatrix);
+  CHECK(m.trace().pane.report.access.matrices == 4);
+  CHECK(m.trace().pane.report.cost.wavefronts == 4);
+  REQUIRE(run(s, m, "trace_instr " + std::to_string(1 - ldsm)).ok());
+  CHECK(m.trace().pane.error.find("not modelled: atomic operation unknown") != std::string::npos);
+}
+
 TEST_CASE("trace: transpose.bstrace (H200) opens on launch 0's 32-way LDS; its 512 executions step") {
   UiState s;
   AppModel m;
