@@ -11,18 +11,8 @@ rw=$src/assets/scenarios/realworld
 passed=0
 failed=0
 
-find_tool() {  # NAME ENV_VALUE: found as bankscope-cli finds it (sass_cmd.cpp)
-  local c
-  for c in "$2" "$(command -v "$1" 2>/dev/null || true)" "/usr/local/cuda/bin/$1" \
-           "$src"/.venv/lib/python3*/site-packages/nvidia/cu*/bin/"$1"; do
-    if [[ -n $c && -x $c ]]; then echo "$c"; return 0; fi
-  done
-  return 1
-}
-nvcc=$(find_tool nvcc "${BANKSCOPE_NVCC:-}") || { echo "SKIPPED: no nvcc (check --cu needs the CUDA toolkit)"; exit 77; }
-nvdisasm=$(find_tool nvdisasm "${BANKSCOPE_NVDISASM:-}") ||
-  { echo "SKIPPED: no nvdisasm (scripts/setup.sh installs it into .venv)"; exit 77; }
-export BANKSCOPE_NVCC=$nvcc BANKSCOPE_NVDISASM=$nvdisasm
+source "$(dirname "${BASH_SOURCE[0]}")/cli_cuda_tools.sh"
+require_cuda_tools "check --cu needs"
 
 source "$(dirname "${BASH_SOURCE[0]}")/cli_expect.sh"  # expect NAME EXIT_CODE REGEX -- command...
 

@@ -13,19 +13,8 @@ trap 'rm -rf "$tmp"' EXIT
 passed=0
 failed=0
 
-# The tools, found as bankscope-cli finds them (sass_cmd.cpp); exported so the CLI uses the same.
-find_tool() {  # NAME ENV_VALUE
-  local c
-  for c in "$2" "$(command -v "$1" 2>/dev/null || true)" "/usr/local/cuda/bin/$1" \
-           "$src"/.venv/lib/python3*/site-packages/nvidia/cu*/bin/"$1"; do
-    if [[ -n $c && -x $c ]]; then echo "$c"; return 0; fi
-  done
-  return 1
-}
-nvcc=$(find_tool nvcc "${BANKSCOPE_NVCC:-}") || { echo "SKIPPED: no nvcc (sass/check need the CUDA toolkit)"; exit 77; }
-nvdisasm=$(find_tool nvdisasm "${BANKSCOPE_NVDISASM:-}") ||
-  { echo "SKIPPED: no nvdisasm (scripts/setup.sh installs it into .venv)"; exit 77; }
-export BANKSCOPE_NVCC=$nvcc BANKSCOPE_NVDISASM=$nvdisasm
+source "$(dirname "${BASH_SOURCE[0]}")/cli_cuda_tools.sh"
+require_cuda_tools "sass/check need"
 
 source "$(dirname "${BASH_SOURCE[0]}")/cli_expect.sh"  # expect NAME EXIT_CODE REGEX -- command...
 
