@@ -254,32 +254,24 @@ AccessCost TraceAggregator::cost_plain() {
   // |stride| < 2^26 keeps the key exact (31 strides span the 32-bit space otherwise).
   const int64_t sstride = static_cast<int32_t>(stride);
   if (off != 0 || sstride >= (int64_t{1} << 26) || sstride <= -(int64_t{1} << 26)) return cost(access_);
-  const uint64_t key = (uint64_t{access_.op == Op::kStore} << 63) | (uint64_t(access_.width) << 58) |
-                       ((uint64_t(sstride) & ((uint64_t{1} << 27) - 1)) << 12) | (a[0] & 4095u);
-  bool hit = false;
-  AccessCost& c = memo_slot(key, &hit);
-  if (!hit) c = cost(access_);
-  return c;
+  return memo_cost(sstride, a[0], nullptr);
 }
 
-AccessCost& TraceAggregator::memo_slot(uint64_t key, bool* hit) {
+AccessCost TraceAggregator::cost_even(const TraceWarp& w) { return memo_cost(w.stride, w.addr[0], &w); }
+
+AccessCost TraceAggregator::memo_cost(int64_t stride, uint32_t base, const TraceWarp* lanes) {
+  const uint64_t key = (uint64_t{access_.op == Op::kStore} << 63) | (uint64_t(access_.width) << 58) |
+                       ((uint64_t(stride) & ((uint64_t{1} << 27) - 1)) << 12) | (base & 4095u);
   MemoEntry& e = memo_[(key ^ (key >> 12) * 0x9E3779B1u) & (memo_.size() - 1)];
-  *hit = e.key == key;
-  e.key = key;
-  return e.cost;
-}
-
-AccessCost TraceAggregator::cost_even(const TraceWarp& w) {
-  const uint64_t key = (uint64_t{access_.op == Op::kStore} << 63) | (uint64_t(access_.width) << 58) |
-                       ((uint64_t(int64_t{w.stride}) & ((uint64_t{1} << 27) - 1)) << 12) | (w.addr[0] & 4095u);
-  bool hit = false;
-  AccessCost& c = memo_slot(key, &hit);
-  if (!hit) {
-    access_.mask = w.mask;
-    access_.addr = w.addr;
-    c = cost(access_);
+  if (e.key != key) {
+    if (lanes != nullptr) {  // the warp's lanes are copied only when they must be costed
+      access_.mask = lanes->mask;
+      access_.addr = lanes->addr;
+    }
+    e.key = key;
+    e.cost = cost(access_);
   }
-  return c;
+  return e.cost;
 }
 
 void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {

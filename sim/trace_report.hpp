@@ -105,7 +105,9 @@ class TraceAggregator : public TraceSink {
   AccessCost cost_plain();  // cost(access_) for LDS/STS, through the memo below
   // The same for a warp the reader found evenly spaced (TraceWarp::even): no copy, no re-check.
   AccessCost cost_even(const TraceWarp& w);
-  AccessCost& memo_slot(uint64_t key, bool* hit);
+  // The memo's cost of an evenly spaced full warp of access_'s op and width; `lanes`, when
+  // access_ does not hold them yet, are copied in on a miss only.
+  AccessCost memo_cost(int64_t stride, uint32_t base, const TraceWarp* lanes);
   void record(PcStats& s, LaunchReport& l, size_t kind, const AccessCost& c);
   std::vector<ArrayRemap> remaps_;
   TraceReport report_;
