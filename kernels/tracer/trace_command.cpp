@@ -185,19 +185,23 @@ std::string run_capture(const std::string& cmd) {
   return log;
 }
 
+// ncu on the traced program, over the launches the trace selected (--kernel, --launch,
+// --launches), CSV on stdout with stderr merged; `what` says what to collect.
+std::string ncu_command(const TraceArgs& a, const std::string& ncu, const std::string& what) {
+  std::string cmd = shell_quote(ncu) + " --csv --clock-control none --kernel-name-base demangled " + what;
+  if (!a.kernel.empty()) cmd += " --kernel-name " + shell_quote("regex:" + a.kernel);
+  if (a.launch != 0) cmd += " --launch-skip " + std::to_string(a.launch);
+  if (a.launches != "all") cmd += " --launch-count " + a.launches;
+  for (const std::string& c : a.command) cmd += " " + shell_quote(c);
+  return cmd + " 2>&1";
+}
+
 // Per instruction: ncu's source view (SASS) of the same launches, "L1 Wavefronts Shared" and its
 // "Ideal" at each traced instruction's offset, beside the trace's predicted per-PC counts. Returns
 // the number of mismatching instructions; prints one line per mismatch and a summary line.
 int check_per_instruction(const TraceArgs& a, const std::string& ncu, const TraceReport& traced,
                           const std::string& trace_path) {
-  std::string cmd = shell_quote(ncu) +
-                    " --csv --clock-control none --kernel-name-base demangled --section SourceCounters"
-                    " --page source --print-source sass";
-  if (!a.kernel.empty()) cmd += " --kernel-name " + shell_quote("regex:" + a.kernel);
-  if (a.launch != 0) cmd += " --launch-skip " + std::to_string(a.launch);
-  if (a.launches != "all") cmd += " --launch-count " + a.launches;
-  for (const std::string& c : a.command) cmd += " " + shell_quote(c);
-  cmd += " 2>&1";
+  const std::string cmd = ncu_command(a, ncu, "--section SourceCounters --page source --print-source sass");
   const std::string csv = run_capture(cmd);
   // The raw source view is kept beside the trace (TRACE.ncu_source.csv): the per-instruction
   // verdict can be checked by hand.
@@ -295,13 +299,7 @@ int check_against_ncu(const TraceArgs& a, const std::string& trace_path) {
   }
   std::string joined;
   for (const std::string& m : metrics) joined += (joined.empty() ? "" : ",") + m;
-  std::string cmd = shell_quote(ncu) + " --csv --clock-control none --kernel-name-base demangled";
-  if (!a.kernel.empty()) cmd += " --kernel-name " + shell_quote("regex:" + a.kernel);
-  if (a.launch != 0) cmd += " --launch-skip " + std::to_string(a.launch);
-  if (a.launches != "all") cmd += " --launch-count " + a.launches;
-  cmd += " --metrics " + joined;
-  for (const std::string& c : a.command) cmd += " " + shell_quote(c);
-  cmd += " 2>&1";
+  const std::string cmd = ncu_command(a, ncu, "--metrics " + joined);
   auto measured = parse_ncu_csv(run_capture(cmd));
   if (!measured) {
     std::cerr << "bankscope-gpu: trace --check: " << measured.error().message << "\n";
