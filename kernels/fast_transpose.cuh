@@ -566,6 +566,107 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) fast_shift(float* __rest
 }
 
 // ---------------------------------------------------------------------------------------------
+// fast_sec<T, threads, vec>: whole 32-byte output sectors at every n (issue 15, odd n).
+//
+// At n % 8 != 0 an output row's run of a tile (T elements from column y0) starts inside a 32-byte
+// sector, so the sector at each end of the run is written half by this block and half by the block
+// above it in the grid, which runs gridDim.x blocks later. The copy kernel writes such split
+// sectors from horizontally adjacent blocks (back to back) and loses 2% from 8192 to 8191 on the
+// H200; every transpose here loses 10-35% (bench 2026-12-01c), cuBLAS 9%. The assumption tested:
+// the split sectors cost (two partial writes that L2 must merge or read-modify-write).
+// fast_sec makes every block write whole sectors: output row p of block (bx, by) takes columns
+//   [y0 - m, y0 - m + T),  m = (p * n + y0) % 8 = (pr * n) % 8  (pr = p - x0; T % 8 == 0),
+// so the block needs input rows y0 - 7 .. y0 + T - 1: a 7-row halo above the tile (7/T more
+// reads, L2 hits: the block above loaded them). The runs of vertically adjacent blocks tile the row
+// exactly (m is the same for every by since T % 8 == 0); the grid has ceil((n + 7) / T) block rows
+// so the last run reaches column n - 1; columns < 0 and >= n are skipped.
+//   loads: scalar, a warp reads 32 consecutive elements of one input row (any alignment);
+//   shared: tile[T + 7][T] rows h = g - (y0 - 7); every block runs the same shared accesses
+//           (out-of-matrix elements stage zeros, only global accesses are guarded).
+//   vec = false: stride T + 1 (padding), a warp stores 32 consecutive columns of one output row;
+//                row reads (STS) and column reads (LDS) are conflict-free (stride odd).
+//   vec = true:  16-byte stores (the runs are 32-byte aligned): a thread writes 4 consecutive
+//                columns, reading 4 tile rows h = 7 - m + 4j + q of column pr. Lanes: 16 chunks j of
+//                2 output rows. Layout tile[h][c ^ (2 * (h / 4) % 32)] (Swizzle<4,1,7> on T = 64):
+//                for fixed q the 16 lanes of a row have h / 4 = j + const, so 16 distinct even XOR
+//                terms; even and odd pr stay apart: 32 banks. Row writes: c ^ const, a bijection.
+// The scenarios fast_sec_64x64_t256{,_vec}.json describe both; `validate` checks them.
+inline constexpr int kSecHalo = 7;
+template <int kT, bool kVec>
+BANKSCOPE_HD constexpr PhysicalLayout fast_sec_layout() {
+  return kVec ? PhysicalLayout{kT, 0, Swizzle{4, 1, log2_int(kT) + 1}} : PhysicalLayout{kT + 1};
+}
+static_assert(fast_sec_layout<64, true>().offset(4, 0) == 4 * 64 + 2, "vec: row 4 -> xor 2");
+static_assert(fast_sec_layout<64, true>().offset(9, 5) == 9 * 64 + (5 ^ 4), "vec: row 9 -> xor 2 * 2");
+static_assert(fast_sec_layout<64, true>().offset(67, 33) == 67 * 64 + 33, "vec: row 67 -> (67 / 4) % 16 = 0");
+static_assert(fast_sec_layout<64, false>().offset(2, 3) == 2 * 65 + 3, "scalar: stride 65");
+
+template <int kT, int kThreads, bool kVec>
+__global__ void __launch_bounds__(kThreads) fast_sec(float* __restrict__ out, const float* __restrict__ in, int n) {
+  constexpr int kRows = kT + kSecHalo;
+  constexpr PhysicalLayout kLayout = fast_sec_layout<kT, kVec>();
+  constexpr int kTileFloats = kRows * (kVec ? kT : kT + 1);
+  constexpr int kLoadElems = kRows * kT;
+  constexpr int kLoadIters = (kLoadElems + kThreads - 1) / kThreads;
+  static_assert(kT % 32 == 0 && kThreads % 32 == 0, "a warp reads 32 elements of one row");
+  static_assert(!kVec || kT == 64, "vec: the swizzle argument above is for T = 64");
+  __shared__ __align__(16) float tile[kTileFloats];
+  const int x0 = blockIdx.x * kT;  // input columns = output rows
+  const int y0 = blockIdx.y * kT;  // input rows = output columns (before the halo)
+
+  float v[kLoadIters];
+#pragma unroll
+  for (int it = 0; it < kLoadIters; ++it) {
+    const int idx = threadIdx.x + it * kThreads;
+    const int g = y0 - kSecHalo + idx / kT, col = x0 + idx % kT;
+    v[it] = (idx < kLoadElems && g >= 0 && g < n && col < n) ? __ldg(in + int64_t(g) * n + col) : 0.0f;
+  }
+#pragma unroll
+  for (int it = 0; it < kLoadIters; ++it) {
+    const int idx = threadIdx.x + it * kThreads;
+    if (kLoadIters * kThreads == kLoadElems || idx < kLoadElems) tile[kLayout.offset(idx / kT, idx % kT)] = v[it];
+  }
+  __syncthreads();
+
+  if constexpr (!kVec) {
+#pragma unroll
+    for (int it = 0; it < kT * kT / kThreads; ++it) {
+      const int idx = threadIdx.x + it * kThreads;
+      const int pr = idx / kT, k = idx % kT;
+      const int p = x0 + pr;
+      const int64_t row0 = int64_t(p) * n;
+      const int m = (pr * n) & 7;  // = (p * n + y0) % 8: x0 and y0 are multiples of 64
+      const int oc = y0 - m + k;
+      const float val = tile[kLayout.offset(kSecHalo - m + k, pr)];
+      if (p < n && oc >= 0 && oc < n) out[row0 + oc] = val;
+    }
+  } else {
+    constexpr int kChunks = kT / 4;  // 16-byte chunks per output run
+#pragma unroll
+    for (int it = 0; it < kT * kChunks / kThreads; ++it) {
+      const int idx = threadIdx.x + it * kThreads;
+      const int pr = idx / kChunks, j = idx % kChunks;
+      const int p = x0 + pr;
+      const int64_t row0 = int64_t(p) * n;
+      const int m = (pr * n) & 7;  // = (p * n + y0) % 8: x0 and y0 are multiples of 64
+      const int oc = y0 - m + 4 * j;
+      float e[4];
+#pragma unroll
+      for (int q = 0; q < 4; ++q) e[q] = tile[kLayout.offset(kSecHalo - m + 4 * j + q, pr)];
+      if (p < n) {
+        if (oc >= 0 && oc + 4 <= n) {
+          *reinterpret_cast<float4*>(out + row0 + oc) = make_float4(e[0], e[1], e[2], e[3]);
+        } else {
+#pragma unroll
+          for (int q = 0; q < 4; ++q)
+            if (oc + q >= 0 && oc + q < n) out[row0 + oc + q] = e[q];
+        }
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // fast_reg4x4: no shared memory. Block 256 threads = 8 warps over a 64x64 tile (2 warps across,
 // 4 down); a warp is 8 lanes across x 4 lanes down, each lane a 4x4 block. Read k: 4 rows x 128
 // contiguous bytes; write k: 8 output rows x 64 contiguous bytes (two whole 32-byte sectors).

@@ -518,9 +518,29 @@ Result<ScenarioSpec> parse_scenario_json(const std::string& text, const std::str
   if (!block) return fail(block.error());
   s.block = *block;
   if (j.contains("grid")) {
-    auto g = get_dim3(j["grid"], "grid", 1, 2147483647);
-    if (!g) return fail(g.error());
-    s.grid = *g;
+    // Sizes, or expressions of n, blockDim and params (strings); one string makes them all
+    // expressions (compile() evaluates them).
+    const ojson& jg = j["grid"];
+    bool exprs = false;
+    if (jg.is_array()) {
+      for (const ojson& e : jg) exprs = exprs || e.is_string();
+    }
+    if (exprs) {
+      if (jg.empty() || jg.size() > 3) return fail(Error{"grid: expected an array of 1 to 3 sizes or expressions"});
+      for (size_t i = 0; i < jg.size(); ++i) {
+        if (jg[i].is_string()) {
+          s.grid_expr.push_back(jg[i].get<std::string>());
+        } else {
+          auto x = get_int(jg[i], "grid[" + std::to_string(i) + "]", 1, 2147483647);
+          if (!x) return fail(x.error());
+          s.grid_expr.push_back(std::to_string(*x));
+        }
+      }
+    } else {
+      auto g = get_dim3(jg, "grid", 1, 2147483647);
+      if (!g) return fail(g.error());
+      s.grid = *g;
+    }
   }
   if (j.contains("tile")) {
     auto t = get_dim3(j["tile"], "tile", 1, 1 << 20);
@@ -589,7 +609,12 @@ ojson scenario_to_json(const ScenarioSpec& s) {
   }
   if (s.extern_bytes >= 0) j["extern"] = {{"bytes", s.extern_bytes}};
   j["block"] = {s.block.x, s.block.y, s.block.z};
-  if (!(s.grid.x == 0 && s.grid.y == 0 && s.grid.z == 0)) j["grid"] = {s.grid.x, s.grid.y, s.grid.z};
+  if (!s.grid_expr.empty()) {
+    j["grid"] = ojson::array();
+    for (const std::string& e : s.grid_expr) j["grid"].push_back(e);
+  } else if (!(s.grid.x == 0 && s.grid.y == 0 && s.grid.z == 0)) {
+    j["grid"] = {s.grid.x, s.grid.y, s.grid.z};
+  }
   j["tile"] = {s.tile.x, s.tile.y};
   j["arrays"] = ojson::array();
   for (const ArraySpec& a : s.arrays) {
