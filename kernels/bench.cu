@@ -196,12 +196,14 @@ Candidate fast_shift_candidate(const std::string& name) {
           }};
 }
 
-template <int kT, int kThreads, bool kVec>
+template <int kTR, int kTC, int kThreads, bool kVec, int kMinBlocks = 1>
 Candidate fast_sec_candidate(const std::string& name) {
-  return {name, kThreads, fn_ptr(&bench::fast_sec<kT, kThreads, kVec>), [](void* o, const void* i, int n) {
-            // One more block row than the tiles: the runs start up to 7 columns before y0.
-            const dim3 grid((n + kT - 1) / kT, (n + bench::kSecHalo + kT - 1) / kT);
-            bench::fast_sec<kT, kThreads, kVec><<<grid, kThreads>>>(f32(o), f32(i), n);
+  auto* fn = &bench::fast_sec<kTR, kTC, kThreads, kVec, kMinBlocks>;
+  return {name, kThreads, fn_ptr(fn), [fn](void* o, const void* i, int n) {
+            // One more block row than the tiles where the last run must reach column n - 1 (the
+            // runs start up to 7 columns before y0).
+            const dim3 grid((n + kTC - 1) / kTC, (n + bench::kSecHalo + kTR - 1) / kTR);
+            fn<<<grid, kThreads>>>(f32(o), f32(i), n);
           }};
 }
 
@@ -319,10 +321,11 @@ std::vector<Candidate> make_candidates(cublasHandle_t handle, int sms) {
   c.push_back(fast_shift_candidate<64, 64, 128, 5>("fast_shift_64x64_t128"));
   c.push_back(fast_shift_candidate<128, 64, 256, 3>("fast_shift_128x64_t256"));
   c.push_back(fast_shift_candidate<64, 128, 256, 3>("fast_shift_64x128_t256"));
-  c.push_back(fast_sec_candidate<64, 256, false>("fast_sec_64x64_t256"));
-  c.push_back(fast_sec_candidate<64, 512, false>("fast_sec_64x64_t512"));
-  c.push_back(fast_sec_candidate<64, 256, true>("fast_sec_64x64_t256_vec"));
-  c.push_back(fast_sec_candidate<64, 512, true>("fast_sec_64x64_t512_vec"));
+  c.push_back(fast_sec_candidate<64, 64, 256, false>("fast_sec_64x64_t256"));
+  c.push_back(fast_sec_candidate<64, 64, 256, true>("fast_sec_64x64_t256_vec"));
+  c.push_back(fast_sec_candidate<64, 64, 256, true, 6>("fast_sec_64x64_t256_vec_b6"));
+  c.push_back(fast_sec_candidate<128, 64, 256, true>("fast_sec_128x64_t256_vec"));
+  c.push_back(fast_sec_candidate<128, 64, 512, true>("fast_sec_128x64_t512_vec"));
   c.push_back({"fast_reg4x4", 256, fn_ptr(&fast_reg4x4), [](void* o, const void* i, int n) {
                  fast_reg4x4<<<grid_2d(n, kReg4x4Tile, kReg4x4Tile), 256>>>(f32(o), f32(i), n);
                }});

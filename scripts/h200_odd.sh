@@ -20,7 +20,7 @@ scen=()
 for f in assets/scenarios/fast_sec_*.json; do scen+=(--scenario "$f"); done
 timeout 200 "$BIN" validate "${scen[@]}" --n 33,100,2047,4100,8191,8192 --runs 5 --ncu "$NCU" \
   --json "$OUT/validate_odd.json" | tee "$OUT/validate_odd.txt"
-echo "validate exit: ${PIPESTATUS[0]}; MISMATCH rows: $(grep -c MISMATCH "$OUT/validate_odd.txt")"
+rc=${PIPESTATUS[0]}; echo "validate exit: $rc; MISMATCH rows: $(grep -c MISMATCH "$OUT/validate_odd.txt")"; [[ $rc == 0 ]] || echo "VALIDATE FAILED (exit $rc): see log.txt"
 
 step "ncu: DRAM bytes and L2 sectors at N = 8191, 8192"
 : >"$OUT/ncu_mem.csv"
