@@ -196,7 +196,7 @@ Candidate fast_shift_candidate(const std::string& name) {
           }};
 }
 
-template <int kTR, int kTC, int kThreads, bool kVec, int kMinBlocks = 1>
+template <int kTR, int kTC, int kThreads, bool kVec, int kMinBlocks = 0>
 Candidate fast_sec_candidate(const std::string& name) {
   auto* fn = &bench::fast_sec<kTR, kTC, kThreads, kVec, kMinBlocks>;
   return {name, kThreads, fn_ptr(fn), [fn](void* o, const void* i, int n) {
@@ -323,8 +323,8 @@ std::vector<Candidate> make_candidates(cublasHandle_t handle, int sms) {
   c.push_back(fast_shift_candidate<64, 128, 256, 3>("fast_shift_64x128_t256"));
   c.push_back(fast_sec_candidate<64, 64, 256, false>("fast_sec_64x64_t256"));
   c.push_back(fast_sec_candidate<64, 64, 256, true>("fast_sec_64x64_t256_vec"));
-  c.push_back(fast_sec_candidate<64, 64, 256, true, 6>("fast_sec_64x64_t256_vec_b6"));
-  c.push_back(fast_sec_candidate<128, 64, 256, true>("fast_sec_128x64_t256_vec"));
+  c.push_back(fast_sec_candidate<64, 64, 256, true, 5>("fast_sec_64x64_t256_vec_b5"));
+  c.push_back(fast_sec_candidate<128, 64, 256, true, 3>("fast_sec_128x64_t256_vec"));
   c.push_back(fast_sec_candidate<128, 64, 512, true>("fast_sec_128x64_t512_vec"));
   c.push_back({"fast_reg4x4", 256, fn_ptr(&fast_reg4x4), [](void* o, const void* i, int n) {
                  fast_reg4x4<<<grid_2d(n, kReg4x4Tile, kReg4x4Tile), 256>>>(f32(o), f32(i), n);

@@ -583,8 +583,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) fast_shift(float* __rest
 // exactly (m is the same for every by); the grid has ceil((n + 7) / TR) block rows so the last run
 // reaches column n - 1; columns < 0 and >= n are skipped.
 //   loads: scalar, a warp reads 32 consecutive elements of one input row (any alignment);
-//   shared: tile[TR + 7][TC], row h = input row y0 - 7 + h; every block runs the same row writes
-//           (out-of-matrix elements stage zeros, only global accesses are guarded).
+//   shared: tile[TR + 7 + spare][TC], row h = input row y0 - 7 + h; every warp of every block
+//           issues the same row writes (out-of-matrix elements stage zeros, lanes past the tile
+//           write spare rows: only global accesses are guarded).
 //   vec = false: stride TC + 1 (padding), a warp stores 32 consecutive columns of one output row;
 //                row writes (STS) and column reads (LDS) are conflict-free (stride odd).
 //   vec = true:  16-byte stores (the runs are 32-byte aligned): a thread writes 4 consecutive
@@ -613,14 +614,21 @@ static_assert(fast_sec_layout<128, 64, true>().offset(130, 40) == 130 * 64 + (40
 static_assert(fast_sec_layout<128, 64, true>().offset(127, 40) == 127 * 64 + (40 ^ 31), "128x64 vec: row 127 -> xor 31");
 static_assert(fast_sec_layout<64, 64, false>().offset(2, 3) == 2 * 65 + 3, "scalar: stride 65");
 
-template <int kTR, int kTC, int kThreads, bool kVec, int kMinBlocks = 1>
+// kMinBlocks = 0: no occupancy target for ptxas. Measured (H200, 2026-12-01e): a target of 1 block
+// per SM let ptxas take 104 registers instead of 64 for 64x64_t256_vec, and the kernel fell from
+// 3523 to 2561 GB/s at n = 8191.
+template <int kTR, int kTC, int kThreads, bool kVec, int kMinBlocks = 0>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) fast_sec(float* __restrict__ out, const float* __restrict__ in,
                                                                  int n) {
   constexpr int kRows = kTR + kSecHalo;
   constexpr PhysicalLayout kLayout = fast_sec_layout<kTR, kTC, kVec>();
-  constexpr int kTileFloats = kRows * (kVec ? kTC : kTC + 1);
   constexpr int kLoadElems = kRows * kTC;
   constexpr int kLoadIters = (kLoadElems + kThreads - 1) / kThreads;
+  // Spare rows for the last iteration's lanes past the tile, so that every row write is issued
+  // by every warp unconditionally (a guarded STS is branched around or predicated at nvcc's
+  // choice, which changes the instruction count; measured on the H200, 2026-12-01e).
+  constexpr int kRowsAlloc = (kLoadIters * kThreads + kTC - 1) / kTC;
+  constexpr int kTileFloats = kRowsAlloc * (kVec ? kTC : kTC + 1);
   static_assert(kTC % 32 == 0 && kThreads % 32 == 0, "a warp reads 32 elements of one row");
   static_assert(kTR % 8 == 0, "runs of whole sectors");
   static_assert(!kVec || ((kTR == 64 || kTR == 128) && kTC >= 32 && (kTC & (kTC - 1)) == 0),
@@ -639,7 +647,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) fast_sec(float* __restri
 #pragma unroll
   for (int it = 0; it < kLoadIters; ++it) {
     const int idx = threadIdx.x + it * kThreads;
-    if (kLoadIters * kThreads == kLoadElems || idx < kLoadElems) tile[kLayout.offset(idx / kTC, idx % kTC)] = v[it];
+    tile[kLayout.offset(idx / kTC, idx % kTC)] = v[it];  // rows >= kRows: spare, never read
   }
   __syncthreads();
 
