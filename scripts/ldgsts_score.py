@@ -157,6 +157,12 @@ def main():
                   "earlier_both": c2[3]}
         print("  %-15s probe %3d/%3d wf, %3d both;  earlier %3d/%3d wf, %3d both" %
               (n, c1[1], c1[0], c1[3], c2[1], c2[0], c2[3]))
+    print()
+    print("== best hypothesis per kind on the probe batch (both counters right / measured; ties listed)")
+    for k in sorted({kk for n in names for kk in sc[n] if kk[0] == "*" and kk[1] != "*"}, key=lambda x: x[1]):
+        best = max(sc[n][k][3] for n in names)
+        n_ = sc[names[0]][k][0]
+        print("  %-14s %3d/%-3d %s" % (k[1], best, n_, ", ".join(n for n in names if sc[n][k][3] == best)))
     rep = repeats(rows)
     if rep:
         same = sum(x[1] == x[2] for x in rep)
