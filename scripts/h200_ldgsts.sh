@@ -15,7 +15,7 @@
 # re-measured (the kernel now reads its source offsets from the pattern: the counts must equal
 # 2026-11-30a's) -> the batch again with every global-side ldgsts metric ncu lists (a separate run,
 # so a metric set that will not open cannot cost the main counters) -> the score, when
-# scripts/ldgsts_score.py is present. About 3 minutes. Files in $OUT:
+# scripts/ldgsts_score.py is present. About 4 minutes (PART_TIMEOUT=580 leaves room). Files in $OUT:
 #   <batch>_measured.jsonl        per pattern: input, R9's prediction, measured_wavefronts /
 #                                 measured_bank_conflicts (smsp__sass_..._op_ldgsts, else the
 #                                 l1tex__ pair) and every collected counter under "counters"
@@ -85,7 +85,8 @@ echo "global-side metrics for the second run: $extra"
 
 step "patterns: $BATCH, one run per kind"
 : > "$OUT/${NAME}_measured.jsonl"
-for k in '"width": 4, "cache": "ca"' '"width": 8, "cache": "ca"' '"width": 16, "cache": "ca"' '"width": 16, "cache": "cg"'; do
+KINDS=('"width": 4, "cache": "ca"' '"width": 8, "cache": "ca"' '"width": 16, "cache": "ca"' '"width": 16, "cache": "cg"')
+for k in "${KINDS[@]}"; do
   grep -F "$k" "$BATCH" > "$WORK/in.jsonl"
   timeout 150 "$BIN" patterns --jsonl "$WORK/in.jsonl" --out "$WORK/measured.jsonl"
   echo "patterns [$k] exit: $? ($(wc -l < "$WORK/in.jsonl") in, $(cat "$WORK/measured.jsonl" 2>/dev/null | wc -l) out)"
@@ -113,9 +114,15 @@ for i in old:
               "now", new.get(i, {}).get("measured_wavefronts"), new.get(i, {}).get("measured_bank_conflicts"))
 PY
 
-step "patterns again with the global-side ldgsts metrics (separate run)"
-timeout 240 "$BIN" patterns --jsonl "$BATCH" --extra-metrics "$extra" --out "$OUT/${NAME}_global.jsonl"
-echo "patterns (global metrics) exit: $? ($(cat "$OUT/${NAME}_global.jsonl" 2>/dev/null | wc -l) lines)"
+step "patterns again with the global-side ldgsts metrics (separate runs, one per kind)"
+: > "$OUT/${NAME}_global.jsonl"
+for k in "${KINDS[@]}"; do
+  grep -F "$k" "$BATCH" > "$WORK/in.jsonl"
+  timeout 100 "$BIN" patterns --jsonl "$WORK/in.jsonl" --extra-metrics "$extra" --out "$WORK/measured.jsonl"
+  echo "patterns (global metrics) [$k] exit: $? ($(cat "$WORK/measured.jsonl" 2>/dev/null | wc -l) lines)"
+  cat "$WORK/measured.jsonl" >> "$OUT/${NAME}_global.jsonl" 2>/dev/null
+  rm -f "$WORK/in.jsonl" "$WORK/measured.jsonl"
+done
 
 step "score"
 if [[ -f scripts/ldgsts_score.py ]]; then

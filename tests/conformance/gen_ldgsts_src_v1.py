@@ -168,6 +168,35 @@ def fam_delta(b, rng):
         b.add("line_gap128", "delta", w, c, dst, src, "contiguous src; each source line to its own 256-byte-strided row")
 
 
+def fam_oneline(b):
+    """16-byte copies of ONE source line (lanes 0-7, contiguous 128 bytes): the cost of a single
+    line as a function of where its eight 16-byte chunks land (patterns_v2's .cg es2 = 32, es3 = 24,
+    es5 = 32 fit no rule; per line that is 8, 6, 8). .ca beside .cg for comparison."""
+    src = [l * 16 for l in range(WARP)]
+    shapes = []
+    for k in (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 16):
+        shapes.append(("es%d" % k, [l * k * 16 for l in range(WARP)]))
+    for sh in (16, 32, 64, 112, 128, 4096):
+        shapes.append(("shift%d" % sh, [sh + l * 16 for l in range(WARP)]))
+    shapes.append(("xor1", [(l ^ 1) * 16 for l in range(WARP)]))
+    shapes.append(("rev", [(7 - l % 8) * 16 for l in range(WARP)]))
+    shapes.append(("rot3", [((l + 3) % 8) * 16 for l in range(WARP)]))
+    shapes.append(("sw_row5", [((l % 8) ^ 5) * 16 + 640 for l in range(WARP)]))
+    shapes.append(("split4_gap", [(l % 8) * 16 + (l % 8 >= 4) * 128 for l in range(WARP)]))
+    shapes.append(("split4_far", [(l % 8) * 16 + (l % 8 >= 4) * 4096 for l in range(WARP)]))
+    shapes.append(("pairs_gap", [(l // 2) * 64 + (l % 2) * 16 for l in range(WARP)]))
+    shapes.append(("quads_gap", [(l // 4) * 128 + (l % 4) * 16 + 64 for l in range(WARP)]))
+    for c in ("ca", "cg"):
+        for name, dst in shapes:
+            b.add("line0_%s" % name, "oneline", 16, c, dst, src, "lanes 0-7 (one source line), dst %s" % name,
+                  mask=0x000000FF)
+        # Two source lines (lanes 0-15) with the second line's chunks shifted as a whole or not.
+        b.add("line01_es3", "oneline", 16, c, [l * 48 for l in range(WARP)], src, "lanes 0-15, dst stride 48",
+              mask=0x0000FFFF)
+        b.add("line01_es2", "oneline", 16, c, [l * 32 for l in range(WARP)], src, "lanes 0-15, dst stride 32",
+              mask=0x0000FFFF)
+
+
 def fam_gemm(b, rng):
     """cuBLAS-SGEMM-like 4-byte .ca copies: groups of g lanes read g contiguous elements of one column
     of a column-major matrix (src stride lda * 4 between groups), destinations contiguous."""
@@ -252,6 +281,7 @@ def build():
     fam_dstvary(b, rng)
     fam_delta(b, rng)
     fam_gemm(b, rng)
+    fam_oneline(b)
     fam_mask(b, rng)
     fam_random(b, rng)
     fam_repeat(b)
