@@ -8,6 +8,7 @@
 # destinations) and src (global source byte offsets; absent = lane * width, the harness default).
 #
 #   python3 scripts/ldgsts_rules.py --selftest    hand-worked cases (each value explained below)
+#   python3 scripts/ldgsts_rules.py --dump BATCH  every hypothesis on every line (for the C++ check)
 import sys
 
 WARP = 32
@@ -216,7 +217,27 @@ def selftest():
     return 1 if bad else 0
 
 
+def dump(path):
+    """One line per pattern of a JSONL batch: {"id", "<hypothesis>": [wavefronts, conflicts], ...};
+    tests/test_ldgsts_candidates.cpp checks sim/ldgsts_candidates.hpp against it."""
+    import json
+    out = []
+    with open(path) as f:
+        for line in f:
+            if not line.strip():
+                continue
+            r = json.loads(line)
+            row = {"id": r.get("id")}
+            for n, h in HYPOTHESES.items():
+                row[n] = list(h(r))
+            out.append(json.dumps(row) + "\n")
+    sys.stdout.write("".join(out))
+    return 0
+
+
 if __name__ == "__main__":
     if "--selftest" in sys.argv:
         sys.exit(selftest())
+    if len(sys.argv) == 3 and sys.argv[1] == "--dump":
+        sys.exit(dump(sys.argv[2]))
     print(__doc__ if __doc__ else "see the header")
