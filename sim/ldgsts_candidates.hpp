@@ -78,7 +78,8 @@ inline AccessCost line_shift(const WarpAccess& a, const Sources& src) {
   std::set<std::pair<uint32_t, int64_t>> keys;
   for (int l = 0; l < kWarpSize; ++l) {
     if (!((a.mask >> l) & 1u) || !seen.insert(a.addr[size_t(l)]).second) continue;
-    keys.insert({src[size_t(l)] / kSourceLineBytes, int64_t(a.addr[size_t(l)]) - int64_t(src[size_t(l)])});
+    keys.insert(
+        {src[size_t(l)] / kSourceLineBytes, int64_t(a.addr[size_t(l)]) - int64_t(src[size_t(l)])});
   }
   AccessCost c;
   c.wavefronts = c.ideal_wavefronts = int(keys.size());

@@ -18,7 +18,8 @@ namespace lc = bankscope::ldgsts_candidates;
 
 namespace {
 
-WarpAccess ldgsts(int width, const std::function<uint32_t(int)>& dst, uint32_t mask = 0xffffffffu, bool cg = false) {
+WarpAccess ldgsts(int width, const std::function<uint32_t(int)>& dst, uint32_t mask = 0xffffffffu,
+                  bool cg = false) {
   WarpAccess a;
   a.op = Op::kLdgsts;
   a.width = width;
@@ -66,7 +67,8 @@ TEST_CASE("ldgsts candidates: hand-worked cases") {
   // (dst - src = 32 g + 4 i - 16384 g - 4 i) -> 4 pairs.
   {
     const WarpAccess a = ldgsts(4, contig4);
-    const lc::Sources s = sources([](int l) { return uint32_t(l / 8) * 16384 + uint32_t(l % 8) * 4; });
+    const lc::Sources s =
+        sources([](int l) { return uint32_t(l / 8) * 16384 + uint32_t(l % 8) * 4; });
     CHECK(lc::per_source_line(a, s).wavefronts == 4);
     CHECK(lc::line_shift(a, s).wavefronts == 4);
   }
@@ -86,7 +88,8 @@ TEST_CASE("ldgsts candidates: hand-worked cases") {
   // of 16 lanes (1 each) = 2; H5 32 runs of one lane = 32.
   {
     const WarpAccess a = ldgsts(4, contig4);
-    const lc::Sources s = sources([](int l) { return uint32_t(l % 2) * 1024 + uint32_t(l / 2) * 4; });
+    const lc::Sources s =
+        sources([](int l) { return uint32_t(l % 2) * 1024 + uint32_t(l / 2) * 4; });
     CHECK(lc::per_source_line(a, s).wavefronts == 2);
     CHECK(lc::lane_runs(a, s).wavefronts == 32);
   }
@@ -94,9 +97,18 @@ TEST_CASE("ldgsts candidates: hand-worked cases") {
   // (l/2)*16 -> 16 kept lanes with distinct shifts -16k = 16 (measured 16); one destination -> 1.
   {
     const lc::Sources s = sources([](int l) { return uint32_t(l) * 16; });
-    CHECK(lc::line_shift(ldgsts(16, [](int l) { return uint32_t(l) * 16; }, 0xffffffffu, true), s).wavefronts == 4);
-    CHECK(lc::line_shift(ldgsts(16, [](int l) { return uint32_t(l / 2) * 16; }, 0xffffffffu, true), s).wavefronts == 16);
-    CHECK(lc::line_shift(ldgsts(16, [](int) { return 0u; }, 0xffffffffu, true), s).wavefronts == 1);
+    CHECK(lc::line_shift(ldgsts(
+                             16, [](int l) { return uint32_t(l) * 16; }, 0xffffffffu, true),
+                         s)
+              .wavefronts == 4);
+    CHECK(lc::line_shift(ldgsts(
+                             16, [](int l) { return uint32_t(l / 2) * 16; }, 0xffffffffu, true),
+                         s)
+              .wavefronts == 16);
+    CHECK(lc::line_shift(ldgsts(
+                             16, [](int) { return 0u; }, 0xffffffffu, true),
+                         s)
+              .wavefronts == 1);
   }
   // An inactive lane's source never counts: lane 5 alone -> 1 / 0.
   {
@@ -106,15 +118,21 @@ TEST_CASE("ldgsts candidates: hand-worked cases") {
   }
 }
 
-TEST_CASE("ldgsts candidates: C++ equals scripts/ldgsts_rules.py on every probe line (and cost() equals its R9)") {
+TEST_CASE(
+    "ldgsts candidates: C++ equals scripts/ldgsts_rules.py on every probe line (and cost() equals "
+    "its R9)") {
   const std::string dir = std::string(BANKSCOPE_SOURCE_DIR) + "/tests/conformance/";
   std::ifstream batch(dir + "ldgsts_src_v1.jsonl"), py(dir + "ldgsts_src_v1_candidates.jsonl");
   REQUIRE(batch.good());
   REQUIRE(py.good());
   std::string bl, pl;
   int n = 0;
-  const auto pair = [](const AccessCost& c) { return std::make_pair(c.wavefronts, c.bank_conflicts()); };
-  const auto want = [](const nlohmann::json& j) { return std::make_pair(j[0].get<int>(), j[1].get<int>()); };
+  const auto pair = [](const AccessCost& c) {
+    return std::make_pair(c.wavefronts, c.bank_conflicts());
+  };
+  const auto want = [](const nlohmann::json& j) {
+    return std::make_pair(j[0].get<int>(), j[1].get<int>());
+  };
   while (std::getline(batch, bl)) {
     REQUIRE(std::getline(py, pl));
     ++n;
@@ -126,7 +144,8 @@ TEST_CASE("ldgsts candidates: C++ equals scripts/ldgsts_rules.py on every probe 
     const WarpAccess& a = p->access;
     const lc::Sources& s = p->src;
     WarpAccess ca = a;
-    ca.bypass_l1 = false;  // the Python H0 is R9 (.ca); the model's .cg rule is still the assumed one
+    ca.bypass_l1 =
+        false;  // the Python H0 is R9 (.ca); the model's .cg rule is still the assumed one
     CHECK(pair(cost(ca)) == want(e["H0_dest_only"]));
     CHECK(pair(lc::per_source_line(a, s)) == want(e["H1_per_line"]));
     CHECK(pair(lc::line_shift(a, s)) == want(e["H3_line_shift"]));
