@@ -759,6 +759,36 @@ Result<Pattern> parse_pattern_object(const ojson& j) {
   }
   auto ok = validate(a, BankConfig{});
   if (!ok) return ok.error();
+  for (int lane = 0; lane < kWarpSize; ++lane) p.src[static_cast<size_t>(lane)] = uint32_t(lane) * uint32_t(a.width);
+  if (j.contains("src")) {
+    if (a.op != Op::kLdgsts) return Error{"src: only an ldgsts (cp.async) pattern has global source offsets"};
+    const ojson& s = j["src"];
+    if (!s.is_array() || s.size() != kWarpSize) {
+      return Error{"src: expected an array of exactly 32 global byte offsets, got " +
+                   (s.is_array() ? std::to_string(s.size()) + " entries" : std::string(type_name(s)))};
+    }
+    for (int lane = 0; lane < kWarpSize; ++lane) {
+      auto v = get_int(s[static_cast<size_t>(lane)], "src[" + std::to_string(lane) + "]", 0, kMaxLdgstsSourceBytes - 1);
+      if (!v) return v.error();
+      // Documented (PTX ISA, cp.async): the source must be aligned to the copy size; only lanes
+      // that copy are checked (an inactive lane's source is never read).
+      if (((a.mask >> lane) & 1u) && *v % a.width != 0) {
+        return Error{"src[" + std::to_string(lane) + "]: global byte offset " + std::to_string(*v) + " is not " +
+                     std::to_string(a.width) + "-byte aligned (the GPU faults with \"misaligned address\")"};
+      }
+      p.src[static_cast<size_t>(lane)] = static_cast<uint32_t>(*v);
+    }
+    p.src_given = true;
+  }
+  if (j.contains("l2_prefetch")) {
+    if (a.op != Op::kLdgsts) return Error{"l2_prefetch: only an ldgsts (cp.async) pattern has an L2 prefetch hint"};
+    auto v = get_int(j["l2_prefetch"], "l2_prefetch", 0, 256);
+    if (!v) return v.error();
+    if (*v != 0 && *v != 64 && *v != 128 && *v != 256) {
+      return Error{"l2_prefetch: " + std::to_string(*v) + " must be 0, 64, 128 or 256 (bytes, PTX .L2::<n>B)"};
+    }
+    p.l2_prefetch = static_cast<int>(*v);
+  }
   return p;
 }
 
