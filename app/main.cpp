@@ -97,9 +97,25 @@ int main(int argc, char** argv) {
   if (!opt.trace.empty()) {
     Result<bool> r = open_trace(state, opt.trace);
     if (!r) return fail(r.error().message);
+    if (!opt.array.empty()) {
+      r = set_trace_array(state, opt.array);
+      if (r && !opt.layout.empty()) r = set_trace_layout(state, opt.layout);
+      if (!r) return fail(r.error().message);
+    }
   }
   if (opt.compare) state.compare = *opt.compare;
-  if (opt.stride) set_row_stride(state.configs[0], *opt.stride);
+  if (opt.stride) {
+    // On a trace, --stride is the what-if's row stride (it needs --array).
+    Result<bool> r = true;
+    if (state.trace.active()) {
+      PhysicalLayout l = state.trace.what_if.layout;
+      l.row_stride = static_cast<int>(*opt.stride);
+      r = set_trace_what_if_layout(state, l);
+    } else {
+      set_row_stride(state.configs[0], *opt.stride);
+    }
+    if (!r) return fail("--stride: " + r.error().message);
+  }
   state.large_font = opt.large;
   state.high_contrast = opt.contrast;
   state.presentation = opt.presentation;
