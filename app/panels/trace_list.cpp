@@ -62,10 +62,17 @@ void draw_trace_list(const TraceView& view, UiState& state, float width, float h
     state.anim.cycle = 0;
   }
   if (view.exec < n) {
+    // Beside the range where it fits (the compare layout's wide list), else on its own line.
     const TraceWarp& w = view.executions[static_cast<size_t>(view.exec)];
+    char who[96];
+    std::snprintf(who, sizeof who, "block %u, warp %u, %d active lanes (mask 0x%08x)", w.block,
+                  w.warp, __builtin_popcount(w.mask), w.mask);
+    const float after =
+        ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x + ImGui::GetStyle().ItemSpacing.x * 3;
+    if (after + ImGui::CalcTextSize(who).x < width - 2)
+      ImGui::SameLine(0, ImGui::GetStyle().ItemSpacing.x * 3);
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width - 2);
-    ImGui::Text("block %u, warp %u, %d active lanes (mask 0x%08x)", w.block, w.warp,
-                __builtin_popcount(w.mask), w.mask);
+    ImGui::TextUnformatted(who);
     ImGui::PopTextWrapPos();
   }
   ImGui::Spacing();
@@ -75,12 +82,18 @@ void draw_trace_list(const TraceView& view, UiState& state, float width, float h
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit |
                                 ImGuiTableFlags_ScrollX;  // narrow: scroll, never cut a count
-  if (ImGui::BeginTable("trace_list", 8, flags, ImVec2(width, list_h))) {
+  // With a what-if, two more columns: the instruction's wavefronts and conflicts under that layout.
+  const bool what_if = view.what_if && view.what_if_rows.size() == t.rows.size();
+  if (ImGui::BeginTable("trace_list", what_if ? 10 : 8, flags, ImVec2(width, list_h))) {
     ImGui::TableSetupScrollFreeze(0, 1);
     // Every column fits its widest cell; a narrow list scrolls sideways (ScrollX) instead.
     ImGui::TableSetupColumn("launch / kernel", ImGuiTableColumnFlags_WidthFixed);
     for (const char* c : {"pc", "opcode", "line", "execs", "wavefronts", "conflicts", "worst"}) {
       ImGui::TableSetupColumn(c);
+    }
+    if (what_if) {
+      ImGui::TableSetupColumn("what-if wavefronts");
+      ImGui::TableSetupColumn("what-if conflicts");
     }
     ImGui::TableHeadersRow();
     for (size_t i = 0; i < t.rows.size(); ++i) {
@@ -115,6 +128,7 @@ void draw_trace_list(const TraceView& view, UiState& state, float width, float h
         ImGui::TextDisabled("not modelled");
         ImGui::TableNextColumn();
         ImGui::TableNextColumn();
+        if (what_if) ImGui::TableNextColumn(), ImGui::TableNextColumn();
         continue;
       }
       ImGui::TableNextColumn();
@@ -127,6 +141,17 @@ void draw_trace_list(const TraceView& view, UiState& state, float width, float h
       }
       ImGui::TableNextColumn();
       ImGui::Text("%d-way", s.worst_n_way);
+      if (what_if) {
+        const PcStats& w = view.what_if_rows[i];
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(count_text(w.wavefronts).c_str());
+        ImGui::TableNextColumn();
+        if (w.excess() > 0) {
+          ImGui::TextColored(ImColor(palette::kConflict), "%s", count_text(w.excess()).c_str());
+        } else {
+          ImGui::TextUnformatted("0");
+        }
+      }
     }
     ImGui::EndTable();
   }
