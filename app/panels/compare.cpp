@@ -127,12 +127,12 @@ void draw_numbers_line(const PaneModel& pane, const PaneView& view) {
   const AccessCost& c = pane.report.cost;
   char eff[16];
   std::snprintf(eff, sizeof eff, "%.0f%%", pane.report.efficiency() * 100);
-  const std::string w = std::to_string(c.wavefronts), b = std::to_string(c.bank_conflicts()),
+  const std::string w = std::to_string(c.wavefronts) + (c.wavefronts == 1 ? " wavefront" : " wavefronts"),
+                    b = std::to_string(c.bank_conflicts()),
                     n = std::to_string(c.n_way) + "-way";
   const std::string line =
-      first_fitting({w + " wavefronts, " + b + " bank conflicts, " + n + ", " + eff + " efficiency",
-                     w + " wavefronts, " + b + " conflicts, " + n + ", " + eff,
-                     w + " wavefr., " + b + " confl., " + n},
+      first_fitting({w + ", " + b + " bank conflicts, " + n + ", " + eff + " efficiency",
+                     w + ", " + b + " conflicts, " + n + ", " + eff, w + ", " + b + " conflicts", w},
                     view.width - 2);
   ImGui::PushStyleColor(
       ImGuiCol_Text,

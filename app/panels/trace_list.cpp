@@ -82,19 +82,25 @@ void draw_trace_list(const TraceView& view, UiState& state, float width, float h
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit |
                                 ImGuiTableFlags_ScrollX;  // narrow: scroll, never cut a count
-  // With a what-if, two more columns: the instruction's wavefronts and conflicts under that layout.
+  // With a what-if, the wavefronts and conflicts columns say both: "16,384 -> 512" (as traced ->
+  // the what-if layout), so the comparison stays in view when a narrow list scrolls sideways.
   const bool what_if = view.what_if && view.what_if_rows.size() == t.rows.size();
-  if (ImGui::BeginTable("trace_list", what_if ? 10 : 8, flags, ImVec2(width, list_h))) {
+  // A count, in the conflict colour when it is one.
+  auto conflicts = [](uint64_t v) {
+    if (v > 0) {
+      ImGui::TextColored(ImColor(palette::kConflict), "%s", count_text(v).c_str());
+    } else {
+      ImGui::TextUnformatted("0");
+    }
+  };
+  if (ImGui::BeginTable("trace_list", 8, flags, ImVec2(width, list_h))) {
     ImGui::TableSetupScrollFreeze(0, 1);
     // Every column fits its widest cell; a narrow list scrolls sideways (ScrollX) instead.
     ImGui::TableSetupColumn("launch / kernel", ImGuiTableColumnFlags_WidthFixed);
-    for (const char* c : {"pc", "opcode", "line", "execs", "wavefronts", "conflicts", "worst"}) {
-      ImGui::TableSetupColumn(c);
-    }
-    if (what_if) {
-      ImGui::TableSetupColumn("what-if wavefronts");
-      ImGui::TableSetupColumn("what-if conflicts");
-    }
+    for (const char* c : {"pc", "opcode", "line", "execs"}) ImGui::TableSetupColumn(c);
+    ImGui::TableSetupColumn(what_if ? "wavefronts A -> B" : "wavefronts");
+    ImGui::TableSetupColumn(what_if ? "conflicts A -> B" : "conflicts");
+    ImGui::TableSetupColumn("worst");
     ImGui::TableHeadersRow();
     for (size_t i = 0; i < t.rows.size(); ++i) {
       const TraceRow& r = t.rows[i];
@@ -128,30 +134,25 @@ void draw_trace_list(const TraceView& view, UiState& state, float width, float h
         ImGui::TextDisabled("not modelled");
         ImGui::TableNextColumn();
         ImGui::TableNextColumn();
-        if (what_if) ImGui::TableNextColumn(), ImGui::TableNextColumn();
         continue;
       }
+      const PcStats* w = what_if ? &view.what_if_rows[i] : nullptr;
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(count_text(s.wavefronts).c_str());
+      if (w) {
+        ImGui::SameLine(0, 0);
+        ImGui::Text(" -> %s", count_text(w->wavefronts).c_str());
+      }
       ImGui::TableNextColumn();
-      if (s.excess() > 0) {
-        ImGui::TextColored(ImColor(palette::kConflict), "%s", count_text(s.excess()).c_str());
-      } else {
-        ImGui::TextUnformatted("0");
+      conflicts(s.excess());
+      if (w) {
+        ImGui::SameLine(0, 0);
+        ImGui::TextUnformatted(" -> ");
+        ImGui::SameLine(0, 0);
+        conflicts(w->excess());
       }
       ImGui::TableNextColumn();
       ImGui::Text("%d-way", s.worst_n_way);
-      if (what_if) {
-        const PcStats& w = view.what_if_rows[i];
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(count_text(w.wavefronts).c_str());
-        ImGui::TableNextColumn();
-        if (w.excess() > 0) {
-          ImGui::TextColored(ImColor(palette::kConflict), "%s", count_text(w.excess()).c_str());
-        } else {
-          ImGui::TextUnformatted("0");
-        }
-      }
     }
     ImGui::EndTable();
   }
