@@ -242,14 +242,25 @@ TEST_CASE("a script steps the animation: after 5 steps, 5 segments served and th
 
 TEST_CASE("bad arguments: one line on stderr, non-zero exit, no window needed") {
   struct Row {
-    const char* args;
+    std::string args;
     const char* expect;
   };
-  const Row rows[] = {{"--stride abc", "--stride"},
-                      {"--scenario /nonexistent/x.json", "x.json"},
-                      {"--size 5x5", "--size"},
-                      {"--bogus", "unknown option"},
-                      {"--trace /nonexistent/t.bstrace", "t.bstrace: cannot open"}};
+  const std::string trace = "--trace " + std::string(BANKSCOPE_ASSETS_DIR) +
+                            "/results/h200/2026-11-30d/traces/transpose.bstrace";
+  const Row rows[] = {
+      {"--stride abc", "--stride"},
+      {"--scenario /nonexistent/x.json", "x.json"},
+      {"--size 5x5", "--size"},
+      {"--bogus", "unknown option"},
+      {"--trace /nonexistent/t.bstrace", "t.bstrace: cannot open"},
+      // The what-if (issue 10, item 5): the field and the reason, before any window.
+      {trace + " --array tile@x:float[32][32]", "--array 'tile@x:float[32][32]': byte offset"},
+      {trace + " --array tile@0:float[32][32] --layout tile:stride=31",
+       "--layout 'tile:stride=31': row_stride: 31 is smaller than the row length 32"},
+      {trace + " --array tile@0:float[32][32] --layout buf:stride=33",
+       "--layout 'buf:stride=33': no --array named 'buf'"},
+      {trace + " --stride 40", "--stride: no what-if array"},
+      {"--array tile@0:float[32][32]", "--array: only with --trace FILE"}};
   for (const Row& r : rows) {
     CAPTURE(r.args);
     const std::string log = kOut + "/bad_args.log";
