@@ -173,10 +173,63 @@ struct AppModel::Job {
   std::thread worker;
 };
 
+// The what-if costs of a large trace on a worker: it writes `costs`, then sets `finished`. It keeps
+// the trace alive (shared_ptr) and works on copies, so the UI may open another trace meanwhile.
+struct AppModel::WhatIfJob {
+  std::shared_ptr<const LoadedTrace> trace;
+  TraceWhatIf what_if;
+  std::atomic<bool> finished{false};
+  WhatIfCosts costs;
+  std::thread worker;
+};
+
 AppModel::AppModel() = default;
 AppModel::AppModel(TotalsPolicy policy) : policy_(std::move(policy)) {}
 
+// Recomputes the trace view when the selection changed; the whole-trace what-if of a large trace
+// goes to a worker (one at a time: an edit made meanwhile starts when it ends, the latest wins).
+bool AppModel::update_trace(UiState& state) {
+  bool changed = false;
+  const TraceState& ts = state.trace;
+  if (what_if_job_ && what_if_job_->finished.load(std::memory_order_acquire)) {
+    what_if_job_->worker.join();
+    // Taken only when it is still what the view waits for (no newer edit, the same trace).
+    if (trace_.what_if_running && what_if_job_->trace.get() == trace_.what_if_source &&
+        what_if_job_->what_if.revision == trace_.what_if_revision) {
+      trace_.what_if_rows = std::move(what_if_job_->costs.rows);
+      trace_.what_if_launches = std::move(what_if_job_->costs.launches);
+      trace_.what_if_running = false;
+      changed = true;
+    }
+    what_if_job_.reset();
+  }
+  if (ts.active() ? (trace_.revision != ts.revision || trace_.source != ts.loaded.get())
+                  : trace_.source != nullptr) {
+    const bool inline_costs =
+        !ts.active() || ts.loaded->report.summary.executions <= policy_.ui_thread_trace_executions;
+    compute_trace_view(state.trace, trace_, inline_costs);
+    changed = true;
+  }
+  if (trace_.what_if_running && !what_if_job_ && ts.active()) {
+    auto job = std::make_unique<WhatIfJob>();
+    job->trace = ts.loaded;
+    job->what_if = ts.what_if;
+    WhatIfJob* raw = job.get();
+    raw->worker = std::thread([raw] {
+      raw->costs = cost_what_if(*raw->trace, raw->what_if);
+      raw->finished.store(true, std::memory_order_release);
+    });
+    what_if_job_ = std::move(job);
+  }
+  return changed;
+}
+
+bool AppModel::what_if_running() const {
+  return trace_.what_if_running;
+}
+
 AppModel::~AppModel() {
+  if (what_if_job_ && what_if_job_->worker.joinable()) what_if_job_->worker.join();
   for (auto& j : jobs_) {
     if (j) j->cancel.store(true);
   }
@@ -353,12 +406,7 @@ bool AppModel::update(UiState& state) {
                                 }),
                  retired_.end());
   changed = update_suggestion(state) || changed;
-  if (state.trace.active() ? (trace_.revision != state.trace.revision ||
-                               trace_.source != state.trace.loaded.get())
-                             : trace_.source != nullptr) {
-    compute_trace_view(state.trace, trace_);
-    changed = true;
-  }
+  changed = update_trace(state) || changed;
   if (changed) {
     // Keep the animation inside the new instruction.
     const int total = total_cycles(state);
@@ -507,18 +555,13 @@ std::vector<ArrayRemap> what_if_remaps(const TraceWhatIf& w, std::string* error)
   return {ArrayRemap{t, std::move(r).value()}};
 }
 
-// The whole trace costed again with the what-if's remaps: per listed row and per launch.
-void compute_what_if(const LoadedTrace& t, const TraceWhatIf& w, TraceView& view) {
-  view.what_if = w.active();
-  view.what_if_label = what_if_layout_text(w);
-  view.what_if_error.clear();
-  view.what_if_rows.clear();
-  view.what_if_launches.clear();
-  view.what_if_revision = w.revision;
-  view.what_if_source = &t;
-  if (!w.active()) return;
-  std::vector<ArrayRemap> remaps = what_if_remaps(w, &view.what_if_error);
-  if (!view.what_if_error.empty()) return;
+}  // namespace
+
+WhatIfCosts cost_what_if(const LoadedTrace& t, const TraceWhatIf& w) {
+  WhatIfCosts out;
+  if (!w.active()) return out;
+  std::vector<ArrayRemap> remaps = what_if_remaps(w, &out.error);
+  if (!out.error.empty()) return out;
   TraceAggregator agg(std::move(remaps));
   // The bytes already decoded once in load_trace_file: a second read cannot fail.
   Result<TraceSummary> s = read_trace(t.bytes.data(), t.bytes.size(), agg);
@@ -529,14 +572,13 @@ void compute_what_if(const LoadedTrace& t, const TraceWhatIf& w, TraceView& view
     for (const PcStats& ps : r.launches[row.launch].pcs) {
       if (ps.pc.index == row.pc_index) found = ps;
     }
-    view.what_if_rows.push_back(std::move(found));
+    out.rows.push_back(std::move(found));
   }
-  view.what_if_launches = std::move(r.launches);
+  out.launches = std::move(r.launches);
+  return out;
 }
 
-}  // namespace
-
-void compute_trace_view(TraceState& state, TraceView& view) {
+void compute_trace_view(TraceState& state, TraceView& view, bool what_if_inline) {
   view.revision = state.revision;
   PaneModel& pane = view.pane;
   pane.ok = false;
@@ -561,7 +603,23 @@ void compute_trace_view(TraceState& state, TraceView& view) {
   }
   if (view.what_if_source != &t || view.what_if_revision != state.what_if.revision ||
       view.what_if != state.what_if.active()) {
-    compute_what_if(t, state.what_if, view);
+    view.what_if = state.what_if.active();
+    view.what_if_label = what_if_layout_text(state.what_if);
+    view.what_if_revision = state.what_if.revision;
+    view.what_if_source = &t;
+    view.what_if_rows.clear();
+    view.what_if_launches.clear();
+    view.what_if_error.clear();
+    std::string error;
+    what_if_remaps(state.what_if, &error);  // a bad layout is said at once, whatever the size
+    view.what_if_running = view.what_if && error.empty() && !what_if_inline;
+    if (!error.empty()) {
+      view.what_if_error = error;
+    } else if (view.what_if && what_if_inline) {
+      WhatIfCosts c = cost_what_if(t, state.what_if);
+      view.what_if_rows = std::move(c.rows);
+      view.what_if_launches = std::move(c.launches);
+    }
   }
   if (view.executions.empty()) {  // cannot happen for a listed row; said rather than asserted
     pane.error = "this instruction has no execution in the trace";
@@ -872,17 +930,27 @@ std::optional<Result<bool>> apply_trace_step(const ScriptStep& step, UiState& st
   const std::string& v = step.verb;
   TraceWhatIf& w = state.trace.what_if;
   int64_t a = 0, b = 0, c = 0;
+  // A script is deterministic: a what-if edit returns once its costs are in (a large trace's
+  // worker, AppModel::update_trace), as `suggest` waits for the advisor.
+  auto settle = [&]() -> Result<bool> {
+    model.update(state);
+    while (model.what_if_running()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      model.update(state);
+    }
+    return true;
+  };
   auto layout_edit = [&](PhysicalLayout l) -> Result<bool> {
     Result<bool> r = set_trace_what_if_layout(state, l);
     if (!r) return err(r.error().message);
-    return true;
+    return settle();
   };
   if (v == "array") {
     if (!need(1))
       return err("expects NAME@BYTE_OFFSET:TYPE[ROWS][COLS], e.g. tile@0:float[32][32]");
     Result<bool> r = set_trace_array(state, step.args[0]);
     if (!r) return err(r.error().message);
-    return true;
+    return settle();
   }
   if (v == "layout") {
     if (!need(1)) return err("expects NAME:stride=S, NAME:xor=M or NAME:swizzle=B,M,S");
@@ -892,7 +960,7 @@ std::optional<Result<bool>> apply_trace_step(const ScriptStep& step, UiState& st
     }
     Result<bool> r = set_trace_layout(state, step.args[0]);
     if (!r) return err(r.error().message);
-    return true;
+    return settle();
   }
   if (v == "stride" || v == "pad" || v == "xor" || v == "swizzle") {
     PhysicalLayout l = w.layout;

@@ -189,6 +189,9 @@ struct TraceView {
   // instruction, parallel to LoadedTrace::rows, and per launch), and the selected execution's
   // remapped lanes as a pane. `what_if_error` says why the layout does not apply.
   bool what_if = false;
+  // A trace larger than TotalsPolicy::ui_thread_trace_executions is costed on a worker: the rows
+  // and launches are empty meanwhile (the selected execution's pane is not: one warp is cheap).
+  bool what_if_running = false;
   std::string what_if_label;  // "tile:stride=33", as --layout spells it
   std::string what_if_error;
   std::vector<PcStats> what_if_rows;
@@ -206,6 +209,9 @@ inline constexpr size_t kTraceViewMaxExecutions = size_t(1) << 20;
 using TotalsFn = std::function<Result<LaunchTotals>(const Scenario&, const TotalsOptions&)>;
 struct TotalsPolicy {
   uint64_t ui_thread_blocks = 64;
+  // A what-if re-costs every execution of the trace (report: ~35 M/s for rows and columns, 5 M/s
+  // random lanes); past this many the UI thread hands it to a worker and stays live.
+  uint64_t ui_thread_trace_executions = uint64_t(1) << 21;
   TotalsFn compute = launch_totals;
 };
 
@@ -222,6 +228,8 @@ class AppModel {
   bool update(UiState& state);
   // True while a pane's totals worker runs.
   bool totals_running() const;
+  // True while the what-if costs of a large trace are computed on a worker.
+  bool what_if_running() const;
   const PaneModel& pane(int i) const { return panes_[static_cast<size_t>(i)]; }
   const TraceView& trace() const { return trace_; }
   const SuggestModel& suggestion() const { return suggester_.model(); }
@@ -232,7 +240,9 @@ class AppModel {
 
  private:
   struct Job;
+  struct WhatIfJob;
   bool refresh(UiState& state, size_t i);
+  bool update_trace(UiState& state);
   void pair_b(UiState& state);
   void start_job(int which);
   void retire_job(int which);
@@ -241,6 +251,8 @@ class AppModel {
   TraceView trace_;
   std::array<std::unique_ptr<Job>, 2> jobs_;
   std::vector<std::unique_ptr<Job>> retired_;  // cancelled, not yet finished
+  // The what-if costs of a large trace (one at a time; a newer edit waits for it, then starts).
+  std::unique_ptr<WhatIfJob> what_if_job_;
   bool paired_compare_ = false, paired_pair_ = false;  // the modes pair_b() last ran under
   bool update_suggestion(UiState& state);
   LayoutSuggester suggester_;
@@ -293,7 +305,18 @@ Result<std::shared_ptr<const LoadedTrace>> load_trace_file(const std::string& pa
 Result<bool> open_trace(UiState& state, const std::string& path);
 // Recomputes `view` for the state's selection (clamps instr/exec into range); the pure function
 // AppModel::update() calls when the trace selection changed.
-void compute_trace_view(TraceState& state, TraceView& view);
+// `what_if_inline` false: the whole-trace what-if costs are left to the caller
+// (view.what_if_running set, rows empty; AppModel runs cost_what_if on a worker and fills them).
+void compute_trace_view(TraceState& state, TraceView& view, bool what_if_inline = true);
+
+// The whole trace costed with the what-if's array remapped: per listed row (parallel to
+// LoadedTrace::rows) and per launch. Pure; safe on a worker thread (it only reads `t`).
+struct WhatIfCosts {
+  std::string error;  // the layout does not apply ("" when the costs are there)
+  std::vector<PcStats> rows;
+  std::vector<LaunchReport> launches;
+};
+WhatIfCosts cost_what_if(const LoadedTrace& t, const TraceWhatIf& w);
 // "LDS  pc 0x1390  transpose.cu:42" for the list and the pane header.
 std::string trace_row_text(const TraceRow& row);
 

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 #include <vector>
 
 #include "app_model.hpp"
@@ -134,6 +136,11 @@ int main(int argc, char** argv) {
     script = std::move(steps).value();
   }
   model.update(state);
+  // A batch run shows the what-if's costs, not "computing" (a large trace costs them on a worker).
+  while (opt.batch() && model.what_if_running()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    model.update(state);
+  }
   if (state.trace.active() && !model.trace().pane.ok && opt.batch()) {
     return fail(opt.trace + ": " + model.trace().pane.error);
   }

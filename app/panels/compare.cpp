@@ -159,7 +159,13 @@ void draw_trace_side(const PaneModel& pane, const PcStats* stats, const std::str
   ImGui::PopTextWrapPos();
   // One line each, the first form that fits (a kernel signature is long).
   if (!subtitles.empty()) ImGui::TextUnformatted(first_fitting(subtitles, view.width - 2).c_str());
-  if (stats != nullptr && stats->modelled()) {
+  if (stats == nullptr && view.which == 1 && state.trace.active()) {
+    // A large trace's what-if, costed on a worker: this execution is already remapped below.
+    ImGui::TextDisabled(
+        "%s", first_fitting({"all executions: computing the what-if ...", "all: computing ..."},
+                            view.width - 2)
+                  .c_str());
+  } else if (stats != nullptr && stats->modelled()) {
     const std::string e = count_text(stats->executions), w = count_text(stats->wavefronts),
                       x = count_text(stats->excess());
     ImGui::TextUnformatted(

@@ -84,7 +84,9 @@ void draw_trace_list(const TraceView& view, UiState& state, float width, float h
                                 ImGuiTableFlags_ScrollX;  // narrow: scroll, never cut a count
   // With a what-if, the wavefronts and conflicts columns say both: "16,384 -> 512" (as traced ->
   // the what-if layout), so the comparison stays in view when a narrow list scrolls sideways.
-  const bool what_if = view.what_if && view.what_if_rows.size() == t.rows.size();
+  const bool what_if =
+      view.what_if && (view.what_if_running || view.what_if_rows.size() == t.rows.size());
+  const bool pending = view.what_if_running;  // a large trace's what-if, still on its worker
   // A count, in the conflict colour when it is one.
   auto conflicts = [](uint64_t v) {
     if (v > 0) {
@@ -136,20 +138,24 @@ void draw_trace_list(const TraceView& view, UiState& state, float width, float h
         ImGui::TableNextColumn();
         continue;
       }
-      const PcStats* w = what_if ? &view.what_if_rows[i] : nullptr;
+      const PcStats* w = what_if && !pending ? &view.what_if_rows[i] : nullptr;
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(count_text(s.wavefronts).c_str());
-      if (w) {
+      if (what_if) {
         ImGui::SameLine(0, 0);
-        ImGui::Text(" -> %s", count_text(w->wavefronts).c_str());
+        ImGui::Text(" -> %s", w ? count_text(w->wavefronts).c_str() : "...");
       }
       ImGui::TableNextColumn();
       conflicts(s.excess());
-      if (w) {
+      if (what_if) {
         ImGui::SameLine(0, 0);
         ImGui::TextUnformatted(" -> ");
         ImGui::SameLine(0, 0);
-        conflicts(w->excess());
+        if (w) {
+          conflicts(w->excess());
+        } else {
+          ImGui::TextUnformatted("...");
+        }
       }
       ImGui::TableNextColumn();
       ImGui::Text("%d-way", s.worst_n_way);

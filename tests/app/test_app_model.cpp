@@ -820,6 +820,36 @@ TEST_CASE(
   CHECK_FALSE(m.trace().what_if);
 }
 
+TEST_CASE("trace what-if on a worker: a large trace stays live; the latest edit's costs arrive") {
+  TotalsPolicy policy;
+  policy.ui_thread_trace_executions = 0;  // every trace counts as large here
+  UiState s;
+  AppModel m(policy);
+  REQUIRE(open_trace(s, kTransposeTrace).ok());
+  REQUIRE(set_trace_array(s, "tile@0:float[32][32]").ok());
+  REQUIRE(set_trace_layout(s, "tile:stride=33").ok());
+  m.update(s);
+  CHECK(m.what_if_running());
+  CHECK(m.trace().what_if_rows.empty());  // not the traced numbers, nor stale ones, meanwhile
+  // The selected execution's picture does not wait: one warp, remapped on the UI thread.
+  REQUIRE(m.trace().what_if_pane.ok);
+  CHECK(m.trace().what_if_pane.report.cost.wavefronts == 1);
+  // An edit while the worker runs: the costs that arrive are this one's (stride 34: 1,024, each
+  // column read 2-way, see the steps test above), whether or not the first run had finished.
+  REQUIRE(set_trace_layout(s, "tile:stride=34").ok());
+  m.update(s);
+  REQUIRE(wait_for(s, m, [&] { return !m.what_if_running(); }));
+  CHECK(m.trace().what_if_label == "tile:stride=34");
+  REQUIRE(m.trace().what_if_rows.size() == s.trace.loaded->rows.size());
+  CHECK(m.trace().what_if_rows[0].wavefronts == 1024);
+  CHECK(m.trace().what_if_launches[0].ld.wavefronts == 4096);  // 4 LDS x 512 executions x 2
+  // A script step waits for its costs (deterministic batch runs).
+  REQUIRE(run(s, m, "layout tile:stride=33").ok());
+  CHECK_FALSE(m.what_if_running());
+  CHECK(m.trace().what_if_rows[0].wavefronts == 512);
+  CHECK(m.trace().what_if_launches[0].ld.wavefronts == 2048);
+}
+
 TEST_CASE("trace: instr and warp steps pick a row and an execution; scenario-only steps say so") {
   UiState s;
   AppModel m;
