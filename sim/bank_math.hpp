@@ -100,12 +100,14 @@ struct PhysicalLayout {
 };
 
 // TMA swizzle modes (Hopper's tensor copy engine, cp.async.bulk.tensor), documented by NVIDIA:
-// CUDA driver API, cuTensorMapEncodeTiled ("CU_TENSOR_MAP_SWIZZLE_32B/64B/128B: swizzle 16B chunks
-// within a 32B/64B/128B span"; "the bounding box inner dimension ... must be less than or equal to
-// the swizzle size"; "boxDim[0] * elementSize must be a multiple of 16 bytes"), the CUDA C++
-// Programming Guide ("Tensor memory access", the swizzle table: the pattern repeats every
-// 256/512/1024 bytes) and the PTX ISA ("Tensor copy swizzling modes"). On the byte address a in
-// shared memory:
+// CUDA driver API, cuTensorMapEncodeTiled in cuda.h (CUDA 13.0, read here: "CU_TENSOR_MAP_SWIZZLE_
+// 32B/64B/128B: swizzle 16B chunks within 32B/64B/128B span"; the bounding box inner dimension
+// "must be less than or equal to the swizzle size"; boxDim[0] * element size "a multiple of 16
+// bytes"); NVIDIA's CUTLASS, include/cute/atom/copy_traits_sm90_tma_swizzle.hpp (the smem layout
+// Swizzle<B,4,3> on bytes is TMA's B32/B64/B128 for B = 1/2/3); the CUDA C++ Programming Guide
+// ("Tensor memory access": the pattern repeats every 256/512/1024 bytes) and the PTX ISA ("Tensor
+// copy swizzling modes"), cited, not quoted (their text was not reachable from here). On the byte
+// address a in shared memory:
 //
 //   address bits:  ... [ row bits ][ x ][ chunk ][ 16-byte unit ]
 //                       ^ 7             ^ 4       ^ 0
