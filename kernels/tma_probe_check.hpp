@@ -40,9 +40,11 @@ struct Case {
 // whether the pattern follows the address or the offset.
 std::vector<Case> cases(bool misaligned);
 
-// What the window holds if the copy writes the box densely at dst_offset with the documented
-// swizzle applied to the shared address (address_bits) or to the offset inside the box (not).
-std::vector<uint16_t> expected_window(const Case& c, bool address_bits);
+// What the window holds if the copy writes the box at dst_offset with the documented swizzle
+// applied to the shared address (address_bits) or to the offset inside the box (not); rows packed
+// densely (the model's assumption) or, padded_rows, each row at a multiple of the span (the rival
+// hypothesis for rows narrower than the span).
+std::vector<uint16_t> expected_window(const Case& c, bool address_bits, bool padded_rows = false);
 
 struct Verdict {
   bool equal = false;    // equal to the model; for a case the model refuses: to the address formula

@@ -69,6 +69,21 @@ TEST_CASE("tma probe: a wrong landing place is found and named") {
                       "measured nothing (untouched) (1024 bytes differ)");
 }
 
+TEST_CASE("tma probe: rows narrower than the span, if the hardware padded them, are recognised") {
+  // 128B, 4-byte elements, 16 rows of 64 bytes. Padded: row 1 at byte 128, line 1: its chunk 0
+  // goes to chunk 1 (byte 144). Dense (the model): row 1 at byte 64, line 0, unswizzled. Shared
+  // byte 64 differs first: the model has [1][0], padding leaves it untouched. Bytes that differ:
+  // line 0's second half (64), lines 1..7 whole (model rows 2k, 2k+1 vs padded row k: 7 x 128)
+  // and padded rows 8..15 in lines 8..15 where the model has nothing (8 x 64): 1472.
+  const Case c{3, 4, 64, 16, 0};
+  const std::vector<uint16_t> padded = expected_window(c, true, true);
+  CHECK(padded[144] == 64);  // global byte 64 = [1][0]
+  const Verdict v = compare(c, padded);
+  CHECK_FALSE(v.equal);
+  CHECK(v.line == "case tma=128B e=4 box=16x64B dst=0: differs at shared byte 64 (+64 in the box): model [1][0] byte 0, "
+                  "measured nothing (untouched) (1472 bytes differ); measured = rows padded to the 128-byte span, then swizzled");
+}
+
 TEST_CASE("tma probe: a misaligned box says which formula the hardware follows") {
   // 128B box 128 bytes past a 1024 boundary: by address bits its row 0 is line 1 (chunks ^ 1).
   const Case c{3, 4, 128, 16, 128};
