@@ -130,6 +130,9 @@ Verdict compare(const Case& c, const std::vector<uint16_t>& landed) {
       v.line = head + "refused; the copy engine follows the formula on the shared address (address bits)" + why;
     } else if (landed == by_offset) {
       v.line = head + "refused; the copy engine follows the formula on the offset in the box, NOT the address" + why;
+    } else if (c.mode != 0 && c.inner_bytes < (16 << c.mode) && landed == expected_window(c, true, true)) {
+      v.line = head + "refused; the copy engine pads rows to the " + std::to_string(16 << c.mode) +
+               "-byte span, then follows the address formula" + why;
     } else {
       v.line = head + "refused; neither formula: " + first_difference(c, by_address, landed, "address formula") + why;
     }

@@ -84,6 +84,17 @@ TEST_CASE("tma probe: rows narrower than the span, if the hardware padded them, 
                   "measured nothing (untouched) (1472 bytes differ); measured = rows padded to the 128-byte span, then swizzled");
 }
 
+TEST_CASE("tma probe: a refused box (ending inside a span) is matched against padded rows too") {
+  // 3 rows of 48 bytes with 128B: 144 bytes; line 1's chunk 0 would go to byte 144, past the end.
+  const Case c{3, 4, 48, 3, 0};
+  const Verdict v = compare(c, expected_window(c, true, true));
+  CHECK(v.refused);
+  CHECK_FALSE(v.equal);
+  CHECK(v.line.rfind("case tma=128B e=4 box=3x48B dst=0: refused; the copy engine pads rows to the 128-byte span, then "
+                     "follows the address formula [model refuses: tma_swizzle: element [2][8] would land past the end",
+                     0) == 0);
+}
+
 TEST_CASE("tma probe: a misaligned box says which formula the hardware follows") {
   // 128B box 128 bytes past a 1024 boundary: by address bits its row 0 is line 1 (chunks ^ 1).
   const Case c{3, 4, 128, 16, 128};
