@@ -149,7 +149,7 @@ Result<Dim3> get_dim3(const ojson& j, const std::string& where, int64_t lo, int6
 
 Result<ArraySpec> parse_array(const ojson& j, const std::string& where) {
   if (!j.is_object()) return Error{where + ": expected an object"};
-  auto keys = check_keys(j, where, {"name", "type", "dims", "row_stride", "xor", "swizzle", "offset", "comment"});
+  auto keys = check_keys(j, where, {"name", "type", "dims", "row_stride", "xor", "swizzle", "tma_swizzle", "offset", "comment"});
   if (!keys) return keys.error();
   ArraySpec a;
   if (j.contains("name")) {
@@ -200,6 +200,12 @@ Result<ArraySpec> parse_array(const ojson& j, const std::string& where) {
     a.swizzle_bits = v[0];
     a.swizzle_base = v[1];
     a.swizzle_shift = v[2];
+  }
+  if (j.contains("tma_swizzle")) {
+    BANKSCOPE_TRY(text, get_string(j["tma_swizzle"], where + ".tma_swizzle"));
+    auto span = parse_tma_swizzle(text);
+    if (!span) return with_context(where + ".tma_swizzle", span.error());
+    a.tma_swizzle = *span;
   }
   return a;
 }
@@ -625,6 +631,7 @@ ojson scenario_to_json(const ScenarioSpec& s) {
     if (a.row_stride != 0) ja["row_stride"] = a.row_stride;
     if (a.xor_mask != 0) ja["xor"] = a.xor_mask;
     if (a.swizzle_bits != 0) ja["swizzle"] = {a.swizzle_bits, a.swizzle_base, a.swizzle_shift};
+    if (a.tma_swizzle != 0) ja["tma_swizzle"] = tma_swizzle_name(a.tma_swizzle);
     if (a.offset >= 0) ja["offset"] = a.offset;
     j["arrays"].push_back(ja);
   }

@@ -87,6 +87,7 @@ Result<SharedArray> compile_array(const ArraySpec& a, uint32_t base) {
   layout.row_stride = static_cast<int>(a.row_stride);
   layout.xor_mask = static_cast<int>(a.xor_mask);
   layout.swizzle = Swizzle{a.swizzle_bits, a.swizzle_base, a.swizzle_shift};
+  layout.tma_span = a.tma_swizzle;
   return make_shared_array(a.name, *type, shape, layout, base);
 }
 

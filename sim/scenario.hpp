@@ -32,6 +32,7 @@ struct ArraySpec {
   int64_t row_stride = 0;             // physical elements per row; 0 = dims.back() (no padding)
   int64_t xor_mask = 0;               // physical col = col ^ (row & xor_mask)
   int swizzle_bits = 0, swizzle_base = 0, swizzle_shift = 0;  // CuTe Swizzle<B,M,S>
+  int tma_swizzle = 0;  // written by TMA with CU_TENSOR_MAP_SWIZZLE_<n>B: 32, 64 or 128; 0 = not
   int64_t offset = -1;  // byte offset in the scenario's extern buffer; -1 = a static __shared__ array
 };
 

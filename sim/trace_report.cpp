@@ -63,7 +63,7 @@ Result<SharedArray> parse_array_spec(const std::string& spec) {
 Result<SharedArray> apply_layout_spec(const SharedArray& array, const std::string& spec) {
   const std::string where = "--layout '" + spec + "'";
   const size_t colon = spec.find(':');
-  if (colon == std::string::npos) return Error{where + ": expected NAME:stride=N, NAME:xor=M or NAME:swizzle=B,M,S"};
+  if (colon == std::string::npos) return Error{where + ": expected NAME:stride=N, NAME:xor=M, NAME:swizzle=B,M,S or NAME:tma_swizzle=32B|64B|128B"};
   if (spec.substr(0, colon) != array.name) {
     return Error{where + ": no --array named '" + spec.substr(0, colon) + "'"};
   }
@@ -97,8 +97,12 @@ Result<SharedArray> apply_layout_spec(const SharedArray& array, const std::strin
         s = comma == std::string::npos ? "" : s.substr(comma + 1);
       }
       layout.swizzle = Swizzle{f[0], f[1], f[2]};
+    } else if (key == "tma_swizzle") {
+      auto span = parse_tma_swizzle(val);
+      if (!span) return with_context(where + ": tma_swizzle", span.error());
+      layout.tma_span = *span;  // a stride=, xor= or swizzle= beside it is refused by make_shared_array
     } else {
-      return Error{where + ": unknown key '" + key + "' (stride, xor, swizzle)"};
+      return Error{where + ": unknown key '" + key + "' (stride, xor, swizzle, tma_swizzle)"};
     }
   }
   auto a = make_shared_array(array.name, array.type, array.shape, layout, array.base);

@@ -210,6 +210,18 @@ void draw_controls(const AppModel& model, UiState& state) {
       arr.swizzle_shift = std::clamp(sw[2], 0, 16);
       cfg.touch();
     }
+    // Written by TMA (CU_TENSOR_MAP_SWIZZLE_*): the mode is the whole layout (rule R10); a stride,
+    // XOR or swizzle beside it is shown as the model's one-line error.
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+    if (ImGui::BeginCombo("TMA swizzle", tma_swizzle_name(arr.tma_swizzle).c_str())) {
+      for (int span : {0, 32, 64, 128}) {
+        if (ImGui::Selectable(tma_swizzle_name(span).c_str(), arr.tma_swizzle == span)) {
+          arr.tma_swizzle = span;
+          cfg.touch();
+        }
+      }
+      ImGui::EndCombo();
+    }
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
     if (ImGui::BeginCombo("element", arr.type.c_str())) {
       for (ElementType t : kAllElementTypes) {
