@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# mma_gemm_predict_tests.sh: scripts/mma_gemm_predict.py (the per-launch prediction of
+# assets/scenarios/mma/mma_gemm.cu: STS from the scenario, LDSM from ldmatrix JSONL lines) against
+# counts worked by hand.
+#   Per k tile a block (4 warps) issues 16 STS.128 (each 32 lanes x 16 bytes over whole 128-byte
+#   lines: 4 wavefronts) and 32 LDSM.x4 (8 per warp). Unswizzled, an As matrix's 8 rows are 64
+#   bytes apart: rows r and r + 2 share banks, 2 bank groups x 4 rows = 4 wavefronts a matrix,
+#   16 an x4; a Bs matrix's rows are 128 bytes apart: 8 wavefronts a matrix, 32 an x4. So a block
+#   k tile costs 4 x (4 x 16 + 4 x 32) = 768 LDSM wavefronts (ideal 32 x 4 = 128); swizzled 128.
+#   N = 64: 1 block x 2 k tiles. N = 200: ceil(200/64)^2 = 16 blocks x ceil(200/32) = 7 k tiles.
+# Usage: mma_gemm_predict_tests.sh BANKSCOPE_CLI SOURCE_DIR
+set -u
+cli=$1
+src=$2
+passed=0
+failed=0
+source "$(dirname "${BASH_SOURCE[0]}")/cli_expect.sh"  # expect NAME EXIT_CODE REGEX -- command...
+py=${PYTHON:-python3}
+pred() { "$py" "$src/scripts/mma_gemm_predict.py" --cli "$cli" "$src/assets/scenarios/mma/mma_gemm.json" --json "$@"; }
+field() {  # N SWZ OP KEY -> the number
+  pred --n "$1" --param "SWZ=$2" | "$py" -c "import json,sys; print(json.load(sys.stdin)['totals']['$3']['$4'])"
+}
+check() {  # NAME EXPECTED N SWZ OP KEY
+  expect "$1" 0 "^$2\$" -- field "$3" "$4" "$5" "$6"
+}
+check "N=64 SWZ=0: 2 x 32 LDSM"                 64      64 0 ldsm instructions
+check "N=64 SWZ=0: LDSM all lanes active"        64      64 0 ldsm active_instructions
+check "N=64 SWZ=0: 2 x 768 LDSM wavefronts"      1536    64 0 ldsm wavefronts
+check "N=64 SWZ=0: 1536 - 64 x 4 conflicts"      1280    64 0 ldsm bank_conflicts
+check "N=64 SWZ=1: swizzled, 4 wavefronts an x4" 256     64 1 ldsm wavefronts
+check "N=64 SWZ=1: no conflicts"                 0       64 1 ldsm bank_conflicts
+check "N=64 SWZ=0: 2 x 16 STS"                   32      64 0 st instructions
+check "N=64 SWZ=1: 4 wavefronts an STS"          128     64 1 st wavefronts
+check "N=64: no LDS"                             0       64 0 ld instructions
+check "N=200 SWZ=0: 112 x 32 LDSM"               3584    200 0 ldsm instructions
+check "N=200 SWZ=0: 112 x 768 wavefronts"        86016   200 0 ldsm wavefronts
+check "N=200 SWZ=1: 112 x 128 wavefronts"        14336   200 1 ldsm wavefronts
+check "N=200 SWZ=0: 112 x 16 x 4 STS wavefronts" 7168    200 0 st wavefronts
+expect "counter named" 0 'smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm\.sum' -- pred --n 64 --param SWZ=0
+expect "bad SWZ: one-line error, exit 1" 1 'SWZ=2: expected SWZ=0 or SWZ=1' -- pred --n 64 --param SWZ=2
+expect "N not a multiple of 8: error" 1 'N=100: .*multiple of 8' -- pred --n 100 --param SWZ=0
+
+echo "mma_gemm_predict_tests: $passed passed, $failed failed"
+((failed == 0))
