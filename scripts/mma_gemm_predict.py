@@ -88,7 +88,10 @@ def counter_names():
 
 
 def run(cmd, stdin=None):
-    p = subprocess.run(cmd, input=stdin, capture_output=True, text=True)
+    try:
+        p = subprocess.run(cmd, input=stdin, capture_output=True, text=True)
+    except OSError as e:
+        fail(f"--cli {cmd[0]}: {e.strerror}")
     if p.returncode != 0:
         last = (p.stderr.strip().splitlines() or ["(no message)"])[-1]
         fail(f"{' '.join(cmd[:2])} exited with {p.returncode}: {last}")
