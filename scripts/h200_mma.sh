@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# h200_mma.sh: issue 11 item 5 on the H200: a tensor-core HGEMM tile loop written here
+# (assets/scenarios/mma/mma_gemm.cu: 64x64x32 block tiles, LDG.128 -> STS.128, ldmatrix.x4 of A,
+# ldmatrix.x4.trans of B, mma.sync m16n8k16), unswizzled (SWZ=0) and XOR-swizzled (SWZ=1), run
+# under ncu at the sizes of assets/scenarios/mma/sizes.txt and set beside bankscope's prediction.
+#   device tool:  run  command="bash scripts/h200_round2_all.sh mma"  carry=[".devdeps"]
+#            or:  run  command="bash scripts/h200_mma.sh"  carry=[".devdeps"]
+# Standalone (sources h200_common.sh; if $OUT already has another batch's log.txt, writes under
+# $OUT/mma/), or a part of h200_round2_all.sh. Steps: build bankscope-gpu and bankscope-cli
+# (sm_90); nvcc -O3 -arch=sm_90 -lineinfo of mma_gemm.cu; `bankscope-cli check` of the scenario;
+# the predictions again (scripts/mma_gemm_predict.py: STS from the scenario, LDSM from ldmatrix
+# JSONL lines) diffed with the committed assets/results/h200/mma_gemm_predictions.txt (committed
+# before any measurement); `bankscope-gpu realworld --predictor ...`: per size and layout, ncu
+# --clock-control none measures the ld/st counters and smsp__inst_executed_op_ldsm,
+# smsp__sass_inst_executed_op_ldsm, smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm,
+# smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm, and the program checks C
+# against a CPU reference; last, a plain ncu run of every line with the same metrics as raw CSV
+# (a fallback should the table fail). Never changes clocks or GPU settings.
+# Files in $OUT (4): log.txt (standalone), mma.txt (the table; last line "N rows, M comparisons,
+# K differences"), mma_predictions_h200.txt, mma_ncu_raw.csv.gz. Budget: about 4 minutes.
+if ! declare -F h200_build >/dev/null; then
+  if [[ -n ${OUT:-} && -f $OUT/log.txt ]]; then OUT=$OUT/mma; fi
+  source "$(dirname "${BASH_SOURCE[0]}")/h200_common.sh"
+fi
+NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+dir=assets/scenarios/mma
+bin=$BUILD/mma
+mkdir -p "$bin"
+status=()
+note() { status+=("$(printf '%-40s %s' "$1" "$2")"); }
+
+h200_build OFF bankscope-gpu bankscope-cli
+CLI=$BUILD/bin/bankscope-cli
+PREDICTOR="python3 scripts/mma_gemm_predict.py --cli $CLI"
+
+step "mma: the program (nvcc -O3 -arch=sm_90 -lineinfo)"
+"$NVCC" -O3 -arch=sm_90 -lineinfo -o "$bin/mma_gemm" "$dir/mma_gemm.cu" && note "program built" "yes" || note "program built" "NO"
+
+step "mma: bankscope-cli sass and check against this machine's nvcc"
+"$CLI" sass "$dir/mma_gemm.cu" 2>&1 | grep -E "LDSM|STS|LDS|^[^ ]" | head -60
+for s in 0 1; do
+  "$CLI" check "$dir/mma_gemm.json" --cu "$dir/mma_gemm.cu" \
+    --kernel "void (anonymous namespace)::mma_gemm<$s>(__half const*, __half const*, float*, int)" 2>&1 | tail -20
+  note "bankscope-cli check SWZ=$s (exit ${PIPESTATUS[0]})" "see log"
+done
+
+step "mma: predictions (no GPU), against the committed ones"
+"$BUILD/bin/bankscope-gpu" realworld --sizes "$dir/sizes.txt" --predictor "$PREDICTOR" --dry-run \
+  >"$OUT/mma_predictions_h200.txt" 2>&1
+cat "$OUT/mma_predictions_h200.txt"
+# The first line names this machine's paths; the rest must be identical.
+if diff <(sed -n '/^kernel/,$p' assets/results/h200/mma_gemm_predictions.txt) <(sed -n '/^kernel/,$p' "$OUT/mma_predictions_h200.txt"); then
+  note "predictions vs committed" "identical"
+else
+  note "predictions vs committed" "DIFFER (the model, scenario or predictor changed since committed)"
+fi
+
+step "mma: measured by ncu, against the predictions"
+timeout 300 "$BUILD/bin/bankscope-gpu" realworld --sizes "$dir/sizes.txt" --bin "$bin" --ncu "$NCU" \
+  --predictor "$PREDICTOR" --ncu-log "$OUT/mma_ncu_log.txt" | tee "$OUT/mma.txt"
+rc=${PIPESTATUS[0]}
+note "bankscope-gpu realworld (exit $rc)" "$(tail -1 "$OUT/mma.txt")"
+
+step "mma: raw ncu CSV of every line (fallback)"
+m=smsp__inst_executed_op_ldsm.sum,smsp__sass_inst_executed_op_ldsm.sum
+m=$m,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum
+m=$m,smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum
+m=$m,smsp__inst_executed_op_shared_st.sum,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum
+m=$m,smsp__inst_executed_op_shared_ld.sum
+: >"$OUT/mma_ncu_raw.csv"
+grep -v '^ *#' "$dir/sizes.txt" | sed 's/#.*//' | while read -r name n p; do
+  [[ -n $name ]] || continue
+  echo "# $name $n $p" >>"$OUT/mma_ncu_raw.csv"
+  timeout 60 "$NCU" --csv --clock-control none --kernel-name regex:mma_gemm --metrics "$m" "$bin/$name" "$n" "$p" >>"$OUT/mma_ncu_raw.csv" 2>&1
+done
+grep -E "ldsm|equal|MISMATCH|^#" "$OUT/mma_ncu_raw.csv" | grep -E "wavefronts|equal|MISMATCH|^#" | head -60
+cat "$OUT/mma_ncu_log.txt" >>"$OUT/mma_ncu_raw.csv" 2>/dev/null
+rm -f "$OUT/mma_ncu_log.txt"
+gzip -f "$OUT/mma_ncu_raw.csv"
+
+step "mma summary"
+for line in "${status[@]}"; do echo "$line"; done
+exit "$rc"
