@@ -34,6 +34,22 @@ for s in 0 1; do
   expect "SWZ=$s: check agrees with nvcc" 0 '^every access agrees with nvcc$' -- \
     "$cli" check "$dir/mma_gemm.json" --cu "$dir/mma_gemm.cu" --kernel "$k"
 done
+# check reads LDSM as its matrix form (num, .trans): a scenario whose B read forgets .trans, or says
+# .x2, is flagged with the fix; the SASS loop issues 4 LDSM.16.MT88.4 on line 93.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+k1="void (anonymous namespace)::mma_gemm<1>(__half const*, __half const*, float*, int)"
+sed 's/"num": 4, "trans": true,/"num": 4, "trans": false,/' "$dir/mma_gemm.json" >"$tmp/no_trans.json"
+expect "check: B ldmatrix without .trans flagged, with the fix" 1 \
+  '\(line 93\): scenario issues ldmatrix\.x4 x [0-9]+ per warp, nvcc emits LDSM\.16\.MT88\.4 x 4 \(in a SASS loop\): set "num": 4, "trans": true$' -- \
+  "$cli" check "$tmp/no_trans.json" --cu "$dir/mma_gemm.cu" --kernel "$k1"
+sed 's/"num": 4, "trans": true,/"num": 2, "trans": true,/' "$dir/mma_gemm.json" >"$tmp/x2.json"
+expect "check: B ldmatrix .x2 flagged, with the fix" 1 \
+  '\(line 93\): scenario issues ldmatrix\.x2\.trans x [0-9]+ per warp, nvcc emits LDSM\.16\.MT88\.4 x 4 \(in a SASS loop\): set "num": 4, "trans": true$' -- \
+  "$cli" check "$tmp/x2.json" --cu "$dir/mma_gemm.cu" --kernel "$k1"
+sed 's/"line": 83}/"line": 84}/' "$dir/mma_gemm.json" >"$tmp/line84.json"
+expect "check: A ldmatrix on a line without LDSM" 1 '\(line 84\): scenario issues ldmatrix\.x4 x [0-9]+ per warp, nvcc emits no LDSM on line 84$' -- \
+  "$cli" check "$tmp/line84.json" --cu "$dir/mma_gemm.cu" --kernel "$k1"
 py=${PYTHON:-python3}
 expect "predictor: 32 LDSM lines a block k tile, 16 .trans" 0 '^32 16$' -- bash -c \
   "'$py' '$src/scripts/mma_gemm_predict.py' --cli '$cli' --jsonl-only --param SWZ=0 | awk '{n++} /\"trans\": true/ {t++} END {print n, t}'"
