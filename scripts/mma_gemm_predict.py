@@ -11,8 +11,9 @@ printed in the shape of `bankscope-cli predict SCENARIO --json` with a third tot
              skipped, so every block k tile issues the same 32 LDSM (nvcc 13.0 SASS: 4
              LDSM.16.M88.4 and 4 LDSM.16.MT88.4 per warp between the two BAR.SYNC).
 
-Until scenario files can say "op": "ldmatrix" (branch h/ldsm-scenarios) the LDSM side lives here;
-it is what `bankscope-gpu realworld --predictor` calls in place of `bankscope-cli predict`.
+A second, independent statement of the LDSM side: the scenario says its ldmatrix accesses in the
+scenario syntax too; when its totals have "ldsm", both must agree (else an error). It is what
+`bankscope-gpu realworld --predictor` calls in place of `bankscope-cli predict`.
 
 Usage: mma_gemm_predict.py --cli BANKSCOPE_CLI SCENARIO --n N --param SWZ=0|1 [--json]
        mma_gemm_predict.py --cli BANKSCOPE_CLI --jsonl-only --param SWZ=0|1   (the LDSM lines)
@@ -137,7 +138,7 @@ def main():
     block_ktiles = ((a.n + BM - 1) // BM) * ((a.n + BN - 1) // BN) * ((a.n + BK - 1) // BK)
     j["ldsm_source"] = ("scripts/mma_gemm_predict.py: %d ldmatrix lines a block k tile x %d "
                         "block k tiles" % (len(lines), block_ktiles))
-    j["totals"]["ldsm"] = {
+    ldsm = {
         "instructions": len(lines) * block_ktiles,
         "active_instructions": len(lines) * block_ktiles,  # every LDSM has all 32 lanes on
         "wavefronts": wavefronts * block_ktiles,
@@ -145,6 +146,15 @@ def main():
         "saturated": False,
         "counters": counter_names(),
     }
+    # A scenario with its own ldmatrix accesses (issue 11 item 4 syntax) is predicted twice, by the
+    # scenario evaluator and by these JSONL lines from the kernel's indexing: they must agree.
+    had = j["totals"].get("ldsm")
+    if had is not None:
+        for key in ("instructions", "active_instructions", "wavefronts", "bank_conflicts"):
+            if had[key] != ldsm[key]:
+                fail(f"{a.scenario}: N={a.n} SWZ={swz}: the scenario predicts ldsm {key} {had[key]}, "
+                     f"the ldmatrix JSONL lines {ldsm[key]}")
+    j["totals"]["ldsm"] = ldsm
     if a.json:
         print(json.dumps(j, indent=1))
     else:

@@ -36,6 +36,28 @@ check "N=200 SWZ=0: 112 x 32 LDSM"               3584    200 0 ldsm instructions
 check "N=200 SWZ=0: 112 x 768 wavefronts"        86016   200 0 ldsm wavefronts
 check "N=200 SWZ=1: 112 x 128 wavefronts"        14336   200 1 ldsm wavefronts
 check "N=200 SWZ=0: 112 x 16 x 4 STS wavefronts" 7168    200 0 st wavefronts
+# The scenario alone (its ldmatrix accesses, issue 11 item 4 syntax): the same hand numbers, from
+# bankscope-cli predict --json without the predictor.
+scen() {  # N SWZ OP KEY -> the number
+  "$cli" predict "$src/assets/scenarios/mma/mma_gemm.json" --n "$1" --param "SWZ=$2" --json |
+    "$py" -c "import json,sys; print(json.load(sys.stdin)['totals']['$3']['$4'])"
+}
+expect "scenario N=64 SWZ=0: 2 x 32 LDSM"            0 '^64$'      -- scen 64 0 ldsm instructions
+expect "scenario N=64 SWZ=0: 1536 LDSM wavefronts"   0 '^1536$'    -- scen 64 0 ldsm wavefronts
+expect "scenario N=64 SWZ=0: 1280 conflicts"         0 '^1280$'    -- scen 64 0 ldsm bank_conflicts
+expect "scenario N=64 SWZ=1: 256 LDSM wavefronts"    0 '^256$'     -- scen 64 1 ldsm wavefronts
+expect "scenario N=1000 SWZ=0: 8192 x 768"           0 '^6291456$' -- scen 1000 0 ldsm wavefronts
+expect "scenario N=1000 SWZ=1: 8192 x 128"           0 '^1048576$' -- scen 1000 1 ldsm wavefronts
+expect "scenario N=200 SWZ=1: 112 x 32 LDSM"         0 '^3584$'    -- scen 200 1 ldsm active_instructions
+expect "scenario N=200 SWZ=0: 112 x 16 x 4 STS wavefronts" 0 '^7168$' -- scen 200 0 st wavefronts
+# A scenario whose As ldmatrix forgets the swizzle: at SWZ=1 its As reads cost 16 an x4, so a block
+# k tile 4 x (4 x 16 + 4 x 4) = 320 wavefronts, 640 at N = 64, against the JSONL lines' 256.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+sed 's/((ca ^ (SWZ \* ((ra >> 1) \& 3))) << 3)/(ca << 3)/' "$src/assets/scenarios/mma/mma_gemm.json" >"$tmp/unswizzled_a.json"
+expect "scenario and JSONL lines disagree: one-line error, exit 1" 1 \
+  'SWZ=1: the scenario predicts ldsm wavefronts 640, the ldmatrix JSONL lines 256$' -- \
+  "$py" "$src/scripts/mma_gemm_predict.py" --cli "$cli" "$tmp/unswizzled_a.json" --n 64 --param SWZ=1 --json
 expect "counter named" 0 'smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm\.sum' -- pred --n 64 --param SWZ=0
 expect "bad SWZ: one-line error, exit 1" 1 'SWZ=2: expected SWZ=0 or SWZ=1' -- pred --n 64 --param SWZ=2
 expect "N not a multiple of 8: error" 1 'N=100: .*multiple of 8' -- pred --n 100 --param SWZ=0
