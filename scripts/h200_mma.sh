@@ -7,10 +7,11 @@
 #            or:  run  command="bash scripts/h200_mma.sh"  carry=[".devdeps"]
 # Standalone (sources h200_common.sh; if $OUT already has another batch's log.txt, writes under
 # $OUT/mma/), or a part of h200_round2_all.sh. Steps: build bankscope-gpu and bankscope-cli
-# (sm_90); nvcc -O3 -arch=sm_90 -lineinfo of mma_gemm.cu; `bankscope-cli check` of the scenario;
-# the predictions again (scripts/mma_gemm_predict.py: STS from the scenario, LDSM from ldmatrix
-# JSONL lines) diffed with the committed assets/results/h200/mma_gemm_predictions.txt (committed
-# before any measurement); `bankscope-gpu realworld --predictor ...`: per size and layout, ncu
+# (sm_90); nvcc -O3 -arch=sm_90 -lineinfo of mma_gemm.cu; `bankscope-cli check` of the scenario
+# (STS and LDSM per line, matrix form); the predictions again from the scenario (its ldmatrix
+# accesses), diffed with the committed assets/results/h200/mma_gemm_predictions.txt (committed
+# before any measurement) and with scripts/mma_gemm_predict.py's (the LDSM side as ldmatrix JSONL
+# lines from the kernel's indexing); `bankscope-gpu realworld`: per size and layout, ncu
 # --clock-control none measures the ld/st counters and smsp__inst_executed_op_ldsm,
 # smsp__sass_inst_executed_op_ldsm, smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm,
 # smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm, and the program checks C
@@ -34,6 +35,7 @@ note() { status+=("$(printf '%-40s %s' "$1" "$2")"); }
 h200_build OFF bankscope-gpu bankscope-cli
 CLI=$BUILD/bin/bankscope-cli
 PREDICTOR="python3 scripts/mma_gemm_predict.py --cli $CLI"
+WORK_PRED=$(mktemp)
 
 step "mma: the program (nvcc -O3 -arch=sm_90 -lineinfo)"
 "$NVCC" -O3 -arch=sm_90 -lineinfo -o "$bin/mma_gemm" "$dir/mma_gemm.cu" && note "program built" "yes" || note "program built" "NO"
@@ -47,19 +49,28 @@ for s in 0 1; do
 done
 
 step "mma: predictions (no GPU), against the committed ones"
-"$BUILD/bin/bankscope-gpu" realworld --sizes "$dir/sizes.txt" --predictor "$PREDICTOR" --dry-run \
-  >"$OUT/mma_predictions_h200.txt" 2>&1
+# The scenario alone (its ldmatrix accesses in the scenario syntax) ...
+"$BUILD/bin/bankscope-gpu" realworld --sizes "$dir/sizes.txt" --dry-run >"$OUT/mma_predictions_h200.txt" 2>&1
 cat "$OUT/mma_predictions_h200.txt"
 # The first line names this machine's paths; the rest must be identical.
 if diff <(sed -n '/^kernel/,$p' assets/results/h200/mma_gemm_predictions.txt) <(sed -n '/^kernel/,$p' "$OUT/mma_predictions_h200.txt"); then
   note "predictions vs committed" "identical"
 else
-  note "predictions vs committed" "DIFFER (the model, scenario or predictor changed since committed)"
+  note "predictions vs committed" "DIFFER (the model or scenario changed since committed)"
+fi
+# ... and through the predictor, which also states the LDSM side as ldmatrix JSONL lines from the
+# kernel's indexing and fails on any difference from the scenario.
+if "$BUILD/bin/bankscope-gpu" realworld --sizes "$dir/sizes.txt" --predictor "$PREDICTOR" --dry-run >"$WORK_PRED" 2>&1 &&
+  diff <(sed -n '/^kernel/,$p' "$WORK_PRED") <(sed -n '/^kernel/,$p' "$OUT/mma_predictions_h200.txt"); then
+  note "scenario vs ldmatrix JSONL lines" "identical"
+else
+  tail -3 "$WORK_PRED"
+  note "scenario vs ldmatrix JSONL lines" "DIFFER (see log)"
 fi
 
-step "mma: measured by ncu, against the predictions"
+step "mma: measured by ncu, against the scenario's predictions"
 timeout 300 "$BUILD/bin/bankscope-gpu" realworld --sizes "$dir/sizes.txt" --bin "$bin" --ncu "$NCU" \
-  --predictor "$PREDICTOR" --ncu-log "$OUT/mma_ncu_log.txt" | tee "$OUT/mma.txt"
+  --ncu-log "$OUT/mma_ncu_log.txt" | tee "$OUT/mma.txt"
 rc=${PIPESTATUS[0]}
 note "bankscope-gpu realworld (exit $rc)" "$(tail -1 "$OUT/mma.txt")"
 note "ldsm rows equal (of 32)" "$(grep -cE '_ldsm\.sum +[0-9]+ +[0-9]+  equal$' "$OUT/mma.txt")"
