@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # h200_mma.sh: issue 11 item 5 on the H200: a tensor-core HGEMM tile loop written here
 # (assets/scenarios/mma/mma_gemm.cu: 64x64x32 block tiles, LDG.128 -> STS.128, ldmatrix.x4 of A,
-# ldmatrix.x4.trans of B, mma.sync m16n8k16), unswizzled (SWZ=0) and XOR-swizzled (SWZ=1), run
-# under ncu at the sizes of assets/scenarios/mma/sizes.txt and set beside bankscope's prediction.
+# ldmatrix.x4.trans of B, mma.sync m16n8k16), unswizzled (SWZ=0), XOR-swizzled (SWZ=1) and padded
+# (SWZ=2), run under ncu at the sizes of assets/scenarios/mma/sizes.txt beside bankscope's prediction.
 #   device tool:  run  command="bash scripts/h200_round2_all.sh mma"  carry=[".devdeps"]
 #            or:  run  command="bash scripts/h200_mma.sh"  carry=[".devdeps"]
 # Standalone (sources h200_common.sh; if $OUT already has another batch's log.txt, writes under
@@ -19,7 +19,7 @@
 # with the same metrics, appended to the ncu log. Never changes clocks or GPU settings.
 # Files in $OUT (4): log.txt (standalone), mma.txt (the table; last line "N rows, M comparisons,
 # K differences"), mma_predictions_h200.txt, mma_ncu_log.txt.gz (every ncu run's output). Budget:
-# about 4 minutes (build 2-3, 8 ncu runs).
+# about 4 minutes (build 2-3, 12 ncu runs).
 if ! declare -F h200_build >/dev/null; then
   if [[ -n ${OUT:-} && -f $OUT/log.txt ]]; then OUT=$OUT/mma; fi
   source "$(dirname "${BASH_SOURCE[0]}")/h200_common.sh"
@@ -42,7 +42,7 @@ step "mma: the program (nvcc -O3 -arch=sm_90 -lineinfo)"
 
 step "mma: bankscope-cli sass and check against this machine's nvcc"
 "$CLI" sass "$dir/mma_gemm.cu" 2>&1 | grep -E "LDSM|STS|LDS|^[^ ]" | head -60
-for s in 0 1; do
+for s in 0 1 2; do
   "$CLI" check "$dir/mma_gemm.json" --cu "$dir/mma_gemm.cu" \
     --kernel "void (anonymous namespace)::mma_gemm<$s>(__half const*, __half const*, float*, int)" 2>&1 | tail -20
   note "bankscope-cli check SWZ=$s (exit ${PIPESTATUS[0]})" "see log"
@@ -73,7 +73,7 @@ timeout 300 "$BUILD/bin/bankscope-gpu" realworld --sizes "$dir/sizes.txt" --bin 
   --ncu-log "$OUT/mma_ncu_log.txt" | tee "$OUT/mma.txt"
 rc=${PIPESTATUS[0]}
 note "bankscope-gpu realworld (exit $rc)" "$(tail -1 "$OUT/mma.txt")"
-note "ldsm rows equal (of 32)" "$(grep -cE '_ldsm\.sum +[0-9]+ +[0-9]+  equal$' "$OUT/mma.txt")"
+note "ldsm rows equal (of 48)" "$(grep -cE '_ldsm\.sum +[0-9]+ +[0-9]+  equal$' "$OUT/mma.txt")"
 
 if [[ $rc -ne 0 && $rc -ne 5 ]]; then
   # The table could not be made (exit 5 is a table with differences; its ncu log has every value):

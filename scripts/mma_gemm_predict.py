@@ -15,8 +15,8 @@ A second, independent statement of the LDSM side: the scenario says its ldmatrix
 scenario syntax too; when its totals have "ldsm", both must agree (else an error). It is what
 `bankscope-gpu realworld --predictor` calls in place of `bankscope-cli predict`.
 
-Usage: mma_gemm_predict.py --cli BANKSCOPE_CLI SCENARIO --n N --param SWZ=0|1 [--json]
-       mma_gemm_predict.py --cli BANKSCOPE_CLI --jsonl-only --param SWZ=0|1   (the LDSM lines)
+Usage: mma_gemm_predict.py --cli BANKSCOPE_CLI SCENARIO --n N --param SWZ=0|1|2 [--json]
+       mma_gemm_predict.py --cli BANKSCOPE_CLI --jsonl-only --param SWZ=0|1|2   (the LDSM lines)
 Errors: one line on stderr naming what is wrong, exit 1.
 """
 import argparse
@@ -28,10 +28,18 @@ import sys
 
 BM, BN, BK = 64, 64, 32
 WARPS = 4
-# Byte offsets of the two static shared arrays: As (64 x 32 half = 4096 bytes) first, Bs after;
-# both __align__(128), so only offsets modulo 128 bytes matter for banks (documented by NVIDIA:
-# 32 banks of 4 bytes).
-AS_BASE, BS_BASE = 0, BM * BK * 2
+# Byte offsets of the two static shared arrays: As (64 rows of lda halves) first, Bs after; both
+# __align__(128), so only offsets modulo 128 bytes matter for banks (documented by NVIDIA: 32
+# banks of 4 bytes).
+AS_BASE = 0
+
+
+def lda(swz):  # row strides in halves, padded by 8 for SWZ=2
+    return BK + 8 if swz == 2 else BK
+
+
+def ldb(swz):
+    return BN + 8 if swz == 2 else BN
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -42,18 +50,19 @@ def fail(msg):
 
 # (row, col) of the logical tile -> half offset; the same mapping as a_off / b_off in mma_gemm.cu.
 def a_off(r, c, swz):
-    chunk = (c >> 3) ^ (((r >> 1) & 3) if swz else 0)
-    return r * BK + (chunk << 3) + (c & 7)
+    chunk = (c >> 3) ^ (((r >> 1) & 3) if swz == 1 else 0)
+    return r * lda(swz) + (chunk << 3) + (c & 7)
 
 
 def b_off(r, c, swz):
-    chunk = (c >> 3) ^ ((r & 7) if swz else 0)
-    return r * BN + (chunk << 3) + (c & 7)
+    chunk = (c >> 3) ^ ((r & 7) if swz == 1 else 0)
+    return r * ldb(swz) + (chunk << 3) + (c & 7)
 
 
 def ldsm_lines(swz):
     """The JSONL lines of the 32 LDSM one block issues in one k tile."""
     lines = []
+    bs_base = AS_BASE + BM * lda(swz) * 2
     for warp in range(WARPS):
         wm, wn = warp >> 1, warp & 1
         for kk in (0, 16):
@@ -63,7 +72,7 @@ def ldsm_lines(swz):
                 lines.append({"op": "ldmatrix", "num": 4, "trans": False, "mask": "0xffffffff",
                               "offsets": offs})
             for j in range(2):  # lane l -> k row l % 16, n (l / 16) * 8
-                offs = [BS_BASE + 2 * b_off(kk + (l & 15), wn * 32 + j * 16 + (l >> 4) * 8, swz)
+                offs = [bs_base + 2 * b_off(kk + (l & 15), wn * 32 + j * 16 + (l >> 4) * 8, swz)
                         for l in range(32)]
                 lines.append({"op": "ldmatrix", "num": 4, "trans": True, "mask": "0xffffffff",
                               "offsets": offs})
@@ -110,11 +119,11 @@ def main():
     a = ap.parse_args()
     swz = None
     for p in a.param:
-        if p not in ("SWZ=0", "SWZ=1"):
-            fail(f"--param {p}: expected SWZ=0 or SWZ=1")
+        if p not in ("SWZ=0", "SWZ=1", "SWZ=2"):
+            fail(f"--param {p}: expected SWZ=0, 1 or 2")
         swz = int(p[-1])
     if swz is None:
-        fail("--param SWZ=0|1 is required")
+        fail("--param SWZ=0|1|2 is required")
     lines = ldsm_lines(swz)
     if a.jsonl_only:
         for l in lines:

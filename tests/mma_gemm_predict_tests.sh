@@ -54,12 +54,24 @@ expect "scenario N=200 SWZ=0: 112 x 16 x 4 STS wavefronts" 0 '^7168$' -- scen 20
 # k tile 4 x (4 x 16 + 4 x 4) = 320 wavefronts, 640 at N = 64, against the JSONL lines' 256.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-sed 's/((ca ^ (SWZ \* ((ra >> 1) \& 3))) << 3)/(ca << 3)/' "$src/assets/scenarios/mma/mma_gemm.json" >"$tmp/unswizzled_a.json"
+sed 's/((ca ^ (sw \* ((ra >> 1) \& 3))) << 3)/(ca << 3)/' "$src/assets/scenarios/mma/mma_gemm.json" >"$tmp/unswizzled_a.json"
 expect "scenario and JSONL lines disagree: one-line error, exit 1" 1 \
   'SWZ=1: the scenario predicts ldsm wavefronts 640, the ldmatrix JSONL lines 256$' -- \
   "$py" "$src/scripts/mma_gemm_predict.py" --cli "$cli" "$tmp/unswizzled_a.json" --n 64 --param SWZ=1 --json
+# SWZ=2, padded rows (As 40, Bs 72 halves: 80 and 144 bytes). LDSM: 8 rows 80 bytes apart start at
+# 16-byte bank groups 5r mod 8, 144 apart at 9r mod 8 = r: all different, 4 wavefronts an x4, 128 a
+# block k tile. STS.128 (R3: 8 lanes a phase): an As phase writes rows 2k and 2k+1, 64 bytes each
+# at 80 bytes apart, a 144-byte span whose last 16 bytes fall on the banks of its first: 2
+# wavefronts a phase, 8 an STS; a Bs phase writes one whole 128-byte row: 4 an STS. A block k
+# tile: 8 x 8 + 8 x 4 = 96 STS wavefronts, 32 of them conflicts.
+check "N=64 SWZ=2: padded, 4 wavefronts an x4"  256     64 2 ldsm wavefronts
+check "N=64 SWZ=2: no LDSM conflicts"           0       64 2 ldsm bank_conflicts
+check "N=64 SWZ=2: 2 x 96 STS wavefronts"       192     64 2 st wavefronts
+check "N=64 SWZ=2: 2 x 32 STS conflicts"        64      64 2 st bank_conflicts
+expect "scenario N=1000 SWZ=2: 8192 x 96 STS wavefronts" 0 '^786432$' -- scen 1000 2 st wavefronts
+expect "scenario N=1000 SWZ=2: 8192 x 128 LDSM wavefronts" 0 '^1048576$' -- scen 1000 2 ldsm wavefronts
 expect "counter named" 0 'smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm\.sum' -- pred --n 64 --param SWZ=0
-expect "bad SWZ: one-line error, exit 1" 1 'SWZ=2: expected SWZ=0 or SWZ=1' -- pred --n 64 --param SWZ=2
+expect "bad SWZ: one-line error, exit 1" 1 'SWZ=3: expected SWZ=0, 1 or 2' -- pred --n 64 --param SWZ=3
 expect "N not a multiple of 8: error" 1 'N=100: .*multiple of 8' -- pred --n 100 --param SWZ=0
 
 echo "mma_gemm_predict_tests: $passed passed, $failed failed"

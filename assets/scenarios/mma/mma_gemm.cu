@@ -12,6 +12,9 @@
 //          consecutive rows at the same logical chunk land on 8 different 16-byte bank groups:
 //            As (4 chunks a row, 2 rows per 128 bytes): chunk ^ ((row >> 1) & 3)
 //            Bs (8 chunks a row):                        chunk ^ (row & 7)
+//   SWZ=2  rows padded by 8 halves (As 40, Bs 72 halves: 80 and 144 bytes), so 8 consecutive rows
+//          start on 8 different 16-byte bank groups too; the As stores now conflict (a quarter
+//          warp writes two 64-byte rows 80 bytes apart, 144 bytes whose ends share banks).
 // Edge tiles (N not a multiple of 64 or of 32) are zero-filled in shared memory, so every
 // ldmatrix and mma runs for every tile and the shared traffic per tile is the same at every N.
 // N must be a multiple of 8, so that every 16-byte global chunk is either wholly inside or outside.
@@ -26,16 +29,20 @@ namespace {
 constexpr int kBM = 64, kBN = 64, kBK = 32;
 constexpr int kThreads = 128;
 
-// (row, col) of the logical tile -> half offset in shared memory; col is a multiple of 8 or any.
+// Row strides in halves: padded by 8 for SWZ=2.
+__host__ __device__ constexpr int lda(int swz) { return swz == 2 ? kBK + 8 : kBK; }
+__host__ __device__ constexpr int ldb(int swz) { return swz == 2 ? kBN + 8 : kBN; }
+
+// (row, col) of the logical tile -> half offset in shared memory.
 template <int SWZ>
 __device__ __forceinline__ int a_off(int r, int c) {
-  const int chunk = (c >> 3) ^ (SWZ ? (r >> 1) & 3 : 0);
-  return r * kBK + (chunk << 3) + (c & 7);
+  const int chunk = (c >> 3) ^ (SWZ == 1 ? (r >> 1) & 3 : 0);
+  return r * lda(SWZ) + (chunk << 3) + (c & 7);
 }
 template <int SWZ>
 __device__ __forceinline__ int b_off(int r, int c) {
-  const int chunk = (c >> 3) ^ (SWZ ? r & 7 : 0);
-  return r * kBN + (chunk << 3) + (c & 7);
+  const int chunk = (c >> 3) ^ (SWZ == 1 ? r & 7 : 0);
+  return r * ldb(SWZ) + (chunk << 3) + (c & 7);
 }
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
@@ -44,8 +51,8 @@ __device__ __forceinline__ unsigned smem_addr(const void* p) {
 
 template <int SWZ>
 __global__ void __launch_bounds__(kThreads) mma_gemm(const half* A, const half* B, float* C, int n) {
-  __shared__ __align__(128) half As[kBM * kBK];
-  __shared__ __align__(128) half Bs[kBK * kBN];
+  __shared__ __align__(128) half As[kBM * lda(SWZ)];
+  __shared__ __align__(128) half Bs[kBK * ldb(SWZ)];
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int wm = warp >> 1, wn = warp & 1;  // this warp's 32 x 32 quarter of the block tile
   const int row0 = blockIdx.y * kBM, col0 = blockIdx.x * kBN;
@@ -124,15 +131,15 @@ int main(int argc, char** argv) {
   const long n = rw::parse_n(argc, argv, 4096, true);
   int swz = -1;
   for (int i = 2; i < argc; ++i) {
-    if (std::strcmp(argv[i], "SWZ=0") == 0) swz = 0;
-    else if (std::strcmp(argv[i], "SWZ=1") == 0) swz = 1;
-    else {
-      std::fprintf(stderr, "%s: '%s': expected SWZ=0 or SWZ=1\n", argv[0], argv[i]);
+    if (std::strncmp(argv[i], "SWZ=", 4) == 0 && argv[i][4] >= '0' && argv[i][4] <= '2' && argv[i][5] == 0) {
+      swz = argv[i][4] - '0';
+    } else {
+      std::fprintf(stderr, "%s: '%s': expected SWZ=0, 1 or 2\n", argv[0], argv[i]);
       return 2;
     }
   }
   if (swz < 0 || n % 8 != 0) {
-    std::fprintf(stderr, "%s: usage: %s N SWZ=0|1 with N a multiple of 8\n", argv[0], argv[0]);
+    std::fprintf(stderr, "%s: usage: %s N SWZ=0|1|2 with N a multiple of 8\n", argv[0], argv[0]);
     return 2;
   }
   const size_t nn = size_t(n) * n;
@@ -154,7 +161,8 @@ int main(int argc, char** argv) {
   RW_CHECK(cudaMemset(dc, 0xff, nn * sizeof(float)));  // NaN: an unwritten C cannot pass
   const dim3 grid(unsigned((n + kBN - 1) / kBN), unsigned((n + kBM - 1) / kBM));
   if (swz == 0) mma_gemm<0><<<grid, kThreads>>>(da, db, dc, int(n));
-  else mma_gemm<1><<<grid, kThreads>>>(da, db, dc, int(n));
+  else if (swz == 1) mma_gemm<1><<<grid, kThreads>>>(da, db, dc, int(n));
+  else mma_gemm<2><<<grid, kThreads>>>(da, db, dc, int(n));
   RW_CHECK(cudaGetLastError());
   RW_CHECK(cudaDeviceSynchronize());
   std::vector<float> hc(nn);
@@ -172,5 +180,6 @@ int main(int argc, char** argv) {
     for (long c = 0; c < n; ++c)
       if (hc[size_t(r * n + c)] != float(row[size_t(c)])) ++bad;
   }
-  return rw::report(swz ? "mma_gemm SWZ=1" : "mma_gemm SWZ=0", n, bad, long(nn));
+  const char* names[] = {"mma_gemm SWZ=0", "mma_gemm SWZ=1", "mma_gemm SWZ=2"};
+  return rw::report(names[swz], n, bad, long(nn));
 }
