@@ -39,9 +39,9 @@ struct SizeLine {
 };
 
 // The per-launch counters, in the order of the table: per op, the hardware instruction count, the
-// instruction-level (SASS-patched) one and the instruction-level wavefronts; for ldmatrix (only when
-// the prediction has an "ldsm" total) also its instruction-level bank-conflict counter, which sm_90
-// has for ldsm but not for LDS/STS (sim/counter_names.hpp).
+// instruction-level (SASS-patched) one and the instruction-level wavefronts; for ldmatrix (only
+// when the prediction has an "ldsm" total) also its instruction-level bank-conflict counter, which
+// sm_90 has for ldsm but not for LDS/STS (sim/counter_names.hpp).
 struct Counter {
   Op op;
   const char* total;  // predict --json's totals.<total>
@@ -189,8 +189,8 @@ bool predict(const std::string& cli, const std::string& predictor, const std::st
       }
       const std::string named = t.at("counters").at(c.key).get<std::string>();
       if (named != c.name) {
-        *err = what + ": totals." + c.total + "." + c.key + " is named " + named +
-               ", expected " + c.name;
+        *err = what + ": totals." + c.total + "." + c.key + " is named " + named + ", expected " +
+               c.name;
         return false;
       }
       (*out)[c.name] = t.at(c.key).get<uint64_t>();
@@ -276,7 +276,8 @@ int run_realworld(const RealworldArgs& a) {
     predictions += compared.size();
     if (!a.dry_run) {
       std::string metrics;
-      for (const Counter& c : compared) metrics += (metrics.empty() ? "" : ",") + std::string(c.name);
+      for (const Counter& c : compared)
+        metrics += (metrics.empty() ? "" : ",") + std::string(c.name);
       const std::string exe = (fs::path(a.bin) / l.name).string();
       std::string cmd = shell_quote(ncu) +
                         " --csv --clock-control none --kernel-name-base demangled --kernel-name " +
