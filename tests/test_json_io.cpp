@@ -53,7 +53,7 @@ TEST_CASE("scenario errors name the file, the field and the reason") {
       {minimal(R"(, "if": "threadIdx.x <")"), "t.json: accesses[0].if: column 14: expression ends early in 'threadIdx.x <'"},
       {R"({"block": [32], "arrays": [{"dims": [32, 32]}], "accesses": [{"op": "ld", "target": "tile[threadIdx.q][0]"}]})", "t.json: accesses[0].target: column 1: unknown variable 'threadIdx.q' in 'threadIdx.q'"},
       {R"({"block": [32], "arrays": [{"dims": [32, 32]}], "accesses": [{"op": "ld", "target": "tile[0]"}]})", "t.json: accesses[0].target: 'tile' has 2 dimension(s) but 1 indices are given"},
-      {R"({"block": [32], "arrays": [{"dims": [32, 32]}], "accesses": [{"op": "xx", "target": "tile[0][0]"}]})", "t.json: accesses[0].op: 'xx' must be \"ld\" or \"st\""},
+      {R"({"block": [32], "arrays": [{"dims": [32, 32]}], "accesses": [{"op": "xx", "target": "tile[0][0]"}]})", "t.json: accesses[0].op: 'xx' must be \"ld\", \"st\", \"ldmatrix\", \"stmatrix\" or \"atom\""},
       {R"({"block": [32, 64], "arrays": [{"dims": [32, 32]}], "accesses": [{"op": "ld", "target": "tile[0][0]"}]})", "t.json: block: 2048 threads; a CUDA block has at most 1024 (and z <= 64)"},
       {minimal(R"(, "issue": "sometimes")"), "t.json: accesses[0].issue: 'sometimes' must be \"branch\", \"predicated\" or \"hoisted\""},
       {minimal(R"(, "issue": 1)"), "t.json: accesses[0].issue: "},
