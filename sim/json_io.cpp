@@ -556,9 +556,29 @@ Result<ScenarioSpec> parse_scenario_json(const std::string& text, const std::str
   if (!block) return fail(block.error());
   s.block = *block;
   if (j.contains("grid")) {
-    auto g = get_dim3(j["grid"], "grid", 1, 2147483647);
-    if (!g) return fail(g.error());
-    s.grid = *g;
+    // Sizes, or expressions of n, blockDim and params (strings); one string makes them all
+    // expressions (compile() evaluates them).
+    const ojson& jg = j["grid"];
+    bool exprs = false;
+    if (jg.is_array()) {
+      for (const ojson& e : jg) exprs = exprs || e.is_string();
+    }
+    if (exprs) {
+      if (jg.empty() || jg.size() > 3) return fail(Error{"grid: expected an array of 1 to 3 sizes or expressions"});
+      for (size_t i = 0; i < jg.size(); ++i) {
+        if (jg[i].is_string()) {
+          s.grid_expr.push_back(jg[i].get<std::string>());
+        } else {
+          auto x = get_int(jg[i], "grid[" + std::to_string(i) + "]", 1, 2147483647);
+          if (!x) return fail(x.error());
+          s.grid_expr.push_back(std::to_string(*x));
+        }
+      }
+    } else {
+      auto g = get_dim3(jg, "grid", 1, 2147483647);
+      if (!g) return fail(g.error());
+      s.grid = *g;
+    }
   }
   if (j.contains("tile")) {
     auto t = get_dim3(j["tile"], "tile", 1, 1 << 20);
@@ -627,7 +647,12 @@ ojson scenario_to_json(const ScenarioSpec& s) {
   }
   if (s.extern_bytes >= 0) j["extern"] = {{"bytes", s.extern_bytes}};
   j["block"] = {s.block.x, s.block.y, s.block.z};
-  if (!(s.grid.x == 0 && s.grid.y == 0 && s.grid.z == 0)) j["grid"] = {s.grid.x, s.grid.y, s.grid.z};
+  if (!s.grid_expr.empty()) {
+    j["grid"] = ojson::array();
+    for (const std::string& e : s.grid_expr) j["grid"].push_back(e);
+  } else if (!(s.grid.x == 0 && s.grid.y == 0 && s.grid.z == 0)) {
+    j["grid"] = {s.grid.x, s.grid.y, s.grid.z};
+  }
   j["tile"] = {s.tile.x, s.tile.y};
   j["arrays"] = ojson::array();
   for (const ArraySpec& a : s.arrays) {
@@ -772,6 +797,36 @@ Result<Pattern> parse_pattern_object(const ojson& j) {
   }
   auto ok = validate(a, BankConfig{});
   if (!ok) return ok.error();
+  for (int lane = 0; lane < kWarpSize; ++lane) p.src[static_cast<size_t>(lane)] = uint32_t(lane) * uint32_t(a.width);
+  if (j.contains("src")) {
+    if (a.op != Op::kLdgsts) return Error{"src: only an ldgsts (cp.async) pattern has global source offsets"};
+    const ojson& s = j["src"];
+    if (!s.is_array() || s.size() != kWarpSize) {
+      return Error{"src: expected an array of exactly 32 global byte offsets, got " +
+                   (s.is_array() ? std::to_string(s.size()) + " entries" : std::string(type_name(s)))};
+    }
+    for (int lane = 0; lane < kWarpSize; ++lane) {
+      auto v = get_int(s[static_cast<size_t>(lane)], "src[" + std::to_string(lane) + "]", 0, kMaxLdgstsSourceBytes - 1);
+      if (!v) return v.error();
+      // Documented (PTX ISA, cp.async): the source must be aligned to the copy size; only lanes
+      // that copy are checked (an inactive lane's source is never read).
+      if (((a.mask >> lane) & 1u) && *v % a.width != 0) {
+        return Error{"src[" + std::to_string(lane) + "]: global byte offset " + std::to_string(*v) + " is not " +
+                     std::to_string(a.width) + "-byte aligned (the GPU faults with \"misaligned address\")"};
+      }
+      p.src[static_cast<size_t>(lane)] = static_cast<uint32_t>(*v);
+    }
+    p.src_given = true;
+  }
+  if (j.contains("l2_prefetch")) {
+    if (a.op != Op::kLdgsts) return Error{"l2_prefetch: only an ldgsts (cp.async) pattern has an L2 prefetch hint"};
+    auto v = get_int(j["l2_prefetch"], "l2_prefetch", 0, 256);
+    if (!v) return v.error();
+    if (*v != 0 && *v != 64 && *v != 128 && *v != 256) {
+      return Error{"l2_prefetch: " + std::to_string(*v) + " must be 0, 64, 128 or 256 (bytes, PTX .L2::<n>B)"};
+    }
+    p.l2_prefetch = static_cast<int>(*v);
+  }
   return p;
 }
 

@@ -158,7 +158,9 @@ Result<Scenario> compile(const ScenarioSpec& spec) {
     return Error{"n: " + std::to_string(spec.n) + " must be in 1..2^31"};
   }
   const bool has_n = spec.n != 0;
-  if (spec.grid.x == 0 && spec.grid.y == 0 && spec.grid.z == 0) {
+  if (!spec.grid_expr.empty()) {
+    // Evaluated below, once the params exist.
+  } else if (spec.grid.x == 0 && spec.grid.y == 0 && spec.grid.z == 0) {
     // No silent default: a grid derived from n needs n.
     if (!has_n) {
       return Error{"n: missing: add \"n\": N (the problem size; the grid is then ceil(n / tile)) or "
@@ -192,6 +194,40 @@ Result<Scenario> compile(const ScenarioSpec& spec) {
     auto slot = s.symbols.add(name, ExprType::kInt);
     if (!slot) return with_context(where, slot.error());
     s.params.emplace_back(*slot, value);
+  }
+
+  // A grid given as expressions: of n, blockDim and params only (the same in every thread, and
+  // known before the launch, as the host code that computes it).
+  if (!spec.grid_expr.empty()) {
+    if (spec.grid_expr.size() > 3) return Error{"grid: expected 1 to 3 sizes, got " + std::to_string(spec.grid_expr.size())};
+    Env host;
+    host.v[kBlockDimX] = spec.block.x;
+    host.v[kBlockDimY] = spec.block.y;
+    host.v[kBlockDimZ] = spec.block.z;
+    host.v[kN] = spec.n;
+    for (const auto& [slot, value] : s.params) host.v[slot] = value;
+    constexpr SlotMask kNotOnHost = kBlockIdxSlots | slot_bit(kThreadIdxX) | slot_bit(kThreadIdxY) |
+                                    slot_bit(kThreadIdxZ) | slot_bit(kLane) | slot_bit(kWarp) |
+                                    slot_bit(kGridDimX) | slot_bit(kGridDimY) | slot_bit(kGridDimZ);
+    int64_t g[3] = {1, 1, 1};
+    for (size_t i = 0; i < spec.grid_expr.size(); ++i) {
+      const std::string where = "grid[" + std::to_string(i) + "]";
+      auto e = Expr::parse(spec.grid_expr[i], s.symbols);
+      if (!e) return with_context(where, e.error());
+      if (e->deps(s.symbols) & kNotOnHost) {
+        return Error{where + ": '" + spec.grid_expr[i] +
+                     "' may use n, blockDim and params only (the launch is computed before any thread runs)"};
+      }
+      if (auto ok = check_n(*e, s.symbols, where); !ok) return ok.error();
+      std::string err;
+      if (!e->eval(host, &g[i], &err)) return Error{where + " = '" + spec.grid_expr[i] + "': " + err};
+      const int64_t hi = i == 0 ? 2147483647 : 65535;
+      if (g[i] < 1 || g[i] > hi) {
+        return Error{where + " = '" + spec.grid_expr[i] + "' is " + std::to_string(g[i]) + "; it must be in 1.." +
+                     std::to_string(hi)};
+      }
+    }
+    s.grid = Dim3{g[0], g[1], g[2]};
   }
 
   // Arrays. Static ones are laid out one after another, 16-byte aligned, as the compiler places

@@ -86,6 +86,10 @@ struct ScenarioSpec {
   std::vector<ArraySpec> arrays{ArraySpec{}};
   Dim3 block{32, 32, 1};
   Dim3 grid{0, 0, 0};       // 0 = derived from n and tile
+  // "grid" given as expressions of n, blockDim and params, x first (e.g. ["(n + 63) / 64",
+  // "(n + 70) / 64"]: a kernel whose launch is not ceil(n / tile)); when set it replaces grid and
+  // tile, so the launch follows n (`--n`, bankscope-gpu validate) as the kernel's host code does.
+  std::vector<std::string> grid_expr;
   int64_t n = 2048;         // matrix size; variable `n` in expressions. 0 = not given (a file
                             // without "n": then a grid is required and `n` may not be used)
   bool n_defaulted = false;  // the file gave no "n": n is the default 2048, and outputs say so

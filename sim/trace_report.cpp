@@ -228,9 +228,8 @@ void TraceAggregator::on_pc(const TracePc& pc) {
   report_.launches.back().pcs.push_back(std::move(s));
 }
 
-uint32_t TraceAggregator::remap(uint32_t addr) const {
-  const uint64_t reserved = report_.launches.back().launch.reserved_bytes;
-  for (const ArrayRemap& m : remaps_) {
+uint32_t remap_address(const std::vector<ArrayRemap>& remaps, uint64_t reserved, uint32_t addr) {
+  for (const ArrayRemap& m : remaps) {
     const uint64_t start = reserved + m.traced.base;
     const uint64_t elem = static_cast<uint64_t>(m.traced.elem_bytes());
     const uint64_t size = uint64_t(m.traced.shape.rows) * m.traced.shape.cols * elem;
@@ -243,6 +242,10 @@ uint32_t TraceAggregator::remap(uint32_t addr) const {
     return static_cast<uint32_t>(reserved + m.replaced.byte_address(row, col) + off % elem);
   }
   return addr;
+}
+
+uint32_t TraceAggregator::remap(uint32_t addr) const {
+  return remap_address(remaps_, report_.launches.back().launch.reserved_bytes, addr);
 }
 
 AccessCost TraceAggregator::cost_plain() {
