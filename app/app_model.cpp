@@ -763,7 +763,9 @@ std::string conflicts_text(const OpTotals& t) {
   return count_text(t.wavefronts - t.ideal);
 }
 
-std::vector<Op> shown_kinds(const Scenario& s) { return kinds_of(s); }
+std::vector<Op> shown_kinds(const Scenario& s) {
+  return kinds_of(s);
+}
 
 std::vector<std::string> totals_notes(const PaneModel& pane) {
   std::vector<std::string> out;
@@ -782,7 +784,8 @@ std::vector<std::string> totals_notes(const PaneModel& pane) {
   const char* sep = "";
   for (Op op : shown_kinds(pane.scenario)) {
     const OpTotals& e = t.estimate_of(op);
-    est += std::string(sep) + totals_key(op) + " wavefronts ~ " + count_text(e.wavefronts, e.saturated);
+    est += std::string(sep) + totals_key(op) + " wavefronts ~ " +
+           count_text(e.wavefronts, e.saturated);
     sep = ", ";
   }
   out.push_back(est);
@@ -875,12 +878,11 @@ std::vector<Preset> find_presets(const std::string& dir) {
   // elements (double, float4) where padding by one is not enough. Keys 1..9 are the first nine.
   // Then the tensor-core tile (issue 11): ldmatrix.x4 of a 64x64 half tile, unswizzled and with
   // the 128-byte swizzle (presets 11 and 12: the menu, no key).
-  static const char* const kLessonPresets[] = {"seed_transpose_32x32",    "seed_transpose_32x33",
-                                               "tiled_32x8_32x32",        "tiled_32x8_32x33",
-                                               "tiled_32x8_xor",          "tiled_32x8_swizzle",
-                                               "tiled_32x8_double_32x32", "tiled_32x8_double_32x33",
-                                               "tiled_float4_32x32",      "tiled_float4_32x33",
-                                               "ldmatrix_64x64_half",     "ldmatrix_64x64_half_swizzled"};
+  static const char* const kLessonPresets[] = {
+      "seed_transpose_32x32",    "seed_transpose_32x33",    "tiled_32x8_32x32",
+      "tiled_32x8_32x33",        "tiled_32x8_xor",          "tiled_32x8_swizzle",
+      "tiled_32x8_double_32x32", "tiled_32x8_double_32x33", "tiled_float4_32x32",
+      "tiled_float4_32x33",      "ldmatrix_64x64_half",     "ldmatrix_64x64_half_swizzled"};
   auto rank = [](const std::string& name) {
     const auto* end = std::end(kLessonPresets);
     return static_cast<size_t>(std::find(std::begin(kLessonPresets), end, name) -

@@ -16,9 +16,9 @@
 // thin break marker ("+31" rows), so the words stacked in a bank always number its n-way.
 #include <algorithm>
 #include <array>
-#include <string>
 #include <cstdio>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "panels/panels.hpp"
@@ -154,8 +154,10 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
   }
   std::string reads_now;  // "wavefront 3 reads m0.r3"
   if (matrix && cycle < waves) {
-    // "wavefront 3 reads m0 row 3", "wavefront 0 reads m0 rows 0-7": per matrix, its rows served now.
-    reads_now = std::string("wavefront ") + std::to_string(cycle) + (rep.access.op == Op::kStmatrix ? " writes" : " reads");
+    // "wavefront 3 reads m0 row 3", "wavefront 0 reads m0 rows 0-7": per matrix, its rows served
+    // now.
+    reads_now = std::string("wavefront ") + std::to_string(cycle) +
+                (rep.access.op == Op::kStmatrix ? " writes" : " reads");
     const char* sep = " ";
     for (int m = 0; m < 4; ++m) {
       std::string rows_text;
@@ -166,7 +168,8 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
         rows_text += (n++ ? "," : "") + std::to_string(r);
       }
       if (n == 0) continue;
-      reads_now += sep + ("m" + std::to_string(m)) + (n == 1 ? " row " : " rows ") + (n == 8 ? "0-7" : rows_text);
+      reads_now += sep + ("m" + std::to_string(m)) + (n == 1 ? " row " : " rows ") +
+                   (n == 8 ? "0-7" : rows_text);
       sep = ", ";
     }
   }
@@ -182,8 +185,10 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
   } else if (atomic) {
     int most = 0;
     for (const auto& [w, info] : words) most = std::max(most, int(info.lanes.size()));
-    std::snprintf(note, sizeof note, "%s: every lane is served alone%s", most > 1 ? "atomic" : "atomic, no shared word",
-                  most > 1 ? "; \"Nx\" = N lanes on one word, one per wavefront (no broadcast)" : "");
+    std::snprintf(
+        note, sizeof note, "%s: every lane is served alone%s",
+        most > 1 ? "atomic" : "atomic, no shared word",
+        most > 1 ? "; \"Nx\" = N lanes on one word, one per wavefront (no broadcast)" : "");
   } else if (note_phases > 1) {
     std::snprintf(note, sizeof note, "%d-byte lanes, %d phases of %d: n-way is per phase, a bank shows all %d",
                   rep.access.width, note_phases, kWarpSize / note_phases, note_phases);
@@ -201,7 +206,8 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
       header_h + degree_h + 2 + kMinCellPx * (float(word_rows) + kBreakScale * float(breaks));
   if (note[0] && min_grid_h + strip_h + note_h > view.height) {
     if (matrix || atomic) {
-      std::snprintf(note_short, sizeof note_short, "%s", matrix ? reads_now.c_str() : "atomic: hover");
+      std::snprintf(note_short, sizeof note_short, "%s",
+                    matrix ? reads_now.c_str() : "atomic: hover");
     } else {
       std::snprintf(note_short, sizeof note_short, "%d-byte lanes, %d phases of %d: hover",
                     rep.access.width, note_phases, kWarpSize / note_phases);
@@ -323,7 +329,8 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
       if (serialized) {
         // Lanes on one word of an atomic: a double outline, by shape as well as colour.
         dl->AddRect(a, c, palette::kSerialize, 0, 0, 2.0f);
-        dl->AddRect(ImVec2(a.x + 3, a.y + 3), ImVec2(c.x - 3, c.y - 3), palette::kSerialize, 0, 0, 1.0f);
+        dl->AddRect(ImVec2(a.x + 3, a.y + 3), ImVec2(c.x - 3, c.y - 3), palette::kSerialize, 0, 0,
+                    1.0f);
         std::snprintf(cell_name, sizeof cell_name, ".serialized.w%06u", word);
         record_rect(state, view.id() + cell_name, a, c);
       }
@@ -336,7 +343,8 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
       if (serialized) {
         std::snprintf(label, sizeof label, "%zux", info.lanes.size());
       } else {
-        std::snprintf(label, sizeof label, info.lanes.size() > 1 ? "%d+" : "%d", info.lanes.front());
+        std::snprintf(label, sizeof label, info.lanes.size() > 1 ? "%d+" : "%d",
+                      info.lanes.front());
       }
       // A smaller size when the body font does not fit (two digits in a 1/32 column), so lanes
       // 10..31 are labelled like 0..9; none below kMinLabelPx, where no lane gets one.
@@ -361,12 +369,15 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
         const int lane = rl->second.front();
         const int span = std::min(row_words, banks - b);
         const ImVec2 a(x0 + float(b) * cell_w, y);
-        const ImVec2 c(x0 + float(b + span) * cell_w - gap, y + cell_h - (cell_h >= 6 ? 1.0f : 0.0f));
+        const ImVec2 c(x0 + float(b + span) * cell_w - gap,
+                       y + cell_h - (cell_h >= 6 ? 1.0f : 0.0f));
         dl->AddRect(a, c, palette::kOutline, 0, 0, cell_h >= 10 ? 2.0f : 1.0f);
         char label[16];
-        std::snprintf(label, sizeof label, rl->second.size() > 1 ? "m%d.r%d+" : "m%d.r%d", lane / 8, lane % 8);
+        std::snprintf(label, sizeof label, rl->second.size() > 1 ? "m%d.r%d+" : "m%d.r%d", lane / 8,
+                      lane % 8);
         const ImVec2 full = ImGui::CalcTextSize(label);
-        const float size = std::min({font, font * (c.x - a.x - 2) / full.x, font * (cell_h + 2) / full.y});
+        const float size =
+            std::min({font, font * (c.x - a.x - 2) / full.x, font * (cell_h + 2) / full.y});
         const WordInfo& info = words[word];
         bool now = false, done = !info.wavefronts.empty();
         for (int k : info.wavefronts) {
@@ -377,8 +388,9 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
         const ImU32 fill = now ? palette::kServe : done ? palette::kDone : palette::kWaiting;
         if (size >= kMinLabelPx) {
           const ImVec2 ts = ImGui::GetFont()->CalcTextSizeA(size, 1e9f, 0, label);
-          dl->AddText(ImGui::GetFont(), size, ImVec2((a.x + c.x - ts.x) / 2, a.y + (cell_h - ts.y) / 2),
-                      text_on(fill), label);
+          dl->AddText(ImGui::GetFont(), size,
+                      ImVec2((a.x + c.x - ts.x) / 2, a.y + (cell_h - ts.y) / 2), text_on(fill),
+                      label);
         }
         char cell_name[40];
         std::snprintf(cell_name, sizeof cell_name, ".matrix_row.m%dr%d", lane / 8, lane % 8);
@@ -419,13 +431,15 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
         const float small = std::min(font, box_w * 1.2f);
         const ImVec2 ts = ImGui::GetFont()->CalcTextSizeA(small, 1e9f, 0, rl);
         if (small >= kMinLabelPx) {
-          dl->AddText(ImGui::GetFont(), small, ImVec2(a.x + (box_w - 1 - ts.x) / 2, a.y + (font + 2 - ts.y) / 2),
+          dl->AddText(ImGui::GetFont(), small,
+                      ImVec2(a.x + (box_w - 1 - ts.x) / 2, a.y + (font + 2 - ts.y) / 2),
                       text_on(fill), rl);
         }
         x += box_w;
       }
       dl->AddRect(ImVec2(mx - 1, by - 1), ImVec2(x, by + font + 3), palette::kOutline, 0, 0, 1.0f);
-      record_rect(state, view.id() + ".matrix." + std::to_string(m), ImVec2(mx, by), ImVec2(x, by + font + 2));
+      record_rect(state, view.id() + ".matrix." + std::to_string(m), ImVec2(mx, by),
+                  ImVec2(x, by + font + 2));
       x += font * 0.6f;
     }
     bottom = by + font + 4;
@@ -451,12 +465,14 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
     ImGui::Text("word %d (byte 0x%x), bank %d%s", hovered_word, unsigned(hovered_word * bank_bytes),
                 hovered_word % banks, info.conflict ? "  -- CONFLICT" : "");
     if (atomic && info.lanes.size() > 1) {
-      ImGui::Text("%zu lanes update this word: an atomic serves them one per wavefront", info.lanes.size());
+      ImGui::Text("%zu lanes update this word: an atomic serves them one per wavefront",
+                  info.lanes.size());
     }
     for (int l : info.lanes) {
       const LaneDetail& d = rep.lanes[static_cast<size_t>(l)];
       if (matrix) {
-        ImGui::Text("lane %2d  matrix %d row %d  row addr 0x%04x  wavefront %d", l, l / 8, l % 8, d.addr, d.wavefront);
+        ImGui::Text("lane %2d  matrix %d row %d  row addr 0x%04x  wavefront %d", l, l / 8, l % 8,
+                    d.addr, d.wavefront);
         continue;
       }
       ImGui::Text("lane %2d  addr 0x%04x  bank %2d  word %u  wavefront %d", l, d.addr, d.bank[0],

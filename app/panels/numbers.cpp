@@ -179,7 +179,7 @@ void draw_launch_numbers(const PaneModel& pane, UiState& state, const PaneView& 
     for (const Op op : shown_kinds(pane.scenario)) {
       const OpTotals& o = t.of(op);
       // GPU results files carry LDS/STS counters only: the other kinds have no measured column.
-      const CounterSet* m = !k ? nullptr
+      const CounterSet* m = !k                 ? nullptr
                             : op == Op::kLoad  ? &k->measured_ld
                             : op == Op::kStore ? &k->measured_st
                                                : nullptr;

@@ -1081,8 +1081,8 @@ TEST_CASE(
 
 // Issue 11, item 4: the lecture pair. Warp 0's costliest ldmatrix.x4 (all four k steps cost the
 // same: the first is picked): unswizzled 32 wavefronts (8 per matrix: 128-byte rows put a matrix's
-// 8 rows in one bank group), swizzled 4. Per launch each pane lists the ldsm counters only (no ld/st
-// rows of zeros): 128 instructions, 4,096 vs 512 wavefronts.
+// 8 rows in one bank group), swizzled 4. Per launch each pane lists the ldsm counters only (no
+// ld/st rows of zeros): 128 instructions, 4,096 vs 512 wavefronts.
 TEST_CASE("the ldmatrix lecture pair: 8x8 matrices, 32 vs 4 wavefronts, per-launch ldsm totals") {
   UiState s = seed_state();
   AppModel m;
@@ -1134,13 +1134,15 @@ TEST_CASE("the ldmatrix lecture pair: 8x8 matrices, 32 vs 4 wavefronts, per-laun
 // each alone (R8), so the report has 8 wavefronts and every word appears in 8 of them, one lane
 // each, where a load of the same words is one broadcast wavefront.
 TEST_CASE("app: an atomic's lanes on one word are served one per wavefront, a load's together") {
-  const std::string path = (std::filesystem::temp_directory_path() / "bankscope_atom_hist.json").string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "bankscope_atom_hist.json").string();
   for (const char* op : {"atom", "ld"}) {
     CAPTURE(op);
     {
       std::ofstream f(path);
       f << R"({"name": "histogram", "block": [32], "grid": [1], "arrays": [{"name": "hist", "type": "int", "dims": [4]}],
-               "accesses": [{"op": ")" << op << R"(", )" << (std::string(op) == "atom" ? R"("atom": "add", )" : "")
+               "accesses": [{"op": ")"
+        << op << R"(", )" << (std::string(op) == "atom" ? R"("atom": "add", )" : "")
         << R"("target": "hist[lane % 4]"}]})";
     }
     UiState s = seed_state();
@@ -1161,7 +1163,8 @@ TEST_CASE("app: an atomic's lanes on one word are served one per wavefront, a lo
     CHECK(served_word0 == (atomic ? 8u : 1u));
     REQUIRE(a.totals);
     CHECK(a.totals->of(atomic ? Op::kAtomic : Op::kLoad).wavefronts == (atomic ? 8u : 1u));
-    CHECK(shown_kinds(a.scenario) == (atomic ? std::vector<Op>{Op::kAtomic} : std::vector<Op>{Op::kLoad, Op::kStore}));
+    CHECK(shown_kinds(a.scenario) ==
+          (atomic ? std::vector<Op>{Op::kAtomic} : std::vector<Op>{Op::kLoad, Op::kStore}));
   }
   std::filesystem::remove(path);
 }

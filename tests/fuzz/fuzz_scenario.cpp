@@ -7,16 +7,16 @@
 //   a 0 byte, then bytes that build a random but plausible ScenarioSpec (shapes, layouts, several
 //     statements with loops 1-2 deep whose names repeat across statements, index expressions and
 //     guards that use loop variables and blockIdx, the three issue modes; and the newer grammar:
-//     loops with init/cond/update (+=, *=, <<=, >>=, /=, -=, bounds of n, blockDim, params and outer
-//     loop variables), bodies shared by consecutive statements, nested, with scoped defines that
-//     use the loop variable, params, 1- to 4-D arrays of every element type, arrays at byte
+//     loops with init/cond/update (+=, *=, <<=, >>=, /=, -=, bounds of n, blockDim, params and
+//     outer loop variables), bodies shared by consecutive statements, nested, with scoped defines
+//     that use the loop variable, params, 1- to 4-D arrays of every element type, arrays at byte
 //     offsets of an extern buffer; and issue 11's kinds: ldmatrix/stmatrix with num and trans and
-//     row addresses that are often 16-byte aligned, atom with its operation and width). A loop built
-//     to never end or never run (s *= 1, a false cond), or a bad kind field (num 3, a width on
-//     ldmatrix, an unknown atom, a 64-bit atom add), must be a one-line compile error. Mutated JSON rarely
-//     stays a valid scenario, so without this mode the kernel model behind the loader would hardly
-//     be fuzzed. Now and then a statement names another statement's loop variable: compile() must
-//     reject it (C scoping), in one line.
+//     row addresses that are often 16-byte aligned, atom with its operation and width). A loop
+//     built to never end or never run (s *= 1, a false cond), or a bad kind field (num 3, a width
+//     on ldmatrix, an unknown atom, a 64-bit atom add), must be a one-line compile error. Mutated
+//     JSON rarely stays a valid scenario, so without this mode the kernel model behind the loader
+//     would hardly be fuzzed. Now and then a statement names another statement's loop variable:
+//     compile() must reject it (C scoping), in one line.
 // A scenario that compiles is run: warp 0 of block 0; save -> load -> save gives the same file; and
 // per-launch totals equal the brute force over every block in every field (on the scenario and on a
 // copy shrunk to a few blocks), and a run capped at a few simulated blocks counts no more than the
@@ -49,12 +49,17 @@ constexpr int64_t kMaxBruteWork = int64_t{1} << 11;
 
 // How often the differential check ran, printed at exit so a test log shows it was exercised.
 struct Tally {
-  uint64_t compared = 0, multi_statement = 0, errors_agreed = 0, new_grammar = 0, new_kinds = 0, jsonl_checked = 0;
+  uint64_t compared = 0, multi_statement = 0, errors_agreed = 0, new_grammar = 0, new_kinds = 0,
+           jsonl_checked = 0;
   Tally() {
     std::atexit([] {
-      std::fprintf(stderr, "fuzz_scenario: launch_totals == brute force on %llu launches (%llu with several statements, "
-                           "%llu with bodies, init/cond/update loops, params, N-D arrays or extern offsets, %llu with "
-                           "ldmatrix/stmatrix/atom), both failing on %llu; %llu such instructions equal to predict --jsonl\n",
+      std::fprintf(stderr,
+                   "fuzz_scenario: launch_totals == brute force on %llu launches (%llu with "
+                   "several statements, "
+                   "%llu with bodies, init/cond/update loops, params, N-D arrays or extern "
+                   "offsets, %llu with "
+                   "ldmatrix/stmatrix/atom), both failing on %llu; %llu such instructions equal to "
+                   "predict --jsonl\n",
                    static_cast<unsigned long long>(tally().compared),
                    static_cast<unsigned long long>(tally().multi_statement),
                    static_cast<unsigned long long>(tally().new_grammar),
@@ -82,8 +87,9 @@ std::string totals_text(const LaunchTotals& t) {
   std::string out;
   for (Op op : kAllOps) {
     const OpTotals& o = t.of(op);
-    out += std::string(out.empty() ? "" : ", ") + op_name(op) + " " + std::to_string(o.instructions) + "/" +
-           std::to_string(o.wavefronts) + "/" + std::to_string(o.ideal);
+    out += std::string(out.empty() ? "" : ", ") + op_name(op) + " " +
+           std::to_string(o.instructions) + "/" + std::to_string(o.wavefronts) + "/" +
+           std::to_string(o.ideal);
   }
   return out;
 }
@@ -401,8 +407,10 @@ struct SpecBuilder {
           a.trans = in.ConsumeBool();
           if (a.num == 3) bad_kind = true;
           if (a.width != 0) {
-            if (in.ConsumeBool()) a.width = 0;  // mostly none, as it must be
-            else bad_kind = true;
+            if (in.ConsumeBool())
+              a.width = 0;  // mostly none, as it must be
+            else
+              bad_kind = true;
           }
           // Often a 16-byte aligned row: the last index a multiple of 16 bytes' worth of elements.
           const int64_t esize = element_size(*parse_element_type(arr.type));
@@ -410,9 +418,11 @@ struct SpecBuilder {
             const int64_t per = 16 / esize, cols = arr.dims.back(), q = cols / per;
             if (q >= 1) {
               a.target = arr.name;
-              for (size_t d = 0; d + 1 < arr.dims.size(); ++d) a.target += "[" + index(arr.dims[d]) + "]";
+              for (size_t d = 0; d + 1 < arr.dims.size(); ++d)
+                a.target += "[" + index(arr.dims[d]) + "]";
               const std::string qs = std::to_string(q);
-              a.target += "[((" + expr(2) + ") % " + qs + " + " + qs + ") % " + qs + " * " + std::to_string(per) + "]";
+              a.target += "[((" + expr(2) + ") % " + qs + " + " + qs + ") % " + qs + " * " +
+                          std::to_string(per) + "]";
             }
           }
           break;
@@ -427,7 +437,8 @@ struct SpecBuilder {
           // as is a width other than 4 or 8. Left to compile() to decide, checked below by kind.
           break;
         }
-        default: break;
+        default:
+          break;
       }
       s.accesses.push_back(a);
       vars.resize(saved_vars);
@@ -461,21 +472,25 @@ void check_launch(const Scenario& s, const std::string& what) {
   if (fast) {
     FUZZ_CHECK(fast->blocks == static_cast<uint64_t>(blocks), "launch_totals counted " + std::to_string(fast->blocks) + " blocks of " + std::to_string(blocks));
     for (Op op : kAllOps) {
-      FUZZ_CHECK(fast->of(op).wavefronts >= fast->of(op).ideal, "fewer wavefronts than ideal: " + what);
+      FUZZ_CHECK(fast->of(op).wavefronts >= fast->of(op).ideal,
+                 "fewer wavefronts than ideal: " + what);
     }
-    FUZZ_CHECK(kinds_apart(s, *fast), "a kind's launch total is not the sum of its statements (" + totals_text(*fast) + "): " + what);
+    FUZZ_CHECK(kinds_apart(s, *fast), "a kind's launch total is not the sum of its statements (" +
+                                          totals_text(*fast) + "): " + what);
   }
   if (work > kMaxBruteWork) return;
   auto brute = launch_totals_brute_force(s);
   if (fast.ok() && brute.ok()) {
     bool equal = same_totals(*fast, *brute) && fast->blocks == brute->blocks &&
-                 fast->max_n_way == brute->max_n_way && fast->per_access.size() == brute->per_access.size();
+                 fast->max_n_way == brute->max_n_way &&
+                 fast->per_access.size() == brute->per_access.size();
     for (size_t i = 0; equal && i < fast->per_access.size(); ++i) equal = same(fast->per_access[i], brute->per_access[i]);
     FUZZ_CHECK(equal, "launch_totals " + totals_text(*fast) + " != brute force " + totals_text(*brute) + " for " + what);
     ++Tally::tally().compared;
     if (s.accesses.size() > 1) ++Tally::tally().multi_statement;
     if (uses_new_grammar(s.spec)) ++Tally::tally().new_grammar;
-    if (std::any_of(s.accesses.begin(), s.accesses.end(), [](const CompiledAccess& a) { return !is_plain(a.op); })) {
+    if (std::any_of(s.accesses.begin(), s.accesses.end(),
+                    [](const CompiledAccess& a) { return !is_plain(a.op); })) {
       ++Tally::tally().new_kinds;
     }
     FUZZ_CHECK(fast->complete && fast->blocks_counted == fast->blocks && brute->complete,
@@ -490,7 +505,8 @@ void check_launch(const Scenario& s, const std::string& what) {
                "a capped run counted " + std::to_string(capped->blocks_counted) + " of " + std::to_string(capped->blocks) +
                    " blocks with " + std::to_string(capped->blocks_simulated) + " simulated for " + what);
     FUZZ_CHECK(at_most_totals(*capped, *brute),
-               "a capped run counted more than the whole: " + totals_text(*capped) + " > " + totals_text(*brute) + " for " + what);
+               "a capped run counted more than the whole: " + totals_text(*capped) + " > " +
+                   totals_text(*brute) + " for " + what);
     if (capped->complete) {
       FUZZ_CHECK(same_totals(*capped, *brute),
                  "a capped run that completed differs from the brute force for " + what);
@@ -535,10 +551,12 @@ void check_scenario(const ScenarioSpec& spec) {
       // costs the same, so the two readers of these kinds cannot drift apart.
       if (!is_plain(w.access.op) && w.access.mask != 0 && s.spec.banks.is_default()) {
         auto p = parse_pattern_object(pattern_to_json(w.access));
-        FUZZ_CHECK(p.ok(), "the JSONL reader rejects a scenario instruction (" + (p.ok() ? std::string() : p.error().message) +
-                               ") in " + w.text + "\n" + saved);
+        FUZZ_CHECK(p.ok(), "the JSONL reader rejects a scenario instruction (" +
+                               (p.ok() ? std::string() : p.error().message) + ") in " + w.text +
+                               "\n" + saved);
         const auto out = predict_pattern(*p);
-        FUZZ_CHECK(out["wavefronts"].get<int>() == c.wavefronts && out["bank_conflicts"].get<int>() == c.bank_conflicts(),
+        FUZZ_CHECK(out["wavefronts"].get<int>() == c.wavefronts &&
+                       out["bank_conflicts"].get<int>() == c.bank_conflicts(),
                    "predict --jsonl != scenario cost in " + w.text + "\n" + saved);
         ++Tally::tally().jsonl_checked;
       }
@@ -578,7 +596,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                      scenario_to_json(spec).dump(2));
     }
     if (builder.bad_kind) {
-      FUZZ_CHECK(!compiled.ok(), "a bad ldmatrix/stmatrix/atom field compiled:\n" + scenario_to_json(spec).dump(2));
+      FUZZ_CHECK(!compiled.ok(),
+                 "a bad ldmatrix/stmatrix/atom field compiled:\n" + scenario_to_json(spec).dump(2));
     }
     if (builder.bad_loop) {
       FUZZ_CHECK(!compiled.ok(), "a loop that never ends or never runs compiled:\n" + scenario_to_json(spec).dump(2));
