@@ -284,15 +284,18 @@ Result<ojson> loop_to_json(const LoopSpec& l) {
 
 Result<AccessSpec> parse_access(const ojson& j, const std::string& where) {
   if (!j.is_object()) return Error{where + ": expected an object"};
-  auto keys = check_keys(j, where, {"op", "target", "if", "loops", "width", "label", "issue", "line", "comment",
-                                    "num", "trans", "atom"});
+  auto keys = check_keys(j, where,
+                         {"op", "target", "if", "loops", "width", "label", "issue", "line",
+                          "comment", "num", "trans", "atom"});
   if (!keys) return keys.error();
   AccessSpec a;
   a.path = where;
-  if (!j.contains("op")) return Error{where + ": missing 'op' (\"ld\", \"st\", \"ldmatrix\", \"stmatrix\" or \"atom\")"};
+  if (!j.contains("op"))
+    return Error{where + ": missing 'op' (\"ld\", \"st\", \"ldmatrix\", \"stmatrix\" or \"atom\")"};
   BANKSCOPE_TRY(op, get_string(j["op"], where + ".op"));
   if (op != "ld" && op != "st" && op != "ldmatrix" && op != "stmatrix" && op != "atom") {
-    return Error{where + ".op: '" + op + "' must be \"ld\", \"st\", \"ldmatrix\", \"stmatrix\" or \"atom\""};
+    return Error{where + ".op: '" + op +
+                 "' must be \"ld\", \"st\", \"ldmatrix\", \"stmatrix\" or \"atom\""};
   }
   a.op = op;
   // The issue-11 kinds' own fields; each is refused on a kind it does not belong to, so a typo
@@ -300,28 +303,35 @@ Result<AccessSpec> parse_access(const ojson& j, const std::string& where) {
   const bool matrix = op == "ldmatrix" || op == "stmatrix";
   if (matrix) {
     if (j.contains("width")) {
-      return Error{where + ".width: " + op + " rows are always 16 bytes (8 b16 elements); give no width"};
+      return Error{where + ".width: " + op +
+                   " rows are always 16 bytes (8 b16 elements); give no width"};
     }
-    if (!j.contains("num")) return Error{where + ": missing 'num' (1, 2 or 4 matrices: .x1, .x2, .x4)"};
+    if (!j.contains("num"))
+      return Error{where + ": missing 'num' (1, 2 or 4 matrices: .x1, .x2, .x4)"};
     BANKSCOPE_TRY(n, get_int(j["num"], where + ".num", 1, 4));
     if (n == 3) return Error{where + ".num: 3 must be 1, 2 or 4 (.x1, .x2, .x4)"};
     a.num = static_cast<int>(n);
     if (j.contains("trans")) {
       if (!j["trans"].is_boolean()) {
-        return Error{where + ".trans: expected true or false, got " + std::string(type_name(j["trans"]))};
+        return Error{where + ".trans: expected true or false, got " +
+                     std::string(type_name(j["trans"]))};
       }
       a.trans = j["trans"].get<bool>();
     }
   } else {
     for (const char* k : {"num", "trans"}) {
-      if (j.contains(k)) return Error{where + "." + k + ": only for \"ldmatrix\" and \"stmatrix\", not \"" + op + "\""};
+      if (j.contains(k))
+        return Error{where + "." + k + ": only for \"ldmatrix\" and \"stmatrix\", not \"" + op +
+                     "\""};
     }
   }
   if (op == "atom") {
-    if (!j.contains("atom")) return Error{where + ": missing 'atom' (\"add\", \"min\", \"max\", \"exch\" or \"cas\")"};
+    if (!j.contains("atom"))
+      return Error{where + ": missing 'atom' (\"add\", \"min\", \"max\", \"exch\" or \"cas\")"};
     BANKSCOPE_TRY(at, get_string(j["atom"], where + ".atom"));
     if (at != "add" && at != "min" && at != "max" && at != "exch" && at != "cas") {
-      return Error{where + ".atom: '" + at + "' must be \"add\", \"min\", \"max\", \"exch\" or \"cas\""};
+      return Error{where + ".atom: '" + at +
+                   "' must be \"add\", \"min\", \"max\", \"exch\" or \"cas\""};
     }
     a.atom = at;
   } else if (j.contains("atom")) {

@@ -184,11 +184,12 @@ Result<WarpAccess> build_access(const Scenario& s, const CompiledAccess& a, cons
       // must lie inside the array.
       if (acc.addr[lane] % 16 != 0) {
         return Error{where(e) + ": row address byte " + std::to_string(acc.addr[lane]) + " (lane " +
-                     std::to_string(lane) + ") is not 16-byte aligned (the GPU faults with \"misaligned address\")"};
+                     std::to_string(lane) +
+                     ") is not 16-byte aligned (the GPU faults with \"misaligned address\")"};
       }
       if (uint64_t(acc.addr[lane]) + 16 > uint64_t(arr.base) + arr.bytes()) {
-        return Error{where(e) + ": the 16-byte row at byte " + std::to_string(acc.addr[lane]) + " (lane " +
-                     std::to_string(lane) + ") runs past the end of " + arr.name};
+        return Error{where(e) + ": the 16-byte row at byte " + std::to_string(acc.addr[lane]) +
+                     " (lane " + std::to_string(lane) + ") runs past the end of " + arr.name};
       }
     }
     acc.mask |= uint32_t{1} << lane;

@@ -111,12 +111,18 @@ struct LaunchTotals {
   OpTotals ld, st, ldsm, stsm, atom, ldgsts;
   OpTotals& of(Op op) {
     switch (op) {
-      case Op::kLoad: return ld;
-      case Op::kStore: return st;
-      case Op::kLdmatrix: return ldsm;
-      case Op::kStmatrix: return stsm;
-      case Op::kAtomic: return atom;
-      case Op::kLdgsts: return ldgsts;
+      case Op::kLoad:
+        return ld;
+      case Op::kStore:
+        return st;
+      case Op::kLdmatrix:
+        return ldsm;
+      case Op::kStmatrix:
+        return stsm;
+      case Op::kAtomic:
+        return atom;
+      case Op::kLdgsts:
+        return ldgsts;
     }
     return ld;
   }
@@ -135,16 +141,24 @@ struct LaunchTotals {
   OpTotals estimate_ld, estimate_st, estimate_ldsm, estimate_stsm, estimate_atom, estimate_ldgsts;
   OpTotals& estimate_of(Op op) {
     switch (op) {
-      case Op::kLoad: return estimate_ld;
-      case Op::kStore: return estimate_st;
-      case Op::kLdmatrix: return estimate_ldsm;
-      case Op::kStmatrix: return estimate_stsm;
-      case Op::kAtomic: return estimate_atom;
-      case Op::kLdgsts: return estimate_ldgsts;
+      case Op::kLoad:
+        return estimate_ld;
+      case Op::kStore:
+        return estimate_st;
+      case Op::kLdmatrix:
+        return estimate_ldsm;
+      case Op::kStmatrix:
+        return estimate_stsm;
+      case Op::kAtomic:
+        return estimate_atom;
+      case Op::kLdgsts:
+        return estimate_ldgsts;
     }
     return estimate_ld;
   }
-  const OpTotals& estimate_of(Op op) const { return const_cast<LaunchTotals*>(this)->estimate_of(op); }
+  const OpTotals& estimate_of(Op op) const {
+    return const_cast<LaunchTotals*>(this)->estimate_of(op);
+  }
 };
 
 Result<LaunchTotals> launch_totals(const Scenario& s, const TotalsOptions& opt = {});

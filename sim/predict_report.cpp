@@ -51,25 +51,33 @@ Result<std::vector<WorstWarpRow>> worst_warp_rows(const Scenario& s) {
 
 const char* totals_key(Op op) {
   switch (op) {
-    case Op::kLoad: return "ld";
-    case Op::kStore: return "st";
-    case Op::kLdmatrix: return "ldsm";
-    case Op::kStmatrix: return "stsm";
-    case Op::kAtomic: return "atom";
-    case Op::kLdgsts: return "ldgsts";
+    case Op::kLoad:
+      return "ld";
+    case Op::kStore:
+      return "st";
+    case Op::kLdmatrix:
+      return "ldsm";
+    case Op::kStmatrix:
+      return "stsm";
+    case Op::kAtomic:
+      return "atom";
+    case Op::kLdgsts:
+      return "ldgsts";
   }
   return "?";
 }
 
 std::vector<Op> kinds_of(const Scenario& s, bool always_plain) {
   auto has = [&](Op op) {
-    return std::any_of(s.accesses.begin(), s.accesses.end(), [&](const CompiledAccess& a) { return a.op == op; });
+    return std::any_of(s.accesses.begin(), s.accesses.end(),
+                       [&](const CompiledAccess& a) { return a.op == op; });
   };
   std::vector<Op> out;
   for (Op op : kAllOps) {
     if (!is_plain(op) && has(op)) out.push_back(op);
   }
-  if (always_plain || out.empty() || has(Op::kLoad) || has(Op::kStore)) out.insert(out.begin(), {Op::kLoad, Op::kStore});
+  if (always_plain || out.empty() || has(Op::kLoad) || has(Op::kStore))
+    out.insert(out.begin(), {Op::kLoad, Op::kStore});
   return out;
 }
 
@@ -109,8 +117,9 @@ ojson predict_json(const Scenario& s, const std::string& file, int warp, const s
   const std::vector<Op> kinds = kinds_of(s, /*always_plain=*/true);
   j["per_instruction_counters"] = ojson::object();
   for (Op op : kinds) {
-    j["per_instruction_counters"][totals_key(op)] = {{"wavefronts", counters::l1tex_wavefronts(op)},
-                                                     {"bank_conflicts", counters::l1tex_bank_conflicts(op)}};
+    j["per_instruction_counters"][totals_key(op)] = {
+        {"wavefronts", counters::l1tex_wavefronts(op)},
+        {"bank_conflicts", counters::l1tex_bank_conflicts(op)}};
   }
   j["accesses"] = ojson::array();
   for (const AccessRow& r : rows) {

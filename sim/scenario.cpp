@@ -390,15 +390,18 @@ Result<Scenario> compile(const ScenarioSpec& spec) {
     } else if (as.op == "atom") {
       ca.op = Op::kAtomic;
     } else {
-      return Error{where + ".op: '" + as.op + "' must be \"ld\", \"st\", \"ldmatrix\", \"stmatrix\" or \"atom\""};
+      return Error{where + ".op: '" + as.op +
+                   "' must be \"ld\", \"st\", \"ldmatrix\", \"stmatrix\" or \"atom\""};
     }
     // The issue-11 kinds' fields (a spec built in code is checked as a file is, json_io.cpp).
     if (is_matrix(ca.op)) {
       if (as.width != 0) {
-        return Error{where + ".width: " + as.op + " rows are always 16 bytes (8 b16 elements); give no width"};
+        return Error{where + ".width: " + as.op +
+                     " rows are always 16 bytes (8 b16 elements); give no width"};
       }
       if (as.num != 1 && as.num != 2 && as.num != 4) {
-        return Error{where + ".num: " + std::to_string(as.num) + " must be 1, 2 or 4 (.x1, .x2, .x4)"};
+        return Error{where + ".num: " + std::to_string(as.num) +
+                     " must be 1, 2 or 4 (.x1, .x2, .x4)"};
       }
       ca.matrices = as.num;
       ca.trans = as.trans;
@@ -407,12 +410,19 @@ Result<Scenario> compile(const ScenarioSpec& spec) {
     }
     if (ca.op == Op::kAtomic) {
       const std::string at = trim(as.atom);
-      if (at == "add") ca.atom = AtomOp::kAdd;
-      else if (at == "min") ca.atom = AtomOp::kMin;
-      else if (at == "max") ca.atom = AtomOp::kMax;
-      else if (at == "exch") ca.atom = AtomOp::kExch;
-      else if (at == "cas") ca.atom = AtomOp::kCas;
-      else return Error{where + ".atom: '" + as.atom + "' must be \"add\", \"min\", \"max\", \"exch\" or \"cas\""};
+      if (at == "add")
+        ca.atom = AtomOp::kAdd;
+      else if (at == "min")
+        ca.atom = AtomOp::kMin;
+      else if (at == "max")
+        ca.atom = AtomOp::kMax;
+      else if (at == "exch")
+        ca.atom = AtomOp::kExch;
+      else if (at == "cas")
+        ca.atom = AtomOp::kCas;
+      else
+        return Error{where + ".atom: '" + as.atom +
+                     "' must be \"add\", \"min\", \"max\", \"exch\" or \"cas\""};
     } else if (!as.atom.empty()) {
       return Error{where + ".atom: only for \"op\": \"atom\", not \"" + as.op + "\""};
     }
@@ -552,8 +562,11 @@ Result<Scenario> compile(const ScenarioSpec& spec) {
       return Error{where + ".width: " + std::to_string(ca.width) + " must be 1, 2, 4, 8 or 16 bytes"};
     }
     if (ca.op == Op::kAtomic && ca.width != 4 && ca.width != 8) {
-      return Error{where + ".width: atom is 4 or 8 bytes per lane, not " + std::to_string(ca.width) +
-                   (as.width == 0 ? std::string(" (the size of a ") + element_name(arr.type) + "; give \"width\")" : "")};
+      return Error{
+          where + ".width: atom is 4 or 8 bytes per lane, not " + std::to_string(ca.width) +
+          (as.width == 0
+               ? std::string(" (the size of a ") + element_name(arr.type) + "; give \"width\")"
+               : "")};
     }
     if (!is_matrix(ca.op) && ca.width % arr.elem_bytes() != 0 && ca.width < arr.elem_bytes()) {
       return Error{where + ".width: " + std::to_string(ca.width) + " bytes is narrower than a " +
@@ -565,7 +578,8 @@ Result<Scenario> compile(const ScenarioSpec& spec) {
       probe.op = ca.op;
       probe.width = ca.width;
       probe.atom = ca.atom;
-      if (const std::string why = not_one_instruction(probe); !why.empty()) return Error{where + ".atom: " + why};
+      if (const std::string why = not_one_instruction(probe); !why.empty())
+        return Error{where + ".atom: " + why};
       kind += std::string(".") + atom_name(ca.atom) + (ca.width == 8 ? ".64" : "");
     }
     if (is_matrix(ca.op)) kind += ".x" + std::to_string(ca.matrices) + (ca.trans ? ".trans" : "");

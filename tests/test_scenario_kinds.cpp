@@ -24,15 +24,18 @@ Result<Scenario> compile_text(const std::string& text) {
 }
 
 // One access in a scenario of `block` threads, `grid` blocks, over the given arrays.
-std::string one_access(const std::string& access, const std::string& arrays, int block = 32, int grid = 1) {
-  return R"({"name": "t", "block": [)" + std::to_string(block) + R"(], "grid": [)" + std::to_string(grid) +
-         R"(], "arrays": )" + arrays + R"(, "accesses": [)" + access + "]}";
+std::string one_access(const std::string& access, const std::string& arrays, int block = 32,
+                       int grid = 1) {
+  return R"({"name": "t", "block": [)" + std::to_string(block) + R"(], "grid": [)" +
+         std::to_string(grid) + R"(], "arrays": )" + arrays + R"(, "accesses": [)" + access + "]}";
 }
 
 const char* kHalfTile = R"([{"name": "sA", "type": "half", "dims": [64, 64]}])";
-const char* kHalfTileSwizzled = R"([{"name": "sA", "type": "half", "dims": [64, 64], "swizzle": [3, 3, 3]}])";
+const char* kHalfTileSwizzled =
+    R"([{"name": "sA", "type": "half", "dims": [64, 64], "swizzle": [3, 3, 3]}])";
 
-// The JSONL line `predict --jsonl` reads, costed by its own path (parse_pattern_line, predict_pattern).
+// The JSONL line `predict --jsonl` reads, costed by its own path (parse_pattern_line,
+// predict_pattern).
 std::pair<int, int> jsonl_cost(const std::string& head, const std::vector<uint32_t>& offsets) {
   std::string line = "{" + head + R"(, "mask": "0xffffffff", "offsets": [)";
   for (size_t i = 0; i < offsets.size(); ++i) line += (i ? "," : "") + std::to_string(offsets[i]);
@@ -54,7 +57,9 @@ std::pair<int, int> jsonl_cost(const std::string& head, const std::vector<uint32
 //   swizzled (chunk c of row r at chunk c ^ (r % 8), Swizzle<3,3,3> on half offsets): row r of
 //     matrix 0 starts at byte 128 r + 16 (r % 8) = bank 4 (r % 8): the 8 rows cover banks 0..31
 //     once: 1 wavefront per matrix, 4 in all, 0 conflicts.
-TEST_CASE("ldmatrix.x4 of a 64x64 half tile: 128-byte rows are 8-way, the 128-byte swizzle is conflict-free") {
+TEST_CASE(
+    "ldmatrix.x4 of a 64x64 half tile: 128-byte rows are 8-way, the 128-byte swizzle is "
+    "conflict-free") {
   struct Row {
     const char* arrays;
     int wavefronts, conflicts, n_way;
@@ -63,7 +68,8 @@ TEST_CASE("ldmatrix.x4 of a 64x64 half tile: 128-byte rows are 8-way, the 128-by
   for (const Row& r : rows) {
     CAPTURE(r.arrays);
     auto s = compile_text(one_access(
-        R"({"op": "ldmatrix", "num": 4, "trans": false, "target": "sA[lane % 16][8 * (lane / 16)]"})", r.arrays));
+        R"({"op": "ldmatrix", "num": 4, "trans": false, "target": "sA[lane % 16][8 * (lane / 16)]"})",
+        r.arrays));
     REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
     auto wi = warp_instructions(*s, Dim3{0, 0, 0}, 0);
     REQUIRE(wi.ok());
@@ -90,9 +96,10 @@ TEST_CASE("scenario ldmatrix/stmatrix equal predict --jsonl on the same per-lane
         CAPTURE(swizzled);
         CAPTURE(op);
         CAPTURE(num);
-        auto s = compile_text(one_access(std::string(R"({"op": ")") + op + R"(", "num": )" + std::to_string(num) +
-                                             R"(, "trans": true, "target": "sA[lane % 16][8 * (lane / 16)]"})",
-                                         swizzled ? kHalfTileSwizzled : kHalfTile));
+        auto s = compile_text(
+            one_access(std::string(R"({"op": ")") + op + R"(", "num": )" + std::to_string(num) +
+                           R"(, "trans": true, "target": "sA[lane % 16][8 * (lane / 16)]"})",
+                       swizzled ? kHalfTileSwizzled : kHalfTile));
         REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
         auto wi = warp_instructions(*s, Dim3{0, 0, 0}, 0);
         REQUIRE(wi.ok());
@@ -103,8 +110,8 @@ TEST_CASE("scenario ldmatrix/stmatrix equal predict --jsonl on the same per-lane
           // Lanes 8 num .. 31 are unused: the scenario does not evaluate them, JSONL ignores them.
           if (l < uint32_t(8 * num)) CHECK((*wi)[0].access.addr[l] == offsets[l]);
         }
-        const auto [wf, cf] = jsonl_cost(std::string(R"("op": ")") + op + R"(", "num": )" + std::to_string(num) +
-                                             R"(, "trans": true)",
+        const auto [wf, cf] = jsonl_cost(std::string(R"("op": ")") + op + R"(", "num": )" +
+                                             std::to_string(num) + R"(, "trans": true)",
                                          offsets);
         const AccessCost c = cost((*wi)[0].access);
         CHECK(c.wavefronts == wf);
@@ -128,10 +135,11 @@ TEST_CASE("stmatrix.x2: 64-byte rows are 4-way, 80-byte rows conflict-free") {
   const Row rows[] = {{32, 32, 8, 6}, {32, 40, 2, 0}};
   for (const Row& r : rows) {
     CAPTURE(r.row_stride);
-    const std::string arrays = R"([{"name": "sC", "type": "half", "dims": [16, )" + std::to_string(r.cols) +
-                               R"(], "row_stride": )" + std::to_string(r.row_stride) + "}]";
-    auto s = compile_text(
-        one_access(R"({"op": "stmatrix", "num": 2, "trans": true, "target": "sC[lane % 16][0]"})", arrays));
+    const std::string arrays = R"([{"name": "sC", "type": "half", "dims": [16, )" +
+                               std::to_string(r.cols) + R"(], "row_stride": )" +
+                               std::to_string(r.row_stride) + "}]";
+    auto s = compile_text(one_access(
+        R"({"op": "stmatrix", "num": 2, "trans": true, "target": "sC[lane % 16][0]"})", arrays));
     REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
     auto wi = warp_instructions(*s, Dim3{0, 0, 0}, 0);
     REQUIRE(wi.ok());
@@ -144,7 +152,8 @@ TEST_CASE("stmatrix.x2: 64-byte rows are 4-way, 80-byte rows conflict-free") {
 
 // R8 by hand, one warp of 32 lanes:
 //   add hist[lane % 4]     4 words in banks 0..3, 8 lanes each, every lane served alone: 8
-//                          wavefronts, ideal 1, 7 conflicts (a load of the same words: 1, broadcast)
+//                          wavefronts, ideal 1, 7 conflicts (a load of the same words: 1,
+//                          broadcast)
 //   add hist[0]            32 lanes on one word: 32 / 31 (measured: atom32_*_all_same)
 //   cas hist[lane]         distinct banks: 1 wavefront, counted twice: 2 / 0 (atom32_cas_contig)
 //   cas hist[lane % 4]     8 per bank, twice: 16, conflicts unchanged: 7
@@ -159,11 +168,15 @@ TEST_CASE("shared atomics in a scenario: same-address lanes serialize; CAS count
   const char* arrays =
       R"([{"name": "hist", "type": "int", "dims": [256]}, {"name": "h", "type": "long long", "dims": [64]}])";
   const Row rows[] = {
-      {R"({"op": "atom", "atom": "add", "target": "hist[lane % 4]"})", 8, 7, "atom.add hist[lane % 4]"},
-      {R"({"op": "atom", "atom": "max", "width": 4, "target": "hist[0]"})", 32, 31, "atom.max hist[0]"},
+      {R"({"op": "atom", "atom": "add", "target": "hist[lane % 4]"})", 8, 7,
+       "atom.add hist[lane % 4]"},
+      {R"({"op": "atom", "atom": "max", "width": 4, "target": "hist[0]"})", 32, 31,
+       "atom.max hist[0]"},
       {R"({"op": "atom", "atom": "cas", "target": "hist[lane]"})", 2, 0, "atom.cas hist[lane]"},
-      {R"({"op": "atom", "atom": "cas", "target": "hist[lane % 4]"})", 16, 7, "atom.cas hist[lane % 4]"},
-      {R"({"op": "atom", "atom": "exch", "target": "h[lane % 16]"})", 2, 0, "atom.exch.64 h[lane % 16]"},
+      {R"({"op": "atom", "atom": "cas", "target": "hist[lane % 4]"})", 16, 7,
+       "atom.cas hist[lane % 4]"},
+      {R"({"op": "atom", "atom": "exch", "target": "h[lane % 16]"})", 2, 0,
+       "atom.exch.64 h[lane % 16]"},
   };
   for (const Row& r : rows) {
     CAPTURE(r.access);
@@ -211,13 +224,14 @@ TEST_CASE("per-launch totals keep ldsm, stsm and atom apart from ld and st") {
   };
   // stmatrix.x1, rows 8w..8w+7 at column 0: unswizzled 8 wavefronts (one bank group, 8 words);
   // swizzled 1. 8 blocks x 4 warps = 32 instructions.
-  const Row rows[] = {{"", 128 * 32, 128 * 28, 32 * 8}, {R"(, "swizzle": [3, 3, 3])", 128 * 4, 0, 32 * 1}};
+  const Row rows[] = {{"", 128 * 32, 128 * 28, 32 * 8},
+                      {R"(, "swizzle": [3, 3, 3])", 128 * 4, 0, 32 * 1}};
   for (const Row& r : rows) {
     CAPTURE(r.swizzle);
-    const std::string arrays = std::string(R"([{"name": "sA", "type": "half", "dims": [64, 64])") + r.swizzle +
-                               R"(}, {"name": "hist", "type": "int", "dims": [4]}])";
-    auto s = compile_text(
-        R"({"name": "t", "block": [128], "grid": [8], "arrays": )" + arrays + R"(, "accesses": [)" + accesses + "]}");
+    const std::string arrays = std::string(R"([{"name": "sA", "type": "half", "dims": [64, 64])") +
+                               r.swizzle + R"(}, {"name": "hist", "type": "int", "dims": [4]}])";
+    auto s = compile_text(R"({"name": "t", "block": [128], "grid": [8], "arrays": )" + arrays +
+                          R"(, "accesses": [)" + accesses + "]}");
     REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
     auto lt = launch_totals(*s);
     REQUIRE(lt.ok());
@@ -262,15 +276,18 @@ TEST_CASE("bad ldmatrix/stmatrix/atom input: one line naming the field") {
     const char* arrays;
     const char* error;  // a substring of the message
   };
-  const char* ints = R"([{"name": "hist", "type": "int", "dims": [256]}, {"name": "h", "type": "long long", "dims": [64]}])";
+  const char* ints =
+      R"([{"name": "hist", "type": "int", "dims": [256]}, {"name": "h", "type": "long long", "dims": [64]}])";
   const Row rows[] = {
       {R"({"op": "ldmatrix", "num": 4, "width": 16, "target": "sA[lane][0]"})", kHalfTile,
        "accesses[0].width: ldmatrix rows are always 16 bytes"},
-      {R"({"op": "ldmatrix", "num": 3, "target": "sA[lane][0]"})", kHalfTile, "accesses[0].num: 3 must be 1, 2 or 4"},
+      {R"({"op": "ldmatrix", "num": 3, "target": "sA[lane][0]"})", kHalfTile,
+       "accesses[0].num: 3 must be 1, 2 or 4"},
       {R"({"op": "stmatrix", "target": "sA[lane][0]"})", kHalfTile, "accesses[0]: missing 'num'"},
       {R"({"op": "ldmatrix", "num": 4, "trans": 1, "target": "sA[lane][0]"})", kHalfTile,
        "accesses[0].trans: expected true or false"},
-      {R"({"op": "ld", "num": 4, "target": "sA[lane][0]"})", kHalfTile, "accesses[0].num: only for"},
+      {R"({"op": "ld", "num": 4, "target": "sA[lane][0]"})", kHalfTile,
+       "accesses[0].num: only for"},
       {R"({"op": "atom", "atom": "xor", "target": "hist[lane]"})", ints,
        "accesses[0].atom: 'xor' must be \"add\", \"min\", \"max\", \"exch\" or \"cas\""},
       {R"({"op": "atom", "target": "hist[lane]"})", ints, "accesses[0]: missing 'atom'"},
@@ -280,7 +297,8 @@ TEST_CASE("bad ldmatrix/stmatrix/atom input: one line naming the field") {
        "accesses[0].atom: atom add of 8 bytes is not one instruction on sm_90"},
       {R"({"op": "atom", "atom": "add", "width": 2, "target": "hist[lane]"})", ints,
        "accesses[0].width: atom is 4 or 8 bytes per lane, not 2"},
-      {R"({"op": "st", "atom": "add", "target": "hist[lane]"})", ints, "accesses[0].atom: only for"},
+      {R"({"op": "st", "atom": "add", "target": "hist[lane]"})", ints,
+       "accesses[0].atom: only for"},
   };
   for (const Row& r : rows) {
     CAPTURE(r.access);
@@ -300,11 +318,13 @@ TEST_CASE("ldmatrix row addresses: misaligned, past the array, or row lanes inac
     const char* error;
   };
   // sB: 100 halves = 200 bytes; the row at element 96 (byte 192) would need bytes 192..207.
-  const std::string arrays = R"([{"name": "sA", "type": "half", "dims": [64, 64]}, {"name": "sB", "type": "half", "dims": [100]}])";
+  const std::string arrays =
+      R"([{"name": "sA", "type": "half", "dims": [64, 64]}, {"name": "sB", "type": "half", "dims": [100]}])";
   const Row rows[] = {
       {R"({"op": "ldmatrix", "num": 1, "target": "sA[lane][4 * lane]"})", "is not 16-byte aligned"},
       {R"({"op": "ldmatrix", "num": 1, "target": "sB[8 * lane + 40]"})", "runs past the end of sB"},
-      {R"({"op": "ldmatrix", "num": 2, "target": "sA[lane][0]", "if": "lane < 12"})", "row lanes 0..15 must all be"},
+      {R"({"op": "ldmatrix", "num": 2, "target": "sA[lane][0]", "if": "lane < 12"})",
+       "row lanes 0..15 must all be"},
   };
   for (const Row& r : rows) {
     CAPTURE(r.access);
@@ -317,7 +337,8 @@ TEST_CASE("ldmatrix row addresses: misaligned, past the array, or row lanes inac
     CHECK(wi.error().message.find('\n') == std::string::npos);
   }
   // Lanes 8..31 of an .x1 are not evaluated: rows past the tile there are no error.
-  auto s = compile_text(one_access(R"({"op": "ldmatrix", "num": 1, "target": "sA[lane * 4][0]"})", kHalfTile));
+  auto s = compile_text(
+      one_access(R"({"op": "ldmatrix", "num": 1, "target": "sA[lane * 4][0]"})", kHalfTile));
   REQUIRE(s.ok());
   auto wi = warp_instructions(*s, Dim3{0, 0, 0}, 0);
   REQUIRE_MESSAGE(wi.ok(), (wi.ok() ? "" : wi.error().message));

@@ -35,6 +35,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app/svg/svg_export.hpp"
 #include "fix_cmd.hpp"
 #include "report.hpp"
 #include "sass_cmd.hpp"
@@ -46,7 +47,6 @@
 #include "sim/rules.hpp"
 #include "sim/scenario.hpp"
 #include "sim/sweep.hpp"
-#include "app/svg/svg_export.hpp"
 
 namespace bs = bankscope;
 
@@ -299,24 +299,28 @@ int predict_scenario(const ScenarioArgs& args, int warp, bool as_json, uint64_t 
   // variant ("ldsm.x4", "atom.add") in the access column; wider only where such a kind appears, so
   // an LDS/STS table is unchanged.
   const std::vector<bs::Op> kinds = bs::kinds_of(sc);
-  const bool new_kinds = std::any_of(kinds.begin(), kinds.end(), [](bs::Op op) { return !bs::is_plain(op); });
+  const bool new_kinds =
+      std::any_of(kinds.begin(), kinds.end(), [](bs::Op op) { return !bs::is_plain(op); });
   const int opw = new_kinds ? 5 : 4;
   const int accw = new_kinds ? 39 : 40;
   auto access_text = [&](const AccessRow& r) {
     const std::string& text = sc.accesses[static_cast<size_t>(r.stmt)].text;
     const size_t sp = text.find(' ');
     std::string target = text.substr(sp + 1);
-    if (new_kinds && sp != std::string::npos && text.find('.') < sp) target = text.substr(text.find('.'), sp - text.find('.')) + " " + target;
+    if (new_kinds && sp != std::string::npos && text.find('.') < sp)
+      target = text.substr(text.find('.'), sp - text.find('.')) + " " + target;
     const size_t max = size_t(accw - 2);
     return target.size() > max ? target.substr(0, max - 3) + "..." : target;
   };
   auto range = [](int lo, int hi) { return lo == hi ? std::to_string(lo) : std::to_string(lo) + ".." + std::to_string(hi); };
   std::cout << "per launch, per statement: summed over all " << with_commas(lt->blocks) << " blocks"
             << (lt->complete ? "" : " (" + bound_text(*lt) + ")") << ", as Nsight Compute counts it\n";
-  std::cout << std::left << std::setw(3) << "#" << std::setw(opw) << "op" << std::setw(accw) << "access" << std::right
-            << std::setw(18) << "instructions" << std::setw(16) << "wavefronts" << std::setw(16) << "bank conflicts"
-            << std::setw(14) << "wavefronts" << "\n"
-            << std::setw(47 + 18 + 16 + 16) << "" << std::setw(14) << "per instr." << "\n";
+  std::cout << std::left << std::setw(3) << "#" << std::setw(opw) << "op" << std::setw(accw)
+            << "access" << std::right << std::setw(18) << "instructions" << std::setw(16)
+            << "wavefronts" << std::setw(16) << "bank conflicts" << std::setw(14) << "wavefronts"
+            << "\n"
+            << std::setw(47 + 18 + 16 + 16) << "" << std::setw(14) << "per instr."
+            << "\n";
   for (const AccessRow& r : *rows) {
     const bs::CompiledAccess& a = sc.accesses[static_cast<size_t>(r.stmt)];
     const bs::OpTotals& t = lt->per_access[static_cast<size_t>(r.stmt)];
@@ -326,29 +330,33 @@ int predict_scenario(const ScenarioArgs& args, int warp, bool as_json, uint64_t 
     } else {
       mean << std::fixed << std::setprecision(2) << double(t.wavefronts) / double(t.instructions);
     }
-    std::cout << std::left << std::setw(3) << r.stmt << std::setw(opw) << bs::totals_key(a.op) << std::setw(accw)
-              << access_text(r) << std::right << std::setw(18) << count_text(t.instructions, t.saturated)
-              << std::setw(16) << count_text(t.wavefronts, t.saturated) << std::setw(16) << conflicts_text(t)
+    std::cout << std::left << std::setw(3) << r.stmt << std::setw(opw) << bs::totals_key(a.op)
+              << std::setw(accw) << access_text(r) << std::right << std::setw(18)
+              << count_text(t.instructions, t.saturated) << std::setw(16)
+              << count_text(t.wavefronts, t.saturated) << std::setw(16) << conflicts_text(t)
               << std::setw(14) << mean.str() << "\n";
   }
   std::cout << "\nper warp instruction, one warp alone, block 0: warp " << warp << " and the worst of its "
             << sc.warps_per_block() << " warp" << (sc.warps_per_block() == 1 ? "" : "s") << "\n";
   std::cout << std::left << std::setw(47) << "" << std::setw(51) << ("warp " + std::to_string(warp))
             << "| worst warp of block 0\n";
-  std::cout << std::setw(3) << "#" << std::setw(opw) << "op" << std::setw(accw) << "access" << std::right
-            << std::setw(13) << "instructions" << std::setw(12) << "wavefronts" << std::setw(7) << "n-way"
-            << std::setw(17) << "bank conflicts" << "  |" << std::setw(6) << "warp" << std::setw(12)
-            << "wavefronts" << std::setw(7) << "n-way" << "\n";
+  std::cout << std::setw(3) << "#" << std::setw(opw) << "op" << std::setw(accw) << "access"
+            << std::right << std::setw(13) << "instructions" << std::setw(12) << "wavefronts"
+            << std::setw(7) << "n-way" << std::setw(17) << "bank conflicts"
+            << "  |" << std::setw(6) << "warp" << std::setw(12) << "wavefronts" << std::setw(7)
+            << "n-way"
+            << "\n";
   std::cout << std::setw(47 + 13 + 12) << "per instr." << std::setw(7 + 17) << "per instr." << "  |"
             << std::setw(6 + 12) << "per instr." << "\n";
   for (const AccessRow& r : *rows) {
     const bs::CompiledAccess& a = sc.accesses[static_cast<size_t>(r.stmt)];
     const bs::WorstWarpRow& ww = (*worst)[static_cast<size_t>(r.stmt)];
     const bool none = r.instructions == 0;
-    std::cout << std::left << std::setw(3) << r.stmt << std::setw(opw) << bs::totals_key(a.op) << std::setw(accw)
-              << access_text(r) << std::right << std::setw(13) << r.instructions << std::setw(12)
-              << (none ? "-" : range(r.wf_min, r.wf_max)) << std::setw(7) << (none ? "-" : std::to_string(r.n_way))
-              << std::setw(17) << (none ? "-" : range(r.cf_min, r.cf_max)) << "  |" << std::setw(6)
+    std::cout << std::left << std::setw(3) << r.stmt << std::setw(opw) << bs::totals_key(a.op)
+              << std::setw(accw) << access_text(r) << std::right << std::setw(13) << r.instructions
+              << std::setw(12) << (none ? "-" : range(r.wf_min, r.wf_max)) << std::setw(7)
+              << (none ? "-" : std::to_string(r.n_way)) << std::setw(17)
+              << (none ? "-" : range(r.cf_min, r.cf_max)) << "  |" << std::setw(6)
               << (ww.warp < 0 ? "-" : std::to_string(ww.warp)) << std::setw(12)
               << (ww.warp < 0 ? "-" : range(ww.row.wf_min, ww.row.wf_max)) << std::setw(7)
               << (ww.warp < 0 ? "-" : std::to_string(ww.row.n_way)) << "\n";
@@ -458,11 +466,13 @@ int explain(const ScenarioArgs& args, int warp, std::vector<int64_t> block, int 
             << block[1] << "," << block[2] << "), ";
   if (matrix) {
     // PTX ISA "ldmatrix" (documented): lane 8 i + r gives row r of matrix i.
-    std::cout << bs::op_name(acc.op) << ".x" << acc.matrices << (acc.trans ? ".trans" : "") << ": " << acc.matrices
-              << " 8x8 b16 matrices, lane 8i+r gives the 16-byte row r of matrix i (lanes 0.." << 8 * acc.matrices - 1
-              << ")\n\n";
+    std::cout << bs::op_name(acc.op) << ".x" << acc.matrices << (acc.trans ? ".trans" : "") << ": "
+              << acc.matrices
+              << " 8x8 b16 matrices, lane 8i+r gives the 16-byte row r of matrix i (lanes 0.."
+              << 8 * acc.matrices - 1 << ")\n\n";
   } else if (atomic) {
-    std::cout << acc.width << "-byte atom." << bs::atom_name(acc.atom) << ", " << __builtin_popcount(acc.mask)
+    std::cout << acc.width << "-byte atom." << bs::atom_name(acc.atom) << ", "
+              << __builtin_popcount(acc.mask)
               << " active lanes; each lane is served alone: lanes on one word serialize (R8)\n\n";
   } else {
     std::cout << acc.width << "-byte " << (acc.op == bs::Op::kLoad ? "loads" : "stores") << ", "
@@ -480,19 +490,24 @@ int explain(const ScenarioArgs& args, int warp, std::vector<int64_t> block, int 
   auto same_address = [&](int lane) {
     std::vector<int> others;
     for (int o = 0; o < bs::kWarpSize; ++o) {
-      if (o != lane && rep.lanes[static_cast<size_t>(o)].active && acc.addr[static_cast<size_t>(o)] == acc.addr[static_cast<size_t>(lane)]) {
+      if (o != lane && rep.lanes[static_cast<size_t>(o)].active &&
+          acc.addr[static_cast<size_t>(o)] == acc.addr[static_cast<size_t>(lane)]) {
         others.push_back(o);
       }
     }
     return others;
   };
-  auto matrix_row = [](int lane) { return "matrix " + std::to_string(lane / 8) + " row " + std::to_string(lane % 8); };
+  auto matrix_row = [](int lane) {
+    return "matrix " + std::to_string(lane / 8) + " row " + std::to_string(lane % 8);
+  };
   std::cout << "lanes -> banks\n";
   for (int lane = 0; lane < bs::kWarpSize; ++lane) {
     const bs::LaneDetail& d = rep.lanes[static_cast<size_t>(lane)];
     std::cout << "  lane " << std::setw(2) << lane;
     if (!d.active) {
-      std::cout << (matrix && lane >= 8 * acc.matrices ? "  unused (no row of a .x" + std::to_string(acc.matrices) + ")" : "  inactive")
+      std::cout << (matrix && lane >= 8 * acc.matrices
+                        ? "  unused (no row of a .x" + std::to_string(acc.matrices) + ")"
+                        : "  inactive")
                 << "\n";
       continue;
     }
@@ -514,13 +529,17 @@ int explain(const ScenarioArgs& args, int warp, std::vector<int64_t> block, int 
     std::cout << "\n";
   }
   if (matrix) {
-    std::cout << "\nwavefronts (one per cycle): each cell is the lowest lane whose row a bank serves; '+' = more lanes\n"
-                 "give the same row (read once); '.' = bank idle; then the 16-byte rows the wavefront reads\n";
+    std::cout << "\nwavefronts (one per cycle): each cell is the lowest lane whose row a bank "
+                 "serves; '+' = more lanes\n"
+                 "give the same row (read once); '.' = bank idle; then the 16-byte rows the "
+                 "wavefront reads\n";
   } else if (atomic) {
-    std::cout << "\nwavefronts (one per cycle): each cell is the one lane a bank serves; '*' = other lanes wait for\n"
+    std::cout << "\nwavefronts (one per cycle): each cell is the one lane a bank serves; '*' = "
+                 "other lanes wait for\n"
                  "the same address (an atomic serializes them, no broadcast); '.' = bank idle\n";
   } else {
-    std::cout << "\nwavefronts (one per cycle): each cell is the lowest lane a bank serves; '+' = more lanes get\n"
+    std::cout << "\nwavefronts (one per cycle): each cell is the lowest lane a bank serves; '+' = "
+                 "more lanes get\n"
                  "the same word (broadcast); '.' = bank idle\n";
   }
   std::cout << "        bank";
@@ -647,10 +666,11 @@ int compare(const ScenarioArgs& a_args, const ScenarioArgs& b_args, uint64_t max
               << std::setw(7) << nway(*wa, i) << std::setw(15) << wf(*wb, i) << std::setw(7) << nway(*wb, i)
               << "\n";
   }
-  std::cout << "(wavefronts: per warp instruction, this warp alone: " << cnt::l1tex_wavefronts(bs::Op::kLoad)
-            << " and _st";
+  std::cout << "(wavefronts: per warp instruction, this warp alone: "
+            << cnt::l1tex_wavefronts(bs::Op::kLoad) << " and _st";
   for (bs::Op op : kinds) {
-    if (!bs::is_plain(op)) std::cout << ",\n " << bs::totals_key(op) << ": " << cnt::l1tex_wavefronts(op);
+    if (!bs::is_plain(op))
+      std::cout << ",\n " << bs::totals_key(op) << ": " << cnt::l1tex_wavefronts(op);
   }
   std::cout << ";\n n-way: most distinct words one bank serves in one instruction)\n";
   std::cout << "\nper launch (" << n_text(a->spec) << " / " << n_text(b->spec)

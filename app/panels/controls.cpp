@@ -279,15 +279,21 @@ void draw_controls(const AppModel& model, UiState& state) {
       ImGui::EndDisabled();
       const int stmt = pane.instructions[static_cast<size_t>(pane.selected)].stmt;
       std::string& op = cfg.spec.accesses[static_cast<size_t>(stmt)].op;
-      int is_store = op == "st";
-      ImGui::TextUnformatted("op:");
-      ImGui::SameLine();
-      bool changed = ImGui::RadioButton("ld", &is_store, 0);
-      ImGui::SameLine();
-      changed |= ImGui::RadioButton("st", &is_store, 1);
-      if (changed) {
-        op = is_store ? "st" : "ld";
-        cfg.touch();
+      if (op != "ld" && op != "st") {
+        // ldmatrix, stmatrix, atom: their own fields make them; the ld/st switch does not apply.
+        const std::string& text = pane.instructions[static_cast<size_t>(pane.selected)].text;
+        ImGui::Text("op: %s", text.substr(0, text.find(' ')).c_str());
+      } else {
+        int is_store = op == "st";
+        ImGui::TextUnformatted("op:");
+        ImGui::SameLine();
+        bool changed = ImGui::RadioButton("ld", &is_store, 0);
+        ImGui::SameLine();
+        changed |= ImGui::RadioButton("st", &is_store, 1);
+        if (changed) {
+          op = is_store ? "st" : "ld";
+          cfg.touch();
+        }
       }
     }
     int64_t n = cfg.spec.n;
