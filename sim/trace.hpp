@@ -102,7 +102,7 @@ struct TraceWarp {
   uint32_t warp = 0;   // warp in the block
   uint32_t pc_index = 0;
   uint32_t mask = 0;
-  std::array<uint32_t, kWarpSize> addr{};  // for the lanes in mask
+  alignas(64) std::array<uint32_t, kWarpSize> addr{};  // for the lanes in mask
   // Set by the reader (ignored by the writer): all 32 lanes active and evenly spaced,
   // addr[i] = addr[0] + i * stride, |stride| < 2^26. Lets a consumer skip re-deriving it.
   bool even = false;

@@ -601,3 +601,36 @@ TEST_CASE("trace report: the exact memo gives simulate()'s numbers, warps repeat
     CHECK(l.pcs[p].n_way_count == want[p].n_way_count);
   }
 }
+
+TEST_CASE("trace what-if: a layout that misaligns vector lanes costs nothing and says so") {
+  // LDS.128 of a float tile's rows (lane i at element 4 i of row 0): 16-byte aligned as traced.
+  // Padding the tile to 33 floats moves row 1 to element 33: a float4 there is not 16-byte
+  // aligned, so no such instruction exists; the what-if counts those executions as not costed.
+  TraceWriter t;
+  TraceLaunch l;
+  l.reserved_bytes = kReserved;
+  t.launch(l);
+  t.pc(TracePc{0, 0x80, TraceOpKind::kLoad, 16, "LDS.128", "", 0});
+  TraceWarp w;
+  w.mask = 0xffffffffu;
+  for (uint32_t row = 0; row < 4; ++row) {
+    for (uint32_t lane = 0; lane < 32; ++lane) w.addr[lane] = kReserved + 4 * (32 * row + 4 * (lane % 8));
+    t.warp(w);
+  }
+  t.launch_end(TraceLaunchEnd{0, 4, 0, TraceStatus::kComplete});
+  t.end(TraceEnd{1, 0});
+  const auto bytes = t.take();
+  auto tile = parse_array_spec("tile@0:float[32][32]");
+  auto padded = apply_layout_spec(*tile, "tile:stride=33");
+  auto r = report_trace(bytes.data(), bytes.size(), {ArrayRemap{*tile, *padded}});
+  REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+  // As traced: 4 quarter-warp phases of 8 lanes on 4 distinct float4s: 4 wavefronts each (R3).
+  CHECK(r->traced.launches.at(0).pcs.at(0).wavefronts == 16);
+  CHECK(r->traced.launches.at(0).pcs.at(0).uncosted == 0);
+  // Row 0 stays aligned (element 4 i), rows 1-3 (elements 33, 66, 99 + 4 i) do not.
+  const PcStats& s = r->what_if.launches.at(0).pcs.at(0);
+  CHECK(s.executions == 4);
+  CHECK(s.uncosted == 3);
+  CHECK(s.wavefronts == 4);
+  CHECK(r->what_if.launches.at(0).ld.instructions == 1);
+}
