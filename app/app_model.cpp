@@ -173,10 +173,63 @@ struct AppModel::Job {
   std::thread worker;
 };
 
+// The what-if costs of a large trace on a worker: it writes `costs`, then sets `finished`. It keeps
+// the trace alive (shared_ptr) and works on copies, so the UI may open another trace meanwhile.
+struct AppModel::WhatIfJob {
+  std::shared_ptr<const LoadedTrace> trace;
+  TraceWhatIf what_if;
+  std::atomic<bool> finished{false};
+  WhatIfCosts costs;
+  std::thread worker;
+};
+
 AppModel::AppModel() = default;
 AppModel::AppModel(TotalsPolicy policy) : policy_(std::move(policy)) {}
 
+// Recomputes the trace view when the selection changed; the whole-trace what-if of a large trace
+// goes to a worker (one at a time: an edit made meanwhile starts when it ends, the latest wins).
+bool AppModel::update_trace(UiState& state) {
+  bool changed = false;
+  const TraceState& ts = state.trace;
+  if (what_if_job_ && what_if_job_->finished.load(std::memory_order_acquire)) {
+    what_if_job_->worker.join();
+    // Taken only when it is still what the view waits for (no newer edit, the same trace).
+    if (trace_.what_if_running && what_if_job_->trace.get() == trace_.what_if_source &&
+        what_if_job_->what_if.revision == trace_.what_if_revision) {
+      trace_.what_if_rows = std::move(what_if_job_->costs.rows);
+      trace_.what_if_launches = std::move(what_if_job_->costs.launches);
+      trace_.what_if_running = false;
+      changed = true;
+    }
+    what_if_job_.reset();
+  }
+  if (ts.active() ? (trace_.revision != ts.revision || trace_.source != ts.loaded.get())
+                  : trace_.source != nullptr) {
+    const bool inline_costs =
+        !ts.active() || ts.loaded->report.summary.executions <= policy_.ui_thread_trace_executions;
+    compute_trace_view(state.trace, trace_, inline_costs);
+    changed = true;
+  }
+  if (trace_.what_if_running && !what_if_job_ && ts.active()) {
+    auto job = std::make_unique<WhatIfJob>();
+    job->trace = ts.loaded;
+    job->what_if = ts.what_if;
+    WhatIfJob* raw = job.get();
+    raw->worker = std::thread([raw] {
+      raw->costs = cost_what_if(*raw->trace, raw->what_if);
+      raw->finished.store(true, std::memory_order_release);
+    });
+    what_if_job_ = std::move(job);
+  }
+  return changed;
+}
+
+bool AppModel::what_if_running() const {
+  return trace_.what_if_running;
+}
+
 AppModel::~AppModel() {
+  if (what_if_job_ && what_if_job_->worker.joinable()) what_if_job_->worker.join();
   for (auto& j : jobs_) {
     if (j) j->cancel.store(true);
   }
@@ -353,12 +406,7 @@ bool AppModel::update(UiState& state) {
                                 }),
                  retired_.end());
   changed = update_suggestion(state) || changed;
-  if (state.trace.active() ? (trace_.revision != state.trace.revision ||
-                               trace_.source != state.trace.loaded.get())
-                             : trace_.source != nullptr) {
-    compute_trace_view(state.trace, trace_);
-    changed = true;
-  }
+  changed = update_trace(state) || changed;
   if (changed) {
     // Keep the animation inside the new instruction.
     const int total = total_cycles(state);
@@ -439,6 +487,7 @@ Result<bool> open_trace(UiState& state, const std::string& path) {
   state.trace.loaded = std::move(t).value();
   state.trace.instr = 0;
   state.trace.exec = 0;
+  clear_trace_what_if(state);  // another kernel's arrays: named again for this one
   state.trace.touch();
   state.compare = false;
   state.anim.cycle = 0;
@@ -446,10 +495,94 @@ Result<bool> open_trace(UiState& state, const std::string& path) {
   return true;
 }
 
-void compute_trace_view(TraceState& state, TraceView& view) {
+namespace {
+
+// The selected execution `w` of `row` as a pane, its lanes first remapped through `remaps` (the
+// what-if; empty = as traced).
+void trace_pane(const TraceRow& row, const TraceWarp& w, uint64_t reserved,
+                const std::vector<ArrayRemap>& remaps, PaneModel& pane) {
+  pane.ok = false;
+  const TracePc& pc = row.stats.pc;
+  if (!row.stats.modelled()) {
+    pane.error = pc.opcode + " (" + trace_op_kind_name(pc.kind) +
+                 ") is not modelled: " + row.stats.model.why;
+    pane.have = false;
+    return;
+  }
+  // The instruction as the report costs it (pc_model: LDSM's matrix count, an atomic's operation).
+  WarpAccess a = row.stats.model.access;
+  a.mask = w.mask;
+  std::array<uint32_t, kWarpSize> addr{};
+  for (int l = 0; l < kWarpSize; ++l) {
+    const uint32_t x = w.addr[static_cast<size_t>(l)];
+    addr[static_cast<size_t>(l)] = (w.mask >> l & 1u) ? remap_address(remaps, reserved, x) : 0;
+  }
+  // Trace addresses include the launch's reserved window (1 KiB on sm_90, trace.hpp); drawn from
+  // the program's own shared memory on, so rows match the kernel's arrays. The window is a
+  // multiple of 128 bytes, so no bank changes.
+  bool shift = reserved % 128 == 0;
+  for (int l = 0; l < kWarpSize; ++l) {
+    if (w.mask >> l & 1u) shift = shift && addr[static_cast<size_t>(l)] >= reserved;
+  }
+  for (int l = 0; l < kWarpSize; ++l) {
+    const uint32_t x = addr[static_cast<size_t>(l)];
+    a.addr[static_cast<size_t>(l)] =
+        (w.mask >> l & 1u) ? (shift ? x - static_cast<uint32_t>(reserved) : x) : 0;
+  }
+  const BankConfig banks;  // the aggregator costs traces with the default 32 x 4-byte banks
+  Result<WarpAccess> valid = validate(a, banks);
+  if (!valid) {
+    pane.error = valid.error().message;
+    return;
+  }
+  pane.report = simulate(*valid, banks);
+  pane.instructions.clear();
+  pane.selected = 0;
+  pane.declaration = trace_row_text(row);
+  pane.ok = true;
+  pane.have = true;
+  pane.error.clear();
+}
+
+std::vector<ArrayRemap> what_if_remaps(const TraceWhatIf& w, std::string* error) {
+  if (!w.active()) return {};
+  const SharedArray& t = *w.array;
+  Result<SharedArray> r = make_shared_array(t.name, t.type, t.shape, w.layout, t.base);
+  if (!r) {
+    *error = "--layout '" + what_if_layout_text(w) + "': " + r.error().message;
+    return {};
+  }
+  return {ArrayRemap{t, std::move(r).value()}};
+}
+
+}  // namespace
+
+WhatIfCosts cost_what_if(const LoadedTrace& t, const TraceWhatIf& w) {
+  WhatIfCosts out;
+  if (!w.active()) return out;
+  std::vector<ArrayRemap> remaps = what_if_remaps(w, &out.error);
+  if (!out.error.empty()) return out;
+  TraceAggregator agg(std::move(remaps));
+  // The bytes already decoded once in load_trace_file: a second read cannot fail.
+  Result<TraceSummary> s = read_trace(t.bytes.data(), t.bytes.size(), agg);
+  assert(s.ok() && "a trace that loaded reads again");
+  TraceReport r = agg.take(s.ok() ? *s : TraceSummary{});
+  for (const TraceRow& row : t.rows) {
+    PcStats found;
+    for (const PcStats& ps : r.launches[row.launch].pcs) {
+      if (ps.pc.index == row.pc_index) found = ps;
+    }
+    out.rows.push_back(std::move(found));
+  }
+  out.launches = std::move(r.launches);
+  return out;
+}
+
+void compute_trace_view(TraceState& state, TraceView& view, bool what_if_inline) {
   view.revision = state.revision;
   PaneModel& pane = view.pane;
   pane.ok = false;
+  view.what_if_pane.ok = false;
   if (!state.loaded) {
     view = TraceView{};
     return;
@@ -468,6 +601,26 @@ void compute_trace_view(TraceState& state, TraceView& view) {
     view.source = &t;
     view.instr = state.instr;
   }
+  if (view.what_if_source != &t || view.what_if_revision != state.what_if.revision ||
+      view.what_if != state.what_if.active()) {
+    view.what_if = state.what_if.active();
+    view.what_if_label = what_if_layout_text(state.what_if);
+    view.what_if_revision = state.what_if.revision;
+    view.what_if_source = &t;
+    view.what_if_rows.clear();
+    view.what_if_launches.clear();
+    view.what_if_error.clear();
+    std::string error;
+    what_if_remaps(state.what_if, &error);  // a bad layout is said at once, whatever the size
+    view.what_if_running = view.what_if && error.empty() && !what_if_inline;
+    if (!error.empty()) {
+      view.what_if_error = error;
+    } else if (view.what_if && what_if_inline) {
+      WhatIfCosts c = cost_what_if(t, state.what_if);
+      view.what_if_rows = std::move(c.rows);
+      view.what_if_launches = std::move(c.launches);
+    }
+  }
   if (view.executions.empty()) {  // cannot happen for a listed row; said rather than asserted
     pane.error = "this instruction has no execution in the trace";
     return;
@@ -475,41 +628,76 @@ void compute_trace_view(TraceState& state, TraceView& view) {
   state.exec = std::clamp(state.exec, 0, static_cast<int>(view.executions.size()) - 1);
   view.exec = state.exec;
   const TraceWarp& w = view.executions[static_cast<size_t>(state.exec)];
-  const TracePc& pc = row.stats.pc;
-  if (!row.stats.modelled()) {
-    pane.error = pc.opcode + " (" + trace_op_kind_name(pc.kind) + ") is not modelled: " + row.stats.model.why;
-    pane.have = false;
-    return;
-  }
-  // The instruction as the report costs it (pc_model: LDSM's matrix count, an atomic's operation).
-  WarpAccess a = row.stats.model.access;
-  a.mask = w.mask;
-  // Trace addresses include the launch's reserved window (1 KiB on sm_90, trace.hpp); drawn from
-  // the program's own shared memory on, so rows match the kernel's arrays. The window is a
-  // multiple of 128 bytes, so no bank changes.
   const uint64_t reserved = t.report.launches[row.launch].launch.reserved_bytes;
-  bool shift = reserved % 128 == 0;
-  for (int l = 0; l < kWarpSize; ++l) {
-    if (w.mask >> l & 1u) shift = shift && w.addr[static_cast<size_t>(l)] >= reserved;
-  }
-  for (int l = 0; l < kWarpSize; ++l) {
-    const uint32_t addr = w.addr[static_cast<size_t>(l)];
-    a.addr[static_cast<size_t>(l)] =
-        (w.mask >> l & 1u) ? (shift ? addr - static_cast<uint32_t>(reserved) : addr) : 0;
-  }
-  const BankConfig banks;  // the aggregator costs traces with the default 32 x 4-byte banks
-  Result<WarpAccess> valid = validate(a, banks);
-  if (!valid) {
-    pane.error = valid.error().message;
+  trace_pane(row, w, reserved, {}, pane);
+  if (!view.what_if) return;
+  if (!view.what_if_error.empty()) {
+    view.what_if_pane.ok = false;
+    view.what_if_pane.error = view.what_if_error;  // the last good picture stays (have)
     return;
   }
-  pane.report = simulate(*valid, banks);
-  pane.instructions.clear();
-  pane.selected = 0;
-  pane.declaration = trace_row_text(row);
-  pane.ok = true;
-  pane.have = true;
-  pane.error.clear();
+  std::string unused;
+  trace_pane(row, w, reserved, what_if_remaps(state.what_if, &unused), view.what_if_pane);
+  if (view.what_if_pane.ok) view.what_if_pane.declaration = "what-if " + view.what_if_label;
+}
+
+std::string what_if_layout_text(const TraceWhatIf& w) {
+  if (!w.active()) return "";
+  const SharedArray& a = *w.array;
+  const PhysicalLayout& l = w.layout;
+  std::string s = a.name + ":stride=" + std::to_string(l.row_stride);
+  if (l.xor_mask != 0) s += ";xor=" + std::to_string(l.xor_mask);
+  if (!l.swizzle.is_identity()) {
+    s += ";swizzle=" + std::to_string(l.swizzle.bits) + "," + std::to_string(l.swizzle.base) + "," +
+         std::to_string(l.swizzle.shift);
+  }
+  return s;
+}
+
+Result<bool> set_trace_what_if_layout(UiState& state, const PhysicalLayout& layout) {
+  TraceWhatIf& w = state.trace.what_if;
+  if (!state.trace.active()) return Error{"no trace is open"};
+  if (!w.active())
+    return Error{"no what-if array (--array NAME@BYTE:TYPE[ROWS][COLS], script step: array ...)"};
+  TraceWhatIf probe = w;
+  probe.layout = layout;
+  std::string error;
+  what_if_remaps(probe, &error);
+  if (!error.empty()) return Error{error};
+  w.layout = layout;
+  ++w.revision;
+  state.trace.touch();
+  return true;
+}
+
+Result<bool> set_trace_array(UiState& state, const std::string& spec) {
+  if (!state.trace.active()) return Error{"--array: no trace is open (--trace FILE)"};
+  Result<SharedArray> a = parse_array_spec(spec);
+  if (!a) return a.error();
+  TraceWhatIf& w = state.trace.what_if;
+  w.layout = a->layout;  // the traced (dense) layout until a --layout says otherwise
+  w.array = std::move(a).value();
+  ++w.revision;
+  state.trace.touch();
+  state.compare = true;  // A as traced beside B, the what-if
+  return true;
+}
+
+Result<bool> set_trace_layout(UiState& state, const std::string& spec) {
+  TraceWhatIf& w = state.trace.what_if;
+  if (!state.trace.active()) return Error{"--layout: no trace is open (--trace FILE)"};
+  if (!w.active()) return Error{"--layout '" + spec + "': no --array names the array it lays out"};
+  Result<SharedArray> r = apply_layout_spec(*w.array, spec);
+  if (!r) return r.error();
+  return set_trace_what_if_layout(state, r->layout);
+}
+
+void clear_trace_what_if(UiState& state) {
+  TraceWhatIf& w = state.trace.what_if;
+  const uint64_t rev = w.revision;
+  w = TraceWhatIf{};
+  w.revision = rev + 1;
+  state.trace.touch();
 }
 
 namespace {
@@ -596,7 +784,12 @@ std::vector<std::string> totals_notes(const PaneModel& pane) {
 int AppModel::total_cycles(const UiState& state) const {
   int total = 1;
   if (state.trace.active()) {
-    return trace_.pane.have ? std::max(total, trace_.pane.report.cost.wavefronts) : total;
+    if (trace_.pane.have) total = std::max(total, trace_.pane.report.cost.wavefronts);
+    // Compare mode: the animation runs until the slower side is done (the what-if finishes first).
+    if (state.compare && trace_.what_if && trace_.what_if_pane.have) {
+      total = std::max(total, trace_.what_if_pane.report.cost.wavefronts);
+    }
+    return total;
   }
   for (int i = 0; i < 2; ++i) {
     if (!state.compare && i != state.edit) continue;
@@ -723,6 +916,104 @@ Result<std::vector<ScriptStep>> parse_script(const std::string& text, const std:
 }
 
 namespace {
+// Steps that mean something else on an open trace: the layout steps edit the what-if (stride, pad,
+// xor, swizzle; array and layout as the CLI spells them), instr picks a row of the list, warp an
+// execution of that warp in the shown execution's block. nullopt: not a trace step (the caller
+// goes on with the scenario steps: step, play, compare, large, ...).
+std::optional<Result<bool>> apply_trace_step(const ScriptStep& step, UiState& state,
+                                             AppModel& model) {
+  auto err = [&](const std::string& what) { return Result<bool>(Error{step.verb + ": " + what}); };
+  auto need = [&](size_t n) { return step.args.size() == n; };
+  auto int_arg = [&](size_t i, int64_t* v) {
+    return i < step.args.size() && parse_int(step.args[i], v);
+  };
+  const std::string& v = step.verb;
+  TraceWhatIf& w = state.trace.what_if;
+  int64_t a = 0, b = 0, c = 0;
+  // A script is deterministic: a what-if edit returns once its costs are in (a large trace's
+  // worker, AppModel::update_trace), as `suggest` waits for the advisor.
+  auto settle = [&]() -> Result<bool> {
+    model.update(state);
+    while (model.what_if_running()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      model.update(state);
+    }
+    return true;
+  };
+  auto layout_edit = [&](PhysicalLayout l) -> Result<bool> {
+    Result<bool> r = set_trace_what_if_layout(state, l);
+    if (!r) return err(r.error().message);
+    return settle();
+  };
+  if (v == "array") {
+    if (!need(1))
+      return err("expects NAME@BYTE_OFFSET:TYPE[ROWS][COLS], e.g. tile@0:float[32][32]");
+    Result<bool> r = set_trace_array(state, step.args[0]);
+    if (!r) return err(r.error().message);
+    return settle();
+  }
+  if (v == "layout") {
+    if (!need(1)) return err("expects NAME:stride=S, NAME:xor=M or NAME:swizzle=B,M,S");
+    if (step.args[0] == "off") {
+      clear_trace_what_if(state);
+      return true;
+    }
+    Result<bool> r = set_trace_layout(state, step.args[0]);
+    if (!r) return err(r.error().message);
+    return settle();
+  }
+  if (v == "stride" || v == "pad" || v == "xor" || v == "swizzle") {
+    PhysicalLayout l = w.layout;
+    if (v == "stride") {
+      if (!need(1) || !int_arg(0, &a) || a < 1 || a > (1 << 20))
+        return err("expects a row stride >= 1");
+      l.row_stride = static_cast<int>(a);
+    } else if (v == "pad") {
+      if (!need(1) || !int_arg(0, &a) || a < 0 || a > (1 << 20))
+        return err("expects a padding >= 0 (elements)");
+      l.row_stride = (w.active() ? w.array->shape.cols : 0) + static_cast<int>(a);
+    } else if (v == "xor") {
+      if (!need(1) || !int_arg(0, &a) || a < 0 || a > (1 << 20))
+        return err("expects an xor mask >= 0");
+      l.xor_mask = static_cast<int>(a);
+    } else {
+      if (!need(3) || !int_arg(0, &a) || !int_arg(1, &b) || !int_arg(2, &c) || a < 0 || b < 0 ||
+          c < 0 || a > 16 || b > 16 || c > 16) {
+        return err("expects B M S (0..16)");
+      }
+      l.swizzle = Swizzle{static_cast<int>(a), static_cast<int>(b), static_cast<int>(c)};
+    }
+    return layout_edit(l);
+  }
+  if (v == "instr") {
+    if (!need(1) || !int_arg(0, &a) || a < 0) return err("expects a row of the trace list >= 0");
+    return apply_step(ScriptStep{"trace_instr", step.args, step.line}, state, model);
+  }
+  if (v == "warp") {
+    if (!need(1) || !int_arg(0, &a) || a < 0) return err("expects a warp index >= 0");
+    model.update(state);
+    const TraceView& tv = model.trace();
+    if (tv.executions.empty()) return err("the instruction has no execution");
+    const uint32_t block = tv.executions[static_cast<size_t>(tv.exec)].block;
+    for (size_t e = 0; e < tv.executions.size(); ++e) {
+      if (tv.executions[e].block == block && tv.executions[e].warp == a) {
+        state.trace.exec = static_cast<int>(e);
+        state.trace.touch();
+        state.anim.cycle = 0;
+        return true;
+      }
+    }
+    return err("block " + std::to_string(block) + " has no execution of this instruction by warp " +
+               std::to_string(a));
+  }
+  if (v == "type" || v == "op" || v == "block" || v == "mask" || v == "n" || v == "suggest") {
+    return err(
+        "edits a scenario; a trace's what-if array is named with: array "
+        "NAME@BYTE:TYPE[ROWS][COLS]");
+  }
+  return std::nullopt;
+}
+
 Result<bool> apply_step_unchecked(const ScriptStep& step, UiState& state, AppModel& model) {
   // The caller names the file and line ("p.txt:3: "); the message names the step.
   auto err = [&](const std::string& what) { return Error{step.verb + ": " + what}; };
@@ -734,6 +1025,9 @@ Result<bool> apply_step_unchecked(const ScriptStep& step, UiState& state, AppMod
   bool flag = false;
 
   if (v == "frames" || v == "screenshot") return false;  // the main loop runs these
+  if (state.trace.active()) {
+    if (std::optional<Result<bool>> r = apply_trace_step(step, state, model)) return *r;
+  }
   if (v == "stride") {
     if (!need(1) || !int_arg(0, &a) || a < 1) return err("expects a row stride >= 1");
     set_row_stride(cfg, a);
@@ -850,6 +1144,8 @@ Result<bool> apply_step_unchecked(const ScriptStep& step, UiState& state, AppMod
     if (!r) return err(r.error().message);
     state.results = std::move(r).value();
     state.results_path = step.args[0];
+  } else if (v == "array" || v == "layout") {
+    return err("no trace is open (trace FILE first)");
   } else if (v == "trace") {
     if (!need(1)) return err("expects a trace file");
     Result<bool> r = open_trace(state, step.args[0]);
@@ -874,9 +1170,10 @@ Result<bool> apply_step_unchecked(const ScriptStep& step, UiState& state, AppMod
   } else if (v == "fullscreen") {
     state.request_fullscreen_toggle = true;
   } else {
-    return err("unknown step (stride pad xor swizzle type op block warp instr mask n cycle step "
-               "back play pause speed loop compare edit seed preset scenario results large "
-               "contrast trace trace_instr trace_exec fullscreen frames screenshot)");
+    return err(
+        "unknown step (stride pad xor swizzle type op block warp instr mask n cycle step "
+        "back play pause speed loop compare edit seed preset scenario results large "
+        "contrast trace trace_instr trace_exec array layout fullscreen frames screenshot)");
   }
   return true;
 }

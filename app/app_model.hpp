@@ -86,11 +86,25 @@ struct LoadedTrace {
   std::vector<TraceRow> rows;
 };
 
+// The what-if on an open trace (issue 10, item 4, live in the app): a shared array of the traced
+// kernel as `bankscope-cli report --array` names it (byte base, type, logical shape; dense
+// row-major, as the kernel declared it) and the physical layout to try instead (--layout). Every
+// traced address inside the array is remapped through its logical (row, col) by remap_address()
+// (sim/trace_report), the function the CLI's report uses, so the app's numbers are the report's.
+struct TraceWhatIf {
+  std::optional<SharedArray> array;  // the traced array; none = no what-if
+  PhysicalLayout layout;             // the layout tried (row_stride = cols: the traced one)
+  uint64_t revision = 0;             // bumped on every edit: the whole trace is costed again
+  bool active() const { return array.has_value(); }
+};
+
 // What the user picked in an open trace. `loaded` is null when no trace is open (scenario mode).
+// In compare mode (UiState::compare) with a what-if, A is the trace as recorded, B the what-if.
 struct TraceState {
   std::shared_ptr<const LoadedTrace> loaded;
   int instr = 0;  // row of the list
   int exec = 0;   // execution of that instruction, in trace order (0-based)
+  TraceWhatIf what_if;
   uint64_t revision = 0;
   bool active() const { return loaded != nullptr; }
   void touch() { ++revision; }
@@ -130,6 +144,7 @@ struct UiState {
   SuggestRequest suggest;
   // Text buffers of the load/save/results fields.
   std::string path_input = "assets/scenarios/my_scenario.json";
+  std::string trace_array_input = "tile@0:float[32][32]";  // the what-if array field
 };
 
 // What one configuration computes to.
@@ -170,6 +185,20 @@ struct TraceView {
   bool executions_capped = false;  // more than kTraceViewMaxExecutions: the first ones are kept
   int exec = 0;
   PaneModel pane;
+  // The what-if (TraceState::what_if): the whole trace costed again with the array remapped (per
+  // instruction, parallel to LoadedTrace::rows, and per launch), and the selected execution's
+  // remapped lanes as a pane. `what_if_error` says why the layout does not apply.
+  bool what_if = false;
+  // A trace larger than TotalsPolicy::ui_thread_trace_executions is costed on a worker: the rows
+  // and launches are empty meanwhile (the selected execution's pane is not: one warp is cheap).
+  bool what_if_running = false;
+  std::string what_if_label;  // "tile:stride=33", as --layout spells it
+  std::string what_if_error;
+  std::vector<PcStats> what_if_rows;
+  std::vector<LaunchReport> what_if_launches;
+  PaneModel what_if_pane;
+  uint64_t what_if_revision = 0;
+  const LoadedTrace* what_if_source = nullptr;
   uint64_t revision = 0;
 };
 inline constexpr size_t kTraceViewMaxExecutions = size_t(1) << 20;
@@ -180,6 +209,9 @@ inline constexpr size_t kTraceViewMaxExecutions = size_t(1) << 20;
 using TotalsFn = std::function<Result<LaunchTotals>(const Scenario&, const TotalsOptions&)>;
 struct TotalsPolicy {
   uint64_t ui_thread_blocks = 64;
+  // A what-if re-costs every execution of the trace (report: ~35 M/s for rows and columns, 5 M/s
+  // random lanes); past this many the UI thread hands it to a worker and stays live.
+  uint64_t ui_thread_trace_executions = uint64_t(1) << 21;
   TotalsFn compute = launch_totals;
 };
 
@@ -196,6 +228,8 @@ class AppModel {
   bool update(UiState& state);
   // True while a pane's totals worker runs.
   bool totals_running() const;
+  // True while the what-if costs of a large trace are computed on a worker.
+  bool what_if_running() const;
   const PaneModel& pane(int i) const { return panes_[static_cast<size_t>(i)]; }
   const TraceView& trace() const { return trace_; }
   const SuggestModel& suggestion() const { return suggester_.model(); }
@@ -206,7 +240,9 @@ class AppModel {
 
  private:
   struct Job;
+  struct WhatIfJob;
   bool refresh(UiState& state, size_t i);
+  bool update_trace(UiState& state);
   void pair_b(UiState& state);
   void start_job(int which);
   void retire_job(int which);
@@ -215,6 +251,8 @@ class AppModel {
   TraceView trace_;
   std::array<std::unique_ptr<Job>, 2> jobs_;
   std::vector<std::unique_ptr<Job>> retired_;  // cancelled, not yet finished
+  // The what-if costs of a large trace (one at a time; a newer edit waits for it, then starts).
+  std::unique_ptr<WhatIfJob> what_if_job_;
   bool paired_compare_ = false, paired_pair_ = false;  // the modes pair_b() last ran under
   bool update_suggestion(UiState& state);
   LayoutSuggester suggester_;
@@ -267,9 +305,34 @@ Result<std::shared_ptr<const LoadedTrace>> load_trace_file(const std::string& pa
 Result<bool> open_trace(UiState& state, const std::string& path);
 // Recomputes `view` for the state's selection (clamps instr/exec into range); the pure function
 // AppModel::update() calls when the trace selection changed.
-void compute_trace_view(TraceState& state, TraceView& view);
+// `what_if_inline` false: the whole-trace what-if costs are left to the caller
+// (view.what_if_running set, rows empty; AppModel runs cost_what_if on a worker and fills them).
+void compute_trace_view(TraceState& state, TraceView& view, bool what_if_inline = true);
+
+// The whole trace costed with the what-if's array remapped: per listed row (parallel to
+// LoadedTrace::rows) and per launch. Pure; safe on a worker thread (it only reads `t`).
+struct WhatIfCosts {
+  std::string error;  // the layout does not apply ("" when the costs are there)
+  std::vector<PcStats> rows;
+  std::vector<LaunchReport> launches;
+};
+WhatIfCosts cost_what_if(const LoadedTrace& t, const TraceWhatIf& w);
 // "LDS  pc 0x1390  transpose.cu:42" for the list and the pane header.
 std::string trace_row_text(const TraceRow& row);
+
+// The what-if on an open trace, spelled as `bankscope-cli report` spells it. set_trace_array:
+// "tile@0:float[32][32]" (--array), the layout reset to the traced one (compare mode turns on);
+// set_trace_layout: "tile:stride=33", "tile:xor=31", "tile:swizzle=3,2,3", parts joined by ';'
+// (--layout; the name must be the array's). set_trace_what_if_layout: a layout from the controls or
+// a script step (stride, xor, swizzle). Each checks the layout against the array first
+// (make_shared_array) and on error changes nothing: "--layout 'tile:stride=31': ...".
+Result<bool> set_trace_array(UiState& state, const std::string& spec);
+Result<bool> set_trace_layout(UiState& state, const std::string& spec);
+Result<bool> set_trace_what_if_layout(UiState& state, const PhysicalLayout& layout);
+void clear_trace_what_if(UiState& state);
+// "tile:stride=33", "tile:stride=32;xor=31", "tile:stride=32;swizzle=3,2,3": the what-if layout as
+// --layout spells it (apply_layout_spec reads it back); "" without a what-if.
+std::string what_if_layout_text(const TraceWhatIf& w);
 
 // One line of a --script file: "stride 33", "step", "screenshot out.png", ...
 struct ScriptStep {

@@ -48,7 +48,14 @@ std::vector<std::string> pane_drawings(const PaneModel& pane, const UiState& sta
 Result<std::string> export_svg(const AppModel& model, const UiState& state) {
   std::vector<std::vector<std::string>> columns;
   if (state.trace.active()) {
-    if (model.trace().pane.ok) columns.push_back(pane_drawings(model.trace().pane, state, "trace"));
+    // Compare mode with a what-if: A as traced, B the what-if, as the window shows them.
+    const TraceView& tv = model.trace();
+    const bool two = state.compare && tv.what_if;
+    // Single view: the what-if's picture when there is one (the window shows that one too).
+    const bool what_if = tv.what_if && tv.what_if_pane.ok;
+    if (tv.pane.ok && (two || !what_if))
+      columns.push_back(pane_drawings(tv.pane, state, two ? "A traced" : "trace"));
+    if (what_if) columns.push_back(pane_drawings(tv.what_if_pane, state, two ? "B" : "what-if"));
   } else {
     for (int i = 0; i < 2; ++i) {
       if (!state.compare && i != state.edit) continue;

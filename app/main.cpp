@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 #include <vector>
 
 #include "app_model.hpp"
@@ -97,9 +99,25 @@ int main(int argc, char** argv) {
   if (!opt.trace.empty()) {
     Result<bool> r = open_trace(state, opt.trace);
     if (!r) return fail(r.error().message);
+    if (!opt.array.empty()) {
+      r = set_trace_array(state, opt.array);
+      if (r && !opt.layout.empty()) r = set_trace_layout(state, opt.layout);
+      if (!r) return fail(r.error().message);
+    }
   }
   if (opt.compare) state.compare = *opt.compare;
-  if (opt.stride) set_row_stride(state.configs[0], *opt.stride);
+  if (opt.stride) {
+    // On a trace, --stride is the what-if's row stride (it needs --array).
+    Result<bool> r = true;
+    if (state.trace.active()) {
+      PhysicalLayout l = state.trace.what_if.layout;
+      l.row_stride = static_cast<int>(*opt.stride);
+      r = set_trace_what_if_layout(state, l);
+    } else {
+      set_row_stride(state.configs[0], *opt.stride);
+    }
+    if (!r) return fail("--stride: " + r.error().message);
+  }
   state.large_font = opt.large;
   state.high_contrast = opt.contrast;
   state.presentation = opt.presentation;
@@ -118,6 +136,11 @@ int main(int argc, char** argv) {
     script = std::move(steps).value();
   }
   model.update(state);
+  // A batch run shows the what-if's costs, not "computing" (a large trace costs them on a worker).
+  while (opt.batch() && model.what_if_running()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    model.update(state);
+  }
   if (state.trace.active() && !model.trace().pane.ok && opt.batch()) {
     return fail(opt.trace + ": " + model.trace().pane.error);
   }

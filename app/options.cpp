@@ -26,6 +26,11 @@ const char* usage_text() {
          "  (no options)          compare mode on the seed pair tile[32][32] vs tile[32][33]\n"
          "  --scenario FILE       open a scenario file (single view)\n"
          "  --trace FILE          open a trace (bankscope-gpu trace) on its hottest instruction\n"
+         "  --array A             with --trace: a shared array of the kernel,\n"
+         "                        NAME@BYTE:TYPE[ROWS][COLS] (tile@0:float[32][32]), as in\n"
+         "                        bankscope-cli report --array\n"
+         "  --layout L            with --array: the what-if layout, NAME:stride=S, NAME:xor=M\n"
+         "                        or NAME:swizzle=B,M,S (';' joins parts), beside the trace\n"
          "  --scenario-b FILE     second scenario for compare mode\n"
          "  --stride S            physical row stride of the edited array (elements)\n"
          "  --compare on|off      side-by-side compare mode\n"
@@ -79,6 +84,17 @@ Result<AppOptions> parse_options(int argc, const char* const* argv) {
       if (arg == "--results") o.results = v;
       if (arg == "--dump-rects") o.dump_rects = v;
       if (arg == "--svg") o.svg = v;
+    } else if (arg == "--array" || arg == "--layout") {
+      const bool is_array = arg == "--array";
+      if (!value(&v) || v.empty()) {
+        return Error{arg + ": expected " + (is_array ? "NAME@BYTE:TYPE[ROWS][COLS]"
+                                                     : "NAME:stride=S, NAME:xor=M or NAME:swizzle=B,M,S")};
+      }
+      std::string& slot = is_array ? o.array : o.layout;
+      if (!slot.empty()) {
+        return Error{arg + ": given twice (the app tries one array's layout at a time)"};
+      }
+      slot = v;
     } else if (arg == "--stride") {
       if (!value(&v) || !to_int(v, 1, 1 << 20, &n)) {
         return Error{"--stride: expected an integer >= 1, got '" + v + "'"};
@@ -107,6 +123,13 @@ Result<AppOptions> parse_options(int argc, const char* const* argv) {
     } else {
       return Error{"unknown option '" + arg + "' (bankscope --help lists them)"};
     }
+  }
+  if ((!o.array.empty() || !o.layout.empty()) && o.trace.empty()) {
+    return Error{std::string(o.array.empty() ? "--layout" : "--array") +
+                 ": only with --trace FILE"};
+  }
+  if (!o.layout.empty() && o.array.empty()) {
+    return Error{"--layout: needs --array (the array it lays out)"};
   }
   return o;
 }

@@ -1,6 +1,7 @@
 // options.hpp: the visualizer's command line, parsed without touching GLFW (testable headless).
 //
-//   bankscope [--trace FILE] [--scenario FILE] [--scenario-b FILE] [--stride S] [--compare on|off]
+//   bankscope [--trace FILE [--array A --layout L]] [--scenario FILE] [--scenario-b FILE] [--stride
+//   S] [--compare on|off]
 //             [--screenshot PNG] [--frames K] [--size WxH] [--script FILE] [--results FILE]
 //             [--large] [--contrast] [--presentation] [--layout-check] [--svg FILE]
 //             [--dump-rects FILE] [--bench-frames K] [--bench-empty]
@@ -17,6 +18,10 @@ struct AppOptions {
   std::string scenario;    // configuration A (single mode unless --compare on)
   std::string scenario_b;  // configuration B (turns compare mode on)
   std::string trace;       // a trace (bankscope-gpu trace) opened on its hottest instruction
+  // The trace's what-if, as `bankscope-cli report` spells it: "tile@0:float[32][32]" and
+  // "tile:stride=33" (compare mode: A as traced, B the what-if). Only with --trace.
+  std::string array;
+  std::string layout;
   std::optional<long long> stride;
   std::optional<bool> compare;
   std::string screenshot;  // render, save, exit

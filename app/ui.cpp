@@ -16,7 +16,18 @@ void handle_shortcuts(const Shortcuts& k, UiState& state, AppModel& model) {
   if (k.left) delta -= step;
   if (k.up) delta += 8 * step;
   if (k.down) delta -= 8 * step;
-  if (delta != 0) set_row_stride(cfg, std::clamp<int64_t>(row_stride(cfg) + delta, 1, 1024));
+  if (delta != 0 && state.trace.active()) {
+    // On a trace the arrows move the what-if's row stride (a stride below the columns is refused).
+    if (state.trace.what_if.active()) {
+      PhysicalLayout l = state.trace.what_if.layout;
+      l.row_stride = std::clamp<int>(l.row_stride + static_cast<int>(delta),
+                                     state.trace.what_if.array->shape.cols, 1024);
+      Result<bool> r = set_trace_what_if_layout(state, l);
+      if (!r) state.message = r.error().message, state.message_is_error = true;
+    }
+  } else if (delta != 0) {
+    set_row_stride(cfg, std::clamp<int64_t>(row_stride(cfg) + delta, 1, 1024));
+  }
   if (k.space) state.anim.playing = !state.anim.playing;
   if (k.step_fwd || k.step_back) {
     model.update(state);
@@ -31,7 +42,7 @@ void handle_shortcuts(const Shortcuts& k, UiState& state, AppModel& model) {
   if (k.contrast) state.high_contrast = !state.high_contrast;
   if (k.presentation) state.presentation = !state.presentation;
   if (k.svg) state.request_svg = "bankscope_export.svg";
-  if (k.digit > 0) {
+  if (k.digit > 0 && !state.trace.active()) {
     Result<bool> r = load_preset(state, k.digit - 1);
     state.message = r ? "preset " + std::to_string(k.digit) + ": " +
                             state.presets[static_cast<size_t>(k.digit - 1)].name

@@ -210,7 +210,8 @@ int cmd_run_jobs(JobArgs& a) {
   return kExitOk;
 }
 
-int cmd_patterns(const std::string& jsonl, const std::string& out_path, bool clock64) {
+int cmd_patterns(const std::string& jsonl, const std::string& out_path, bool clock64,
+                 const std::vector<std::string>& extra_metrics) {
   std::string text;
   if (jsonl == "-") {
     std::ostringstream ss;
@@ -249,6 +250,7 @@ int cmd_patterns(const std::string& jsonl, const std::string& out_path, bool clo
   if (!cuda_device_available(&why)) return no_device(why);
   PatternOptions opt;
   opt.clock64 = clock64;
+  opt.extra_metrics = extra_metrics;
   std::string note;
   const std::vector<nlohmann::ordered_json> rows = run_patterns(patterns, opt, &note);
   std::string body;
@@ -298,6 +300,12 @@ int main(int argc, char** argv) {
   patterns_cmd->add_option("--jsonl", jsonl, "pattern file, or - for standard input")->required();
   patterns_cmd->add_option("--out", out_path, "write the JSONL here instead of standard output");
   patterns_cmd->add_flag("--clock64", clock64, "also measure cycles per instruction with clock64");
+  std::vector<std::string> extra_metrics;
+  patterns_cmd
+      ->add_option("--extra-metrics", extra_metrics,
+                   "more CUPTI metrics (comma-separated, e.g. l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts.sum) "
+                   "for the ldmatrix/stmatrix/atom/ldgsts kinds; reported under \"counters\", dropped if refused")
+      ->delimiter(',');
 
   BenchOptions bench_opt;
   // Issue 15: the whole sizes and the odd ones (not multiples of the tile, of 4, or of 2).
@@ -374,7 +382,7 @@ int main(int argc, char** argv) {
     if (compare_cmd->parsed()) return timing_compare_command(compare_args);
     if (app.got_subcommand("info")) return cmd_info();
     if (validate_cmd->parsed()) return cmd_validate(vargs, json_out, runs, ncu_opt, ncu_log, counters, strict, dry_run);
-    if (patterns_cmd->parsed()) return cmd_patterns(jsonl, out_path, clock64);
+    if (patterns_cmd->parsed()) return cmd_patterns(jsonl, out_path, clock64, extra_metrics);
     if (run_jobs_cmd->parsed()) return cmd_run_jobs(rargs);
     if (trace_cmd->parsed()) return run_trace(targs);
     if (realworld_cmd->parsed()) return run_realworld(rw_args);

@@ -196,6 +196,17 @@ Candidate fast_shift_candidate(const std::string& name) {
           }};
 }
 
+template <int kTR, int kTC, int kThreads, bool kVec, int kMinBlocks = 0>
+Candidate fast_sec_candidate(const std::string& name) {
+  auto* fn = &bench::fast_sec<kTR, kTC, kThreads, kVec, kMinBlocks>;
+  return {name, kThreads, fn_ptr(fn), [fn](void* o, const void* i, int n) {
+            // One more block row than the tiles where the last run must reach column n - 1 (the
+            // runs start up to 7 columns before y0).
+            const dim3 grid((n + kTC - 1) / kTC, (n + bench::kSecHalo + kTR - 1) / kTR);
+            fn<<<grid, kThreads>>>(f32(o), f32(i), n);
+          }};
+}
+
 // The 32x8 kernel of transpose_kernels.cuh (what `validate` checks) for element type T.
 template <typename T, int kStride, int kXorMask>
 Candidate tiled_32x8_candidate(const std::string& name) {
@@ -310,6 +321,11 @@ std::vector<Candidate> make_candidates(cublasHandle_t handle, int sms) {
   c.push_back(fast_shift_candidate<64, 64, 128, 5>("fast_shift_64x64_t128"));
   c.push_back(fast_shift_candidate<128, 64, 256, 3>("fast_shift_128x64_t256"));
   c.push_back(fast_shift_candidate<64, 128, 256, 3>("fast_shift_64x128_t256"));
+  c.push_back(fast_sec_candidate<64, 64, 256, false>("fast_sec_64x64_t256"));
+  c.push_back(fast_sec_candidate<64, 64, 256, true>("fast_sec_64x64_t256_vec"));
+  c.push_back(fast_sec_candidate<64, 64, 256, true, 5>("fast_sec_64x64_t256_vec_b5"));
+  c.push_back(fast_sec_candidate<128, 64, 256, true, 3>("fast_sec_128x64_t256_vec"));
+  c.push_back(fast_sec_candidate<128, 64, 512, true>("fast_sec_128x64_t512_vec"));
   c.push_back({"fast_reg4x4", 256, fn_ptr(&fast_reg4x4), [](void* o, const void* i, int n) {
                  fast_reg4x4<<<grid_2d(n, kReg4x4Tile, kReg4x4Tile), 256>>>(f32(o), f32(i), n);
                }});

@@ -117,6 +117,19 @@ std::vector<BenchKernel> make_table() {
           sh + "<128, 64, 256, 3, 0>", 4, false, 256, 128, 64, false, A::kWide16Shift),
       row("fast_shift_64x128_t256", "candidate", "fast_shift_64x128_t256.json",
           sh + "<64, 128, 256, 3, 0>", 4, false, 256, 64, 128, false, A::kWide16Shift),
+      // fast_sec<TR, TC, threads, vec, min blocks (0 = none)>: whole 32-byte output sectors at every n (a
+      // 7-row halo; scalar loads; scalar or, _vec, 16-byte stores). The halo's 7/TR extra reads
+      // are not modelled.
+      row("fast_sec_64x64_t256", "candidate", "fast_sec_64x64_t256.json",
+          "bankscope::bench::fast_sec<64, 64, 256, false, 0>", 4, false, 256, 64, 64, false, A::kRowWarps),
+      row("fast_sec_64x64_t256_vec", "candidate", "fast_sec_64x64_t256_vec.json",
+          "bankscope::bench::fast_sec<64, 64, 256, true, 0>", 4, false, 256, 64, 64, false, A::kRowWarps),
+      row("fast_sec_64x64_t256_vec_b5", "candidate", "fast_sec_64x64_t256_vec.json",
+          "bankscope::bench::fast_sec<64, 64, 256, true, 5>", 4, false, 256, 64, 64, false, A::kRowWarps),
+      row("fast_sec_128x64_t256_vec", "candidate", "fast_sec_128x64_t256_vec.json",
+          "bankscope::bench::fast_sec<128, 64, 256, true, 3>", 4, false, 256, 128, 64, false, A::kRowWarps),
+      row("fast_sec_128x64_t512_vec", "candidate", "fast_sec_128x64_t512_vec.json",
+          "bankscope::bench::fast_sec<128, 64, 512, true, 0>", 4, false, 512, 128, 64, false, A::kRowWarps),
       row("fast_reg4x4", "candidate", "", "bankscope::bench::fast_reg4x4", 4, false, 256, 64, 64,
           false, A::kWide16),
       // fast_tma's shared writes come from the copy engine, not the LSU: its scenario counts the

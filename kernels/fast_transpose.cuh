@@ -566,6 +566,130 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) fast_shift(float* __rest
 }
 
 // ---------------------------------------------------------------------------------------------
+// fast_sec<TR, TC, threads, vec, min blocks>: whole 32-byte output sectors at every n (issue 15).
+//
+// At n % 8 != 0 an output row's run of a tile (TR elements from column y0) starts inside a 32-byte
+// sector, so the sector at each end of the run is written partly by this block and partly by the
+// block above it in the grid, which runs gridDim.x blocks later. The copy kernel writes such split
+// sectors from horizontally adjacent blocks (back to back) and loses 2% from 8192 to 8191 on the
+// H200; the transposes before this one lost 10-35% (bench 2026-12-01c), cuBLAS 9%. Measured on the
+// H200 (2026-12-01d, ncu_mem.csv): tiled_32x8_32x33 at 8191 moves the same DRAM bytes (+3.5%) and
+// the same L2 sectors as the copy but takes 1.56x its time, so the cost is not DRAM traffic; where
+// it is (partial-sector merging in L2) is assumed. fast_sec makes every block write whole sectors:
+// output row p = x0 + pr of block (bx, by) takes columns
+//   [y0 - m, y0 - m + TR),  m = (p * n + y0) % 8 = (pr * n) % 8  (x0, y0 multiples of 8),
+// so the block needs input rows y0 - 7 .. y0 + TR - 1: a 7-row halo above the tile (7/TR more
+// reads, L2 hits: the block above loaded them). The runs of vertically adjacent blocks tile the row
+// exactly (m is the same for every by); the grid has ceil((n + 7) / TR) block rows so the last run
+// reaches column n - 1; columns < 0 and >= n are skipped.
+//   loads: scalar, a warp reads 32 consecutive elements of one input row (any alignment);
+//   shared: tile[TR + 7 + spare][TC], row h = input row y0 - 7 + h; every warp of every block
+//           issues the same row writes (out-of-matrix elements stage zeros, lanes past the tile
+//           write spare rows: only global accesses are guarded).
+//   vec = false: stride TC + 1 (padding), a warp stores 32 consecutive columns of one output row;
+//                row writes (STS) and column reads (LDS) are conflict-free (stride odd).
+//   vec = true:  16-byte stores (the runs are 32-byte aligned): a thread writes 4 consecutive
+//                columns, reading 4 tile rows h = 7 - m + 4j + q of column pr (j = its chunk).
+//                TR = 64: a warp is 16 chunks of 2 output rows; layout tile[h][c ^ (2 (h / 4)) % 32]
+//                (Swizzle<4,1,log2 TC + 2>): for fixed q the 16 lanes of a row have h / 4 = j + const,
+//                16 distinct even XOR terms, and even and odd pr stay apart: 32 banks.
+//                TR = 128: a warp is the 32 chunks of one output row; tile[h][c ^ (h / 4) % 32]
+//                (Swizzle<5,0,log2 TC + 2>): 32 distinct XOR terms. Row writes: c ^ const, a
+//                bijection on 32 consecutive c.
+// nvcc (13.0, sm_90) branches around the LDS of an output row the block does not store (p >= n;
+// the scalar kernel also columns outside 0..n-1): the scenarios say so ("issue": "branch").
+// The scenarios fast_sec_*.json describe every variant; `validate` checks them.
+inline constexpr int kSecHalo = 7;
+template <int kTR, int kTC, bool kVec>
+BANKSCOPE_HD constexpr PhysicalLayout fast_sec_layout() {
+  return !kVec ? PhysicalLayout{kTC + 1}
+         : kTR == 64 ? PhysicalLayout{kTC, 0, Swizzle{4, 1, log2_int(kTC) + 1}}
+                     : PhysicalLayout{kTC, 0, Swizzle{5, 0, log2_int(kTC) + 2}};
+}
+static_assert(fast_sec_layout<64, 64, true>().offset(4, 0) == 4 * 64 + 2, "64x64 vec: row 4 -> xor 2");
+static_assert(fast_sec_layout<64, 64, true>().offset(9, 5) == 9 * 64 + (5 ^ 4), "64x64 vec: row 9 -> xor 2 * 2");
+static_assert(fast_sec_layout<64, 64, true>().offset(67, 33) == 67 * 64 + 33, "64x64 vec: (67 / 4) % 16 = 0");
+static_assert(fast_sec_layout<128, 64, true>().offset(9, 5) == 9 * 64 + (5 ^ 2), "128x64 vec: row 9 -> xor 2");
+static_assert(fast_sec_layout<128, 64, true>().offset(130, 40) == 130 * 64 + (40 ^ 0), "128x64 vec: (130/4)%32 = 0");
+static_assert(fast_sec_layout<128, 64, true>().offset(127, 40) == 127 * 64 + (40 ^ 31), "128x64 vec: row 127 -> xor 31");
+static_assert(fast_sec_layout<64, 64, false>().offset(2, 3) == 2 * 65 + 3, "scalar: stride 65");
+
+// kMinBlocks = 0: no occupancy target for ptxas. Measured (H200, 2026-12-01e): a target of 1 block
+// per SM let ptxas take 104 registers instead of 64 for 64x64_t256_vec, and the kernel fell from
+// 3523 to 2561 GB/s at n = 8191.
+template <int kTR, int kTC, int kThreads, bool kVec, int kMinBlocks = 0>
+__global__ void __launch_bounds__(kThreads, kMinBlocks) fast_sec(float* __restrict__ out, const float* __restrict__ in,
+                                                                 int n) {
+  constexpr int kRows = kTR + kSecHalo;
+  constexpr PhysicalLayout kLayout = fast_sec_layout<kTR, kTC, kVec>();
+  constexpr int kLoadElems = kRows * kTC;
+  constexpr int kLoadIters = (kLoadElems + kThreads - 1) / kThreads;
+  // Spare rows for the last iteration's lanes past the tile, so that every row write is issued
+  // by every warp unconditionally (a guarded STS is branched around or predicated at nvcc's
+  // choice, which changes the instruction count; measured on the H200, 2026-12-01e).
+  constexpr int kRowsAlloc = (kLoadIters * kThreads + kTC - 1) / kTC;
+  constexpr int kTileFloats = kRowsAlloc * (kVec ? kTC : kTC + 1);
+  static_assert(kTC % 32 == 0 && kThreads % 32 == 0, "a warp reads 32 elements of one row");
+  static_assert(kTR % 8 == 0, "runs of whole sectors");
+  static_assert(!kVec || ((kTR == 64 || kTR == 128) && kTC >= 32 && (kTC & (kTC - 1)) == 0),
+                "vec: the swizzle argument above is for TR = 64 or 128 and TC a power of two");
+  __shared__ __align__(16) float tile[kTileFloats];
+  const int x0 = blockIdx.x * kTC;  // input columns = output rows
+  const int y0 = blockIdx.y * kTR;  // input rows = output columns (before the halo)
+
+  float v[kLoadIters];
+#pragma unroll
+  for (int it = 0; it < kLoadIters; ++it) {
+    const int idx = threadIdx.x + it * kThreads;
+    const int g = y0 - kSecHalo + idx / kTC, col = x0 + idx % kTC;
+    v[it] = (idx < kLoadElems && g >= 0 && g < n && col < n) ? __ldg(in + int64_t(g) * n + col) : 0.0f;
+  }
+#pragma unroll
+  for (int it = 0; it < kLoadIters; ++it) {
+    const int idx = threadIdx.x + it * kThreads;
+    tile[kLayout.offset(idx / kTC, idx % kTC)] = v[it];  // rows >= kRows: spare, never read
+  }
+  __syncthreads();
+
+  if constexpr (!kVec) {
+#pragma unroll
+    for (int it = 0; it < kTR * kTC / kThreads; ++it) {
+      const int idx = threadIdx.x + it * kThreads;
+      const int pr = idx / kTR, k = idx % kTR;
+      const int p = x0 + pr;
+      const int64_t row0 = int64_t(p) * n;
+      const int m = (pr * n) & 7;  // = (p * n + y0) % 8
+      const int oc = y0 - m + k;
+      const float val = tile[kLayout.offset(kSecHalo - m + k, pr)];
+      if (p < n && oc >= 0 && oc < n) out[row0 + oc] = val;
+    }
+  } else {
+    constexpr int kChunks = kTR / 4;  // 16-byte chunks per output run
+#pragma unroll
+    for (int it = 0; it < kTC * kChunks / kThreads; ++it) {
+      const int idx = threadIdx.x + it * kThreads;
+      const int pr = idx / kChunks, j = idx % kChunks;
+      const int p = x0 + pr;
+      const int64_t row0 = int64_t(p) * n;
+      const int m = (pr * n) & 7;  // = (p * n + y0) % 8
+      const int oc = y0 - m + 4 * j;
+      float e[4];
+#pragma unroll
+      for (int q = 0; q < 4; ++q) e[q] = tile[kLayout.offset(kSecHalo - m + 4 * j + q, pr)];
+      if (p < n) {
+        if (oc >= 0 && oc + 4 <= n) {
+          *reinterpret_cast<float4*>(out + row0 + oc) = make_float4(e[0], e[1], e[2], e[3]);
+        } else {
+#pragma unroll
+          for (int q = 0; q < 4; ++q)
+            if (oc + q >= 0 && oc + q < n) out[row0 + oc + q] = e[q];
+        }
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // fast_reg4x4: no shared memory. Block 256 threads = 8 warps over a 64x64 tile (2 warps across,
 // 4 down); a warp is 8 lanes across x 4 lanes down, each lane a 4x4 block. Read k: 4 rows x 128
 // contiguous bytes; write k: 8 output rows x 64 contiguous bytes (two whole 32-byte sectors).
@@ -605,7 +729,8 @@ __global__ void __launch_bounds__(256) fast_reg4x4(float* __restrict__ out, cons
 // The copy engine writes the box with its 128-byte swizzle [documented by NVIDIA, CUDA C++
 // Programming Guide "Tensor memory access", CU_TENSOR_MAP_SWIZZLE_128B]: within each 1024-byte
 // block, 16-byte chunk c of 128-byte row r lands at chunk c ^ (r % 8). On float offsets that is
-//   (row, col) -> PhysicalLayout{32, 0, Swizzle{3, 2, 3}}.offset(row, col)   (fast_tma.json)
+//   (row, col) -> PhysicalLayout{32, 0, Swizzle{3, 2, 3}}.offset(row, col)   (fast_tma.json:
+//   "tma_swizzle": "128B", rule R10 in sim/RULES.md)
 // and needs the tile 1024-byte aligned. The 4x4 read of fast_f4 (8 consecutive i per quarter-warp)
 // would be 4-way here ((4i+k) % 8 takes 2 values), so the lanes are placed differently: a quarter-
 // warp holds 2 values of i (i % 2 differs) x 4 values of j, whose physical chunks
@@ -619,7 +744,11 @@ inline constexpr int kTmaCols = 32;     // box columns: 32 floats = 128 bytes, t
 inline constexpr int kTmaThreads = 128;
 inline constexpr uint32_t kTmaBoxBytes = kTmaRows * kTmaCols * 4;
 
-BANKSCOPE_HD constexpr PhysicalLayout fast_tma_layout() { return PhysicalLayout{kTmaCols, 0, Swizzle{3, 2, 3}}; }
+// The model's named layout (tma_swizzle 128B, sim/bank_math.hpp), so kernel and model share it.
+BANKSCOPE_HD constexpr PhysicalLayout fast_tma_layout() {
+  return PhysicalLayout{kTmaCols, 0, tma_swizzle_on_elements(tma_swizzle_mode(128), 4), 128};
+}
+static_assert(fast_tma_layout().swizzle.base == 2 && fast_tma_layout().swizzle.shift == 3, "Swizzle<3,2,3>");
 static_assert(fast_tma_layout().offset(9, 4) == 9 * 32 + ((1 ^ 1) << 2), "row 9, chunk 1 -> chunk 1 ^ 1");
 static_assert(fast_tma_layout().offset(7, 0) == 7 * 32 + (7 << 2), "row 7, chunk 0 -> chunk 7");
 

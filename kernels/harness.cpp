@@ -218,8 +218,10 @@ Result<std::vector<TransposeJob>> plan_jobs(const std::vector<std::string>& scen
                      " threads, the scenario says " + std::to_string(spec.block.x) + "x" +
                      std::to_string(spec.block.y) + "x" + std::to_string(spec.block.z)};
       }
-      // The model's grid is derived from the tile: it must be the kernel's.
-      if (!job.plan.bench_kernel.empty() &&
+      // The model's grid is derived from the tile: it must be the kernel's. A scenario whose grid
+      // is an expression of n (fast_sec: one more block row) states the launch itself; a wrong one
+      // shows as instruction counts that differ.
+      if (!job.plan.bench_kernel.empty() && base.grid_expr.empty() &&
           !(spec.tile == Dim3{job.plan.tile_cols, job.plan.tile_rows, 1})) {
         return Error{path + ": tile: gpu_kernel \"" + base.gpu_kernel + "\" has " +
                      std::to_string(job.plan.tile_cols) + "x" + std::to_string(job.plan.tile_rows) +
@@ -904,6 +906,7 @@ std::vector<nlohmann::ordered_json> run_patterns(const std::vector<Pattern>& pat
 
   std::vector<PatternArgs> args(patterns.size());
   std::vector<size_t> smem(patterns.size());
+  size_t src_bytes = 32 * 16;  // at least the historical 512-byte source
   for (size_t i = 0; i < patterns.size(); ++i) {
     const WarpAccess& a = patterns[i].access;
     // ldmatrix/stmatrix: every lane executes the instruction (.sync.aligned), so every lane's
@@ -916,12 +919,21 @@ std::vector<nlohmann::ordered_json> run_patterns(const std::vector<Pattern>& pat
     }
     args[i].mask = a.mask;
     smem[i] = std::max<size_t>(16, (size_t(hi) + 15) / 16 * 16);
+    // cp.async sources: the pattern's "src" or its default lane * width (json_io.hpp).
+    for (int l = 0; l < kWarpSize; ++l) {
+      args[i].src[l] = patterns[i].src[size_t(l)];
+      if (a.op == Op::kLdgsts && ((a.mask >> l) & 1u)) {
+        src_bytes = std::max<size_t>(src_bytes, size_t(args[i].src[l]) + size_t(a.width));
+      }
+    }
   }
   DeviceBuffer dargs(sizeof(PatternArgs) * args.size());
   BANKSCOPE_CUDA_CHECK(cudaMemcpy(dargs.p, args.data(), dargs.bytes, cudaMemcpyHostToDevice));
   DeviceBuffer sink(1024 * sizeof(uint32_t));
   DeviceBuffer cycles(sizeof(long long));
-  DeviceBuffer src(32 * 16);  // cp.async source: lane l copies bytes l * width ..
+  // cp.async source, cudaMalloc'd (256-byte aligned, documented), so a "src" offset's position in
+  // its 32-byte sector and 128-byte line is the position in the real address.
+  DeviceBuffer src((src_bytes + 255) / 256 * 256);
   BANKSCOPE_CUDA_CHECK(cudaMemset(src.p, 0x5a, src.bytes));
   const auto* pargs = static_cast<const PatternArgs*>(dargs.p);
   auto* psink = static_cast<uint32_t*>(sink.p);
@@ -944,6 +956,7 @@ std::vector<nlohmann::ordered_json> run_patterns(const std::vector<Pattern>& pat
     d.trans = a.trans;
     d.atom = static_cast<int>(a.atom);
     d.cg = a.bypass_l1;
+    d.l2_prefetch = patterns[i].l2_prefetch;
     kernel[i] = instr_kernel_name(d);
     // validate() has refused every kind without a kernel, so an error here is a bug; the run
     // then stops at the profiler's range count rather than reporting shifted counters.
@@ -953,7 +966,12 @@ std::vector<nlohmann::ordered_json> run_patterns(const std::vector<Pattern>& pat
   // Only the plain LDS/STS kinds: the six counters that the 1,560-pattern suite used.
   bool only_plain = true;
   for (const Pattern& p : patterns) only_plain = only_plain && is_plain(p.access.op);
-  const std::vector<std::string>& wanted = only_plain ? kHardwareMetrics : kPatternMetrics;
+  std::vector<std::string> wanted = only_plain ? kHardwareMetrics : kPatternMetrics;
+  if (!only_plain) {
+    for (const std::string& m : opt.extra_metrics) {
+      if (std::find(wanted.begin(), wanted.end(), m) == wanted.end()) wanted.push_back(m);
+    }
+  }
 
   std::string why;
   bool not_permitted = false;

@@ -98,6 +98,9 @@ std::string format_table(const GpuResults& r);
 struct PatternOptions {
   bool clock64 = false;  // also (or, without counters, only) the clock64 throughput measurement
   int clock_reps = 256;
+  // Issue 11: more metrics for the non-LDS/STS kinds (e.g. the global side of cp.async), added to
+  // the run's set; ones CUPTI refuses are dropped and named in the note, as for the others.
+  std::vector<std::string> extra_metrics;
 };
 // Measures every pattern; returns one output object per input (the input keys, the model's
 // "wavefronts" and "bank_conflicts", and the measured fields).

@@ -193,6 +193,26 @@ std::string launch_instr_pattern(const InstrLaunch& d, const PatternArgs* args, 
       }
       return "no atom kernel for width " + std::to_string(d.width) + ", operation " + std::to_string(d.atom);
     case InstrKind::kLdgsts:
+      if (d.l2_prefetch != 0) {
+#define BANKSCOPE_LDGSTS_PF(P)                                                                               \
+  if (d.l2_prefetch == P) {                                                                                  \
+    if (d.cg) {                                                                                              \
+      if (d.width != 16) return "cp.async.cg copies 16 bytes only";                                        \
+      return launch_one_warp(&k_ldgsts_pf<16, true, P>, smem, args, index, sink, g);                         \
+    }                                                                                                        \
+    switch (d.width) {                                                                                       \
+      case 4: return launch_one_warp(&k_ldgsts_pf<4, false, P>, smem, args, index, sink, g);                 \
+      case 8: return launch_one_warp(&k_ldgsts_pf<8, false, P>, smem, args, index, sink, g);                 \
+      case 16: return launch_one_warp(&k_ldgsts_pf<16, false, P>, smem, args, index, sink, g);               \
+      default: return "cp.async copies 4, 8 or 16 bytes, not " + std::to_string(d.width);                   \
+    }                                                                                                        \
+  }
+        BANKSCOPE_LDGSTS_PF(64)
+        BANKSCOPE_LDGSTS_PF(128)
+        BANKSCOPE_LDGSTS_PF(256)
+#undef BANKSCOPE_LDGSTS_PF
+        return "l2_prefetch " + std::to_string(d.l2_prefetch) + " is not 64, 128 or 256";
+      }
       if (d.cg) {
         if (d.width != 16) return "cp.async.cg copies 16 bytes only";
         return launch_one_warp(&k_ldgsts<16, true>, smem, args, index, sink, g);
@@ -213,7 +233,12 @@ std::string instr_kernel_name(const InstrLaunch& d) {
     case InstrKind::kLdmatrix: return "k_ldsm<" + std::to_string(d.num) + ", " + t + ">";
     case InstrKind::kStmatrix: return "k_stsm<" + std::to_string(d.num) + ", " + t + ">";
     case InstrKind::kAtomic: return "k_atoms<" + std::to_string(d.width) + ", " + std::to_string(d.atom) + ">";
-    case InstrKind::kLdgsts: return "k_ldgsts<" + std::to_string(d.width) + ", " + (d.cg ? "true" : "false") + ">";
+    case InstrKind::kLdgsts:
+      if (d.l2_prefetch != 0) {
+        return "k_ldgsts_pf<" + std::to_string(d.width) + ", " + (d.cg ? "true" : "false") + ", " +
+               std::to_string(d.l2_prefetch) + ">";
+      }
+      return "k_ldgsts<" + std::to_string(d.width) + ", " + (d.cg ? "true" : "false") + ">";
   }
   return "?";
 }

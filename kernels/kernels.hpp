@@ -13,12 +13,14 @@
 
 namespace bankscope {
 
-// One pattern as the pattern kernels read it (pattern_kernels.cuh), 144 bytes.
+// One pattern as the pattern kernels read it (pattern_kernels.cuh), 272 bytes.
 struct PatternArgs {
   uint32_t offsets[32];  // byte offset per lane, lane 0 first
   uint32_t mask;         // active lanes
   uint32_t pad[3];
+  uint32_t src[32];      // ldgsts: global source byte offset per lane (default lane * width)
 };
+static_assert(sizeof(PatternArgs) == 272, "PatternArgs is copied to the device as is");
 
 enum class Elem : uint8_t { kFloat, kDouble, kFloat4 };
 int elem_bytes(Elem e);
@@ -58,7 +60,8 @@ void launch_fill_words(uint32_t* buf, uint64_t words);
 std::string launch_pattern(int width, bool store, const PatternArgs* args, int index,
                            size_t smem_bytes, uint32_t* sink);
 // Issue 11: one single-warp launch of ONE ldmatrix / stmatrix / shared atomic / cp.async
-// (pattern_kernels.cuh). `src` is a global buffer of at least 32 x 16 bytes (cp.async's source).
+// (pattern_kernels.cuh). `src` is cp.async's global source buffer: lane l copies from
+// src + args[index].src[l], so it must cover every active lane's src[l] + width.
 enum class InstrKind : uint8_t { kLdmatrix, kStmatrix, kAtomic, kLdgsts };
 struct InstrLaunch {
   InstrKind kind = InstrKind::kLdmatrix;
@@ -67,11 +70,12 @@ struct InstrLaunch {
   bool trans = false;  // ldmatrix/stmatrix
   int atom = 0;        // 0 add, 1 min, 2 max, 3 exch, 4 cas
   bool cg = false;     // ldgsts: .cg (16 bytes) instead of .ca
+  int l2_prefetch = 0;  // ldgsts: 0 (no hint), or the .L2::64B / 128B / 256B prefetch size
 };
 // "" or one line naming what has no kernel (e.g. a 64-bit atom add, which is no single instruction).
 std::string launch_instr_pattern(const InstrLaunch& d, const PatternArgs* args, int index, size_t smem_bytes,
                                  uint32_t* sink, const void* src);
-// The kernel's symbol as in the SASS listing, e.g. "k_ldsm<4, true>".
+// The kernel's symbol as in the SASS listing, e.g. "k_ldsm<4, true>", "k_ldgsts_pf<4, false, 128>".
 std::string instr_kernel_name(const InstrLaunch& d);
 
 // The clock64 fallback: 32 warps in one block repeat the instruction `reps` times (reps % 4 == 0);

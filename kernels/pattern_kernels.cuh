@@ -222,22 +222,58 @@ __global__ void k_atoms(const PatternArgs* args, int index, uint32_t* sink) {
   sink[lane] = r;  // keeps the returned value alive
 }
 
-// cp.async.{ca,cg}.shared.global of kWidth bytes: lane l copies src[l * kWidth ..] (contiguous,
-// aligned, so the global side is the same for every pattern) to its shared offset; then
-// cp.async.wait_all. .cg exists for 16 bytes only (PTX ISA).
+// cp.async.{ca,cg}.shared.global of kWidth bytes: lane l copies src[a.src[l] ..] to its shared
+// offset; then cp.async.wait_all. .cg exists for 16 bytes only (PTX ISA). The harness fills
+// a.src[l] = l * kWidth (contiguous, aligned: what this kernel hard-wired before the "src" key)
+// unless the pattern gives its own sources (issue 11: does the global side change the count?).
 template <int kWidth, bool kCg>
 __global__ void k_ldgsts(const PatternArgs* args, int index, uint32_t* sink, const unsigned char* src) {
   extern __shared__ __align__(16) unsigned char pattern_smem[];
   const uint32_t lane = threadIdx.x & 31u;
   const PatternArgs& a = args[index];
   const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(pattern_smem)) + a.offsets[lane];
-  const unsigned char* g = src + lane * kWidth;
+  const unsigned char* g = src + a.src[lane];
   if ((a.mask >> lane) & 1u) {
     if constexpr (kCg) {
       static_assert(kWidth == 16, "cp.async.cg copies 16 bytes");
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(addr), "l"(g) : "memory");
     } else {
       asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(addr), "l"(g), "n"(kWidth) : "memory");
+    }
+  }
+  asm volatile("cp.async.wait_all;" ::: "memory");
+  (void)sink;
+}
+
+// The same copy with an L2 prefetch-size hint, cp.async.{ca,cg}.shared.global.L2::{64,128,256}B
+// (PTX ISA 7.4, sm_80+). cuBLAS's FFMA SGEMM issues LDGSTS.E.LTC128B (issue 10 trace): the hint is
+// one more difference between whole kernels and k_ldgsts above, so the probe batch can set it.
+template <int kWidth, bool kCg, int kPrefetch>
+__global__ void k_ldgsts_pf(const PatternArgs* args, int index, uint32_t* sink, const unsigned char* src) {
+  static_assert(kPrefetch == 64 || kPrefetch == 128 || kPrefetch == 256, "L2 prefetch of 64, 128 or 256 bytes");
+  extern __shared__ __align__(16) unsigned char pattern_smem[];
+  const uint32_t lane = threadIdx.x & 31u;
+  const PatternArgs& a = args[index];
+  const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(pattern_smem)) + a.offsets[lane];
+  const unsigned char* g = src + a.src[lane];
+  if ((a.mask >> lane) & 1u) {
+    if constexpr (kCg) {
+      static_assert(kWidth == 16, "cp.async.cg copies 16 bytes");
+      if constexpr (kPrefetch == 64) {
+        asm volatile("cp.async.cg.shared.global.L2::64B [%0], [%1], 16;" ::"r"(addr), "l"(g) : "memory");
+      } else if constexpr (kPrefetch == 128) {
+        asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(addr), "l"(g) : "memory");
+      } else {
+        asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;" ::"r"(addr), "l"(g) : "memory");
+      }
+    } else {
+      if constexpr (kPrefetch == 64) {
+        asm volatile("cp.async.ca.shared.global.L2::64B [%0], [%1], %2;" ::"r"(addr), "l"(g), "n"(kWidth) : "memory");
+      } else if constexpr (kPrefetch == 128) {
+        asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], %2;" ::"r"(addr), "l"(g), "n"(kWidth) : "memory");
+      } else {
+        asm volatile("cp.async.ca.shared.global.L2::256B [%0], [%1], %2;" ::"r"(addr), "l"(g), "n"(kWidth) : "memory");
+      }
     }
   }
   asm volatile("cp.async.wait_all;" ::: "memory");

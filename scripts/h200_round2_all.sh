@@ -7,7 +7,8 @@
 #   $OUT/<part>.tar.gz          everything a part wrote (log.txt first)
 # Parts (each standalone; see its header): validate at edge sizes (h200_round2.sh), the bench and
 # the held-out timing predictions (h200_bench_round2.sh), the tracer corpus (h200_trace.sh), the
-# ldmatrix/stmatrix/atomic/ldgsts suite (h200_fid.sh). Never changes clocks or GPU settings.
+# ldmatrix/stmatrix/atomic/ldgsts suite (h200_fid.sh). Not in the default list, named as a PART:
+# ldgsts (h200_ldgsts.sh, the cp.async source-side probe). Never changes clocks or GPU settings.
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 ROOT_OUT=${OUT:-out/h200}

@@ -2,7 +2,7 @@
 # sass_pattern_kernels.sh BINARY|CUBIN: every shared-memory instruction in the single-instruction
 # pattern kernels (kernels/pattern_kernels.cuh), per kernel, from cuobjdump -sass; then a check
 # that each issue-11 kernel holds exactly ONE LDSM / STSM / ATOMS / LDGSTS of the form its template
-# arguments name (exit 1 otherwise). Needs cuobjdump (and nvdisasm) on PATH or in CUOBJDUMP.
+# arguments name (exit 1 otherwise; k_ldgsts_pf<W, cg, P> must be LDGSTS.E[.BYPASS].LTC<P>B[.64|.128]). Needs cuobjdump (and nvdisasm) on PATH or in CUOBJDUMP.
 # Predicated-off "@!PT LDS RZ, [RZ]" lines (never executed; nvcc pads cp.async kernels with them)
 # are listed but not counted as shared accesses.
 set -u -o pipefail
@@ -29,13 +29,14 @@ for line in open(sys.argv[1]):
 atom = {0: "ADD", 1: "MIN", 2: "MAX", 3: "EXCH", 4: "CAS"}
 def unmangle(f):
     # Without c++filt: _ZN9bankscope6k_ldsmILi4ELb1EEEv... -> k_ldsm<4, true>
-    m = re.search(r"(k_ldsm|k_stsm|k_atoms|k_ldgsts)I(L[ib]\d+E)(L[ib]\d+E)", f)
+    m = re.search(r"(k_ldsm|k_stsm|k_atoms|k_ldgsts_pf|k_ldgsts)I(L[ib]\d+E)(L[ib]\d+E)(L[ib]\d+E)?", f)
     if not m:
         return f
     def arg(a):
         kind, v = a[1], a[2:-1]
         return ("true" if v == "1" else "false") if kind == "b" else v
-    return "%s<%s, %s>" % (m.group(1), arg(m.group(2)), arg(m.group(3)))
+    args = [arg(g) for g in m.groups()[1:] if g]
+    return "%s<%s>" % (m.group(1), ", ".join(args))
 def want(f):
     f = unmangle(f)
     m = re.search(r"k_(ldsm|stsm)<(\d), (true|false)>", f)
@@ -48,6 +49,11 @@ def want(f):
     if m:
         w = ".64" if m.group(1) == "8" else ""
         return re.compile(r"^ATOMS\.%s%s " % (atom[int(m.group(2))], re.escape(w)))
+    m = re.search(r"k_ldgsts_pf<(\d+), (true|false), (\d+)>", f)
+    if m:
+        w = {"4": "", "8": ".64", "16": ".128"}[m.group(1)]
+        byp = ".BYPASS" if m.group(2) == "true" else ""
+        return re.compile(r"^LDGSTS\.E%s\.LTC%sB%s " % (byp, m.group(3), re.escape(w)))
     m = re.search(r"k_ldgsts<(\d+), (true|false)>", f)
     if m:
         w = {"4": "", "8": ".64", "16": ".128"}[m.group(1)]

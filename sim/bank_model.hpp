@@ -32,6 +32,7 @@ namespace bankscope {
 //   kLdgsts    cp.async.{ca,cg}.shared.global of 4, 8 or 16 bytes per lane (LDGSTS): the shared
 //              destination side only.
 enum class Op : uint8_t { kLoad, kStore, kLdmatrix, kStmatrix, kAtomic, kLdgsts };
+inline constexpr Op kAllOps[] = {Op::kLoad, Op::kStore, Op::kLdmatrix, Op::kStmatrix, Op::kAtomic, Op::kLdgsts};
 
 inline const char* op_name(Op op) {
   switch (op) {

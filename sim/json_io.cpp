@@ -149,7 +149,7 @@ Result<Dim3> get_dim3(const ojson& j, const std::string& where, int64_t lo, int6
 
 Result<ArraySpec> parse_array(const ojson& j, const std::string& where) {
   if (!j.is_object()) return Error{where + ": expected an object"};
-  auto keys = check_keys(j, where, {"name", "type", "dims", "row_stride", "xor", "swizzle", "offset", "comment"});
+  auto keys = check_keys(j, where, {"name", "type", "dims", "row_stride", "xor", "swizzle", "tma_swizzle", "offset", "comment"});
   if (!keys) return keys.error();
   ArraySpec a;
   if (j.contains("name")) {
@@ -200,6 +200,12 @@ Result<ArraySpec> parse_array(const ojson& j, const std::string& where) {
     a.swizzle_bits = v[0];
     a.swizzle_base = v[1];
     a.swizzle_shift = v[2];
+  }
+  if (j.contains("tma_swizzle")) {
+    BANKSCOPE_TRY(text, get_string(j["tma_swizzle"], where + ".tma_swizzle"));
+    auto span = parse_tma_swizzle(text);
+    if (!span) return with_context(where + ".tma_swizzle", span.error());
+    a.tma_swizzle = *span;
   }
   return a;
 }
@@ -278,14 +284,49 @@ Result<ojson> loop_to_json(const LoopSpec& l) {
 
 Result<AccessSpec> parse_access(const ojson& j, const std::string& where) {
   if (!j.is_object()) return Error{where + ": expected an object"};
-  auto keys = check_keys(j, where, {"op", "target", "if", "loops", "width", "label", "issue", "line", "comment"});
+  auto keys = check_keys(j, where, {"op", "target", "if", "loops", "width", "label", "issue", "line", "comment",
+                                    "num", "trans", "atom"});
   if (!keys) return keys.error();
   AccessSpec a;
   a.path = where;
-  if (!j.contains("op")) return Error{where + ": missing 'op' (\"ld\" or \"st\")"};
+  if (!j.contains("op")) return Error{where + ": missing 'op' (\"ld\", \"st\", \"ldmatrix\", \"stmatrix\" or \"atom\")"};
   BANKSCOPE_TRY(op, get_string(j["op"], where + ".op"));
-  if (op != "ld" && op != "st") return Error{where + ".op: '" + op + "' must be \"ld\" or \"st\""};
+  if (op != "ld" && op != "st" && op != "ldmatrix" && op != "stmatrix" && op != "atom") {
+    return Error{where + ".op: '" + op + "' must be \"ld\", \"st\", \"ldmatrix\", \"stmatrix\" or \"atom\""};
+  }
   a.op = op;
+  // The issue-11 kinds' own fields; each is refused on a kind it does not belong to, so a typo
+  // cannot silently change nothing.
+  const bool matrix = op == "ldmatrix" || op == "stmatrix";
+  if (matrix) {
+    if (j.contains("width")) {
+      return Error{where + ".width: " + op + " rows are always 16 bytes (8 b16 elements); give no width"};
+    }
+    if (!j.contains("num")) return Error{where + ": missing 'num' (1, 2 or 4 matrices: .x1, .x2, .x4)"};
+    BANKSCOPE_TRY(n, get_int(j["num"], where + ".num", 1, 4));
+    if (n == 3) return Error{where + ".num: 3 must be 1, 2 or 4 (.x1, .x2, .x4)"};
+    a.num = static_cast<int>(n);
+    if (j.contains("trans")) {
+      if (!j["trans"].is_boolean()) {
+        return Error{where + ".trans: expected true or false, got " + std::string(type_name(j["trans"]))};
+      }
+      a.trans = j["trans"].get<bool>();
+    }
+  } else {
+    for (const char* k : {"num", "trans"}) {
+      if (j.contains(k)) return Error{where + "." + k + ": only for \"ldmatrix\" and \"stmatrix\", not \"" + op + "\""};
+    }
+  }
+  if (op == "atom") {
+    if (!j.contains("atom")) return Error{where + ": missing 'atom' (\"add\", \"min\", \"max\", \"exch\" or \"cas\")"};
+    BANKSCOPE_TRY(at, get_string(j["atom"], where + ".atom"));
+    if (at != "add" && at != "min" && at != "max" && at != "exch" && at != "cas") {
+      return Error{where + ".atom: '" + at + "' must be \"add\", \"min\", \"max\", \"exch\" or \"cas\""};
+    }
+    a.atom = at;
+  } else if (j.contains("atom")) {
+    return Error{where + ".atom: only for \"op\": \"atom\", not \"" + op + "\""};
+  }
   if (!j.contains("target")) return Error{where + ": missing 'target' (e.g. \"tile[threadIdx.y][threadIdx.x]\")"};
   BANKSCOPE_TRY(target, get_string(j["target"], where + ".target"));
   a.target = target;
@@ -383,6 +424,9 @@ ojson entries_to_json(const std::vector<AccessSpec>& acc, size_t lo, size_t hi, 
     }
     ojson ja;
     ja["op"] = a.op;
+    if (a.num != 0) ja["num"] = a.num;
+    if (a.num != 0) ja["trans"] = a.trans;
+    if (!a.atom.empty()) ja["atom"] = a.atom;
     ja["target"] = a.target;
     if (!a.guard.empty()) ja["if"] = a.guard;
     if (a.loops.size() > depth) {
@@ -518,9 +562,29 @@ Result<ScenarioSpec> parse_scenario_json(const std::string& text, const std::str
   if (!block) return fail(block.error());
   s.block = *block;
   if (j.contains("grid")) {
-    auto g = get_dim3(j["grid"], "grid", 1, 2147483647);
-    if (!g) return fail(g.error());
-    s.grid = *g;
+    // Sizes, or expressions of n, blockDim and params (strings); one string makes them all
+    // expressions (compile() evaluates them).
+    const ojson& jg = j["grid"];
+    bool exprs = false;
+    if (jg.is_array()) {
+      for (const ojson& e : jg) exprs = exprs || e.is_string();
+    }
+    if (exprs) {
+      if (jg.empty() || jg.size() > 3) return fail(Error{"grid: expected an array of 1 to 3 sizes or expressions"});
+      for (size_t i = 0; i < jg.size(); ++i) {
+        if (jg[i].is_string()) {
+          s.grid_expr.push_back(jg[i].get<std::string>());
+        } else {
+          auto x = get_int(jg[i], "grid[" + std::to_string(i) + "]", 1, 2147483647);
+          if (!x) return fail(x.error());
+          s.grid_expr.push_back(std::to_string(*x));
+        }
+      }
+    } else {
+      auto g = get_dim3(jg, "grid", 1, 2147483647);
+      if (!g) return fail(g.error());
+      s.grid = *g;
+    }
   }
   if (j.contains("tile")) {
     auto t = get_dim3(j["tile"], "tile", 1, 1 << 20);
@@ -589,7 +653,12 @@ ojson scenario_to_json(const ScenarioSpec& s) {
   }
   if (s.extern_bytes >= 0) j["extern"] = {{"bytes", s.extern_bytes}};
   j["block"] = {s.block.x, s.block.y, s.block.z};
-  if (!(s.grid.x == 0 && s.grid.y == 0 && s.grid.z == 0)) j["grid"] = {s.grid.x, s.grid.y, s.grid.z};
+  if (!s.grid_expr.empty()) {
+    j["grid"] = ojson::array();
+    for (const std::string& e : s.grid_expr) j["grid"].push_back(e);
+  } else if (!(s.grid.x == 0 && s.grid.y == 0 && s.grid.z == 0)) {
+    j["grid"] = {s.grid.x, s.grid.y, s.grid.z};
+  }
   j["tile"] = {s.tile.x, s.tile.y};
   j["arrays"] = ojson::array();
   for (const ArraySpec& a : s.arrays) {
@@ -600,6 +669,7 @@ ojson scenario_to_json(const ScenarioSpec& s) {
     if (a.row_stride != 0) ja["row_stride"] = a.row_stride;
     if (a.xor_mask != 0) ja["xor"] = a.xor_mask;
     if (a.swizzle_bits != 0) ja["swizzle"] = {a.swizzle_bits, a.swizzle_base, a.swizzle_shift};
+    if (a.tma_swizzle != 0) ja["tma_swizzle"] = tma_swizzle_name(a.tma_swizzle);
     if (a.offset >= 0) ja["offset"] = a.offset;
     j["arrays"].push_back(ja);
   }
@@ -734,6 +804,36 @@ Result<Pattern> parse_pattern_object(const ojson& j) {
   }
   auto ok = validate(a, BankConfig{});
   if (!ok) return ok.error();
+  for (int lane = 0; lane < kWarpSize; ++lane) p.src[static_cast<size_t>(lane)] = uint32_t(lane) * uint32_t(a.width);
+  if (j.contains("src")) {
+    if (a.op != Op::kLdgsts) return Error{"src: only an ldgsts (cp.async) pattern has global source offsets"};
+    const ojson& s = j["src"];
+    if (!s.is_array() || s.size() != kWarpSize) {
+      return Error{"src: expected an array of exactly 32 global byte offsets, got " +
+                   (s.is_array() ? std::to_string(s.size()) + " entries" : std::string(type_name(s)))};
+    }
+    for (int lane = 0; lane < kWarpSize; ++lane) {
+      auto v = get_int(s[static_cast<size_t>(lane)], "src[" + std::to_string(lane) + "]", 0, kMaxLdgstsSourceBytes - 1);
+      if (!v) return v.error();
+      // Documented (PTX ISA, cp.async): the source must be aligned to the copy size; only lanes
+      // that copy are checked (an inactive lane's source is never read).
+      if (((a.mask >> lane) & 1u) && *v % a.width != 0) {
+        return Error{"src[" + std::to_string(lane) + "]: global byte offset " + std::to_string(*v) + " is not " +
+                     std::to_string(a.width) + "-byte aligned (the GPU faults with \"misaligned address\")"};
+      }
+      p.src[static_cast<size_t>(lane)] = static_cast<uint32_t>(*v);
+    }
+    p.src_given = true;
+  }
+  if (j.contains("l2_prefetch")) {
+    if (a.op != Op::kLdgsts) return Error{"l2_prefetch: only an ldgsts (cp.async) pattern has an L2 prefetch hint"};
+    auto v = get_int(j["l2_prefetch"], "l2_prefetch", 0, 256);
+    if (!v) return v.error();
+    if (*v != 0 && *v != 64 && *v != 128 && *v != 256) {
+      return Error{"l2_prefetch: " + std::to_string(*v) + " must be 0, 64, 128 or 256 (bytes, PTX .L2::<n>B)"};
+    }
+    p.l2_prefetch = static_cast<int>(*v);
+  }
   return p;
 }
 

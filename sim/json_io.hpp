@@ -3,9 +3,12 @@
 //
 // Scenario file: see README.md "Scenario format". JSONL pattern line:
 //   {"width": 8, "op": "ld", "mask": "0xffffffff", "offsets": [32 byte offsets, lane 0 first]}
+// ldgsts lines may add "src": [32 global byte offsets] (the cp.async sources; default lane * width)
+// and "l2_prefetch": 64|128|256 (the .L2::<n>B hint; default none).
 // (mask may be an integer; extra keys are kept and echoed).
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -38,7 +41,19 @@ Result<std::string> read_text_file(const std::string& path);
 struct Pattern {
   nlohmann::ordered_json object;
   WarpAccess access;
+  // ldgsts only: lane -> global byte offset of the lane's cp.async source, from the optional "src"
+  // key (issue 11: the source side may change the shared-side cost). Without "src" it is the
+  // source the harness always used, lane * width (contiguous), so older lines keep their meaning.
+  // The shared-side rules (R9) do not read it; the harness (bankscope-gpu patterns) does.
+  bool src_given = false;
+  std::array<uint32_t, kWarpSize> src{};
+  // ldgsts only: "l2_prefetch": 64, 128 or 256 selects cp.async's .L2::<n>B prefetch-size hint
+  // (cuBLAS's LDGSTS.E.LTC128B); 0 (absent) = no hint, as before.
+  int l2_prefetch = 0;
 };
+// The largest global source buffer an ldgsts pattern may address ("src" < this), 64 MiB: room for a
+// column of a large column-major matrix (31 lanes x lda 8192 x 4 bytes = 1 MiB) with margin.
+inline constexpr uint32_t kMaxLdgstsSourceBytes = 64u * 1024u * 1024u;
 Result<Pattern> parse_pattern_line(const std::string& line);
 Result<Pattern> parse_pattern_object(const nlohmann::ordered_json& object);
 // The pattern object with the model's "wavefronts" and "bank_conflicts" added.

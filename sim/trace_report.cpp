@@ -103,7 +103,7 @@ Result<SharedArray> parse_array_spec(const std::string& spec) {
 Result<SharedArray> apply_layout_spec(const SharedArray& array, const std::string& spec) {
   const std::string where = "--layout '" + spec + "'";
   const size_t colon = spec.find(':');
-  if (colon == std::string::npos) return Error{where + ": expected NAME:stride=N, NAME:xor=M or NAME:swizzle=B,M,S"};
+  if (colon == std::string::npos) return Error{where + ": expected NAME:stride=N, NAME:xor=M, NAME:swizzle=B,M,S or NAME:tma_swizzle=32B|64B|128B"};
   if (spec.substr(0, colon) != array.name) {
     return Error{where + ": no --array named '" + spec.substr(0, colon) + "'"};
   }
@@ -137,8 +137,12 @@ Result<SharedArray> apply_layout_spec(const SharedArray& array, const std::strin
         s = comma == std::string::npos ? "" : s.substr(comma + 1);
       }
       layout.swizzle = Swizzle{f[0], f[1], f[2]};
+    } else if (key == "tma_swizzle") {
+      auto span = parse_tma_swizzle(val);
+      if (!span) return with_context(where + ": tma_swizzle", span.error());
+      layout.tma_span = *span;  // a stride=, xor= or swizzle= beside it is refused by make_shared_array
     } else {
-      return Error{where + ": unknown key '" + key + "' (stride, xor, swizzle)"};
+      return Error{where + ": unknown key '" + key + "' (stride, xor, swizzle, tma_swizzle)"};
     }
   }
   auto a = make_shared_array(array.name, array.type, array.shape, layout, array.base);
@@ -279,9 +283,8 @@ void TraceAggregator::on_pc(const TracePc& pc) {
   gates_.emplace_back();
 }
 
-uint32_t TraceAggregator::remap(uint32_t addr) const {
-  const uint64_t reserved = report_.launches.back().launch.reserved_bytes;
-  for (const ArrayRemap& m : remaps_) {
+uint32_t remap_address(const std::vector<ArrayRemap>& remaps, uint64_t reserved, uint32_t addr) {
+  for (const ArrayRemap& m : remaps) {
     const uint64_t start = reserved + m.traced.base;
     const uint64_t elem = static_cast<uint64_t>(m.traced.elem_bytes());
     const uint64_t size = uint64_t(m.traced.shape.rows) * m.traced.shape.cols * elem;
@@ -294,6 +297,10 @@ uint32_t TraceAggregator::remap(uint32_t addr) const {
     return static_cast<uint32_t>(reserved + m.replaced.byte_address(row, col) + off % elem);
   }
   return addr;
+}
+
+uint32_t TraceAggregator::remap(uint32_t addr) const {
+  return remap_address(remaps_, report_.launches.back().launch.reserved_bytes, addr);
 }
 
 AccessCost TraceAggregator::cost_plain(uint32_t pc_index) {

@@ -82,6 +82,13 @@ Result<SharedArray> parse_array_spec(const std::string& spec);
 // applied to `array`. The name must match.
 Result<SharedArray> apply_layout_spec(const SharedArray& array, const std::string& spec);
 
+// One traced byte address through the what-if:
+//   address in a remapped array (reserved + traced.base, dense row-major as traced)
+//     -> logical (row, col) -> reserved + replaced.byte_address(row, col) + byte within the element
+// any other address unchanged. The one statement of the remap: the aggregator (report) and the
+// visualizer's what-if pane both call it, so the app's numbers are the report's.
+uint32_t remap_address(const std::vector<ArrayRemap>& remaps, uint64_t reserved, uint32_t addr);
+
 // Aggregates as the trace is read; `remaps` apply to every address first (empty = as traced).
 class TraceAggregator : public TraceSink {
  public:

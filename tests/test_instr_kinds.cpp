@@ -178,6 +178,64 @@ TEST_CASE("issue-11 kinds: the output echoes the input and round-trips through p
   CHECK(pattern_to_json(ld->access).dump().rfind(R"({"width":4,"op":"ld","mask":"0xffffffff","offsets":[0,4,)", 0) == 0);
 }
 
+TEST_CASE("ldgsts: per-lane global source offsets (\"src\"), default and errors") {
+  const std::string contig4 = offsets([](int l) { return uint32_t(l) * 4; });
+  // Omitted: the kernel's historical source, lane l at l * width (so old lines keep their meaning).
+  auto d = parse_pattern_line(R"({"op": "ldgsts", "width": 8, "offsets": )" + offsets([](int l) { return uint32_t(l) * 8; }) + "}");
+  REQUIRE(d.ok());
+  CHECK_FALSE(d->src_given);
+  CHECK(d->src[0] == 0);
+  CHECK(d->src[1] == 8);
+  CHECK(d->src[31] == 248);
+  // Given: taken lane by lane (a column of a 4096-float column-major matrix: 16384-byte stride).
+  auto g = parse_pattern_line(R"({"op": "ldgsts", "width": 4, "offsets": )" + contig4 + R"(, "src": )" +
+                              offsets([](int l) { return uint32_t(l) * 16384; }) + "}");
+  REQUIRE(g.ok());
+  CHECK(g->src_given);
+  CHECK(g->src[31] == 507904);
+  // The shared-side prediction does not read src (R9 costs destinations only): 1 / 0 as without.
+  CHECK(predict_pattern(*g)["wavefronts"] == 1);
+  CHECK(predict_pattern(*g)["src"].size() == 32);  // echoed
+  struct Row {
+    std::string line;
+    std::string error;
+  };
+  const Row rows[] = {
+      {R"({"op": "ld", "width": 4, "offsets": )" + contig4 + R"(, "src": )" + contig4 + "}",
+       "src: only an ldgsts (cp.async) pattern has global source offsets"},
+      {R"({"op": "ldgsts", "width": 4, "offsets": )" + contig4 + R"(, "src": [0, 4]})",
+       "src: expected an array of exactly 32 global byte offsets, got 2 entries"},
+      {R"({"op": "ldgsts", "width": 4, "offsets": )" + contig4 + R"(, "src": 7})",
+       "src: expected an array of exactly 32 global byte offsets, got a number"},
+      {R"({"op": "ldgsts", "width": 4, "offsets": )" + contig4 + R"(, "src": )" +
+           offsets([](int l) { return l == 5 ? 67108864u : uint32_t(l) * 4; }) + "}",
+       "src[5]: 67108864 is out of range 0..67108863"},
+      // cp.async needs its global source aligned to the copy size (PTX ISA): the GPU faults.
+      {R"({"op": "ldgsts", "width": 16, "offsets": )" + offsets([](int l) { return uint32_t(l) * 16; }) + R"(, "src": )" +
+           offsets([](int l) { return l == 9 ? 152u : uint32_t(l) * 16; }) + "}",
+       "src[9]: global byte offset 152 is not 16-byte aligned (the GPU faults with \"misaligned address\")"},
+      {R"({"op": "ldgsts", "width": 4, "l2_prefetch": 32, "offsets": )" + contig4 + "}",
+       "l2_prefetch: 32 must be 0, 64, 128 or 256 (bytes, PTX .L2::<n>B)"},
+      {R"({"op": "atom", "width": 4, "atom": "add", "l2_prefetch": 128, "offsets": )" + contig4 + "}",
+       "l2_prefetch: only an ldgsts (cp.async) pattern has an L2 prefetch hint"},
+  };
+  for (const Row& r : rows) {
+    CAPTURE(r.line);
+    auto p = parse_pattern_line(r.line);
+    REQUIRE_FALSE(p.ok());
+    CHECK(p.error().message.rfind(r.error, 0) == 0);
+  }
+  auto pf = parse_pattern_line(R"({"op": "ldgsts", "width": 4, "l2_prefetch": 128, "offsets": )" + contig4 + "}");
+  REQUIRE(pf.ok());
+  CHECK(pf->l2_prefetch == 128);
+  CHECK(d->l2_prefetch == 0);
+  // An inactive lane's source is never used: a misaligned one is accepted.
+  auto inactive = parse_pattern_line(R"({"op": "ldgsts", "width": 8, "mask": "0xfffffffe", "offsets": )" +
+                                     offsets([](int l) { return uint32_t(l) * 8; }) + R"(, "src": )" +
+                                     offsets([](int l) { return l == 0 ? 3u : uint32_t(l) * 8; }) + "}");
+  CHECK(inactive.ok());
+}
+
 TEST_CASE("every line of the issue-11 suite (tests/conformance/patterns_v2.jsonl) parses and predicts") {
   std::ifstream in(std::string(BANKSCOPE_SOURCE_DIR) + "/tests/conformance/patterns_v2.jsonl");
   REQUIRE(in.good());
@@ -201,4 +259,23 @@ TEST_CASE("every line of the issue-11 suite (tests/conformance/patterns_v2.jsonl
   CHECK(stsm > 0);
   CHECK(atoms > 0);
   CHECK(ldgsts > 0);
+}
+
+TEST_CASE("every line of the cp.async source probe batch (tests/conformance/ldgsts_src_v1.jsonl) parses") {
+  std::ifstream in(std::string(BANKSCOPE_SOURCE_DIR) + "/tests/conformance/ldgsts_src_v1.jsonl");
+  REQUIRE(in.good());
+  std::string line;
+  int n = 0, with_src = 0, prefetch = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    auto p = parse_pattern_line(line);
+    INFO("line " << n << ": " << (p.ok() ? "" : p.error().message));
+    REQUIRE(p.ok());
+    CHECK(p->access.op == Op::kLdgsts);
+    with_src += p->src_given;
+    prefetch += p->l2_prefetch != 0;
+  }
+  CHECK(n > 300);
+  CHECK(with_src == n);  // every probe names its sources
+  CHECK(prefetch > 0);
 }

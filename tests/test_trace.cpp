@@ -192,6 +192,31 @@ TEST_CASE("trace what-if: bad specs are one line") {
         std::string::npos);
   CHECK(apply_layout_spec(*tile, "other:stride=33").error().message.find("no --array named 'other'") !=
         std::string::npos);
+  CHECK(apply_layout_spec(*tile, "tile:tma_swizzle=96B").error().message ==
+        "--layout 'tile:tma_swizzle=96B': tma_swizzle: '96B' is not a TMA swizzle mode (32B, 64B, 128B or none: "
+        "CU_TENSOR_MAP_SWIZZLE_<mode>)");
+  CHECK(apply_layout_spec(*tile, "tile:tma_swizzle=64B").error().message ==
+        "--layout 'tile:tma_swizzle=64B': tma_swizzle: rows of 128 bytes are wider than the 64-byte span of "
+        "CU_TENSOR_MAP_SWIZZLE_64B (a box's inner dimension is at most the span: split the tile into boxes of 16 "
+        "columns)");
+  CHECK(apply_layout_spec(*tile, "tile:stride=33;tma_swizzle=128B").error().message.find(
+            "tma_swizzle: the copy engine writes rows densely") != std::string::npos);
+}
+
+TEST_CASE("trace what-if: the seed's tile as if TMA wrote it with SWIZZLE_128B") {
+  // Column read of one block (32 warps, one LDS each): column c of rows r lands in chunk
+  // (c / 4) ^ (r % 8), so rows r, r + 8, r + 16, r + 24 share a bank: 4-way, 4 wavefronts per
+  // warp, 128 for the block (unswizzled 32 x 32 = 1024; padded 32).
+  const auto bytes = seed_block_trace();
+  auto tile = parse_array_spec("tile@0:float[32][32]");
+  REQUIRE(tile.ok());
+  auto tma = apply_layout_spec(*tile, "tile:tma_swizzle=128B");
+  REQUIRE_MESSAGE(tma.ok(), (tma.ok() ? "" : tma.error().message));
+  CHECK(tma->layout.tma_span == 128);
+  auto r = report_trace(bytes.data(), bytes.size(), {ArrayRemap{*tile, *tma}});
+  REQUIRE(r.ok());
+  CHECK(r->what_if.launches.at(0).ld.wavefronts == 128);
+  CHECK(r->what_if.launches.at(0).st.wavefronts == 32);
 }
 
 TEST_CASE("trace report: each kind costed by its rule; what no measured rule covers is left out") {

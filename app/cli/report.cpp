@@ -164,7 +164,7 @@ CLI::App* add_report_command(CLI::App& app, ReportArgs& a) {
   r->add_option("--by", a.by, "one row per SASS instruction (pc) or per source line (line)")
       ->check(CLI::IsMember({"pc", "line"}));
   r->add_option("--array", a.arrays, "a shared array of the kernel: NAME@BYTE_OFFSET:TYPE[ROWS][COLS]");
-  r->add_option("--layout", a.layouts, "what-if layout: NAME:stride=S, NAME:xor=M or NAME:swizzle=B,M,S");
+  r->add_option("--layout", a.layouts, "what-if layout: NAME:stride=S, NAME:xor=M, NAME:swizzle=B,M,S or NAME:tma_swizzle=32B|64B|128B");
   return r;
 }
 

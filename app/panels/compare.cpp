@@ -120,39 +120,156 @@ void draw_pane(const PaneModel& pane, UiState& state, const PaneView& view) {
   }
 }
 
-// An open trace: the instruction list on the left; on the right the selected execution's numbers,
-// timeline and bank view (no tile views or launch totals: a trace has no scenario layout).
-void draw_trace(const AppModel& model, UiState& state, float width, float height) {
-  const TraceView& tv = model.trace();
-  const float gap = ImGui::GetFontSize() * 1.5f;
-  const float list_w = std::max(ImGui::GetFontSize() * 20, (width - gap) * 0.42f);
-  ImGui::BeginChild("trace_list_pane", ImVec2(list_w, height), false, ImGuiWindowFlags_NoScrollbar);
-  draw_trace_list(tv, state, ImGui::GetContentRegionAvail().x, ImGui::GetContentRegionAvail().y);
-  ImGui::EndChild();
-  ImGui::SameLine(0, gap);
-  ImGui::BeginChild("paneA", ImVec2(width - list_w - gap, height), false, ImGuiWindowFlags_NoScrollbar);
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const PaneView view{0, avail.x, avail.y};
-  const PaneModel& pane = tv.pane;
-  const LoadedTrace& t = *state.trace.loaded;
-  const TraceRow& row = t.rows[static_cast<size_t>(std::clamp(state.trace.instr, 0, int(t.rows.size()) - 1))];
+// The execution's numbers on one line, for a pane too short for draw_numbers' big figures (compare
+// mode under the list, lecture fonts): "32 wavefronts, 31 bank conflicts, 32-way, 3%", shortened
+// until it fits.
+void draw_numbers_line(const PaneModel& pane, const PaneView& view) {
+  const AccessCost& c = pane.report.cost;
+  char eff[16];
+  std::snprintf(eff, sizeof eff, "%.0f%%", pane.report.efficiency() * 100);
+  const std::string w = std::to_string(c.wavefronts) + (c.wavefronts == 1 ? " wavefront" : " wavefronts"),
+                    b = std::to_string(c.bank_conflicts()),
+                    n = std::to_string(c.n_way) + "-way";
+  const std::string line =
+      first_fitting({w + ", " + b + " bank conflicts, " + n + ", " + eff + " efficiency",
+                     w + ", " + b + " conflicts, " + n + ", " + eff, w + ", " + b + " conflicts", w},
+                    view.width - 2);
+  ImGui::PushStyleColor(
+      ImGuiCol_Text,
+      ImGui::ColorConvertU32ToFloat4(c.bank_conflicts() > 0 ? palette::kConflict : palette::kDone));
+  ImGui::TextUnformatted(line.c_str());
+  ImGui::PopStyleColor();
+}
+
+// One side of an open trace: the selected execution's header, its instruction over all executions
+// (the report's row), numbers, timeline and bank view (no tile views or launch totals: a trace has
+// no scenario). `stats` is the instruction as traced (A) or as the what-if costs it (B).
+void draw_trace_side(const PaneModel& pane, const PcStats* stats, const std::string& title,
+                     const std::vector<std::string>& subtitles, UiState& state,
+                     const PaneView& view) {
+  const float top = ImGui::GetCursorPosY();
   ImGui::PushFont(headline_font(state));
-  ImGui::TextUnformatted(trace_row_text(row).c_str());
+  ImGui::TextColored(ImColor(palette::kServe), "%s", view.id().c_str());
+  ImGui::SameLine();
+  const bool fits = ImGui::CalcTextSize(title.c_str()).x <= ImGui::GetContentRegionAvail().x - 2;
+  if (fits) ImGui::TextUnformatted(title.c_str());
   ImGui::PopFont();
-  ImGui::TextWrapped("launch %zu: %s", row.launch, row.kernel.c_str());
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + view.width - 2);
+  if (!fits) ImGui::TextUnformatted(title.c_str());
+  ImGui::PopTextWrapPos();
+  // One line each, the first form that fits (a kernel signature is long).
+  if (!subtitles.empty()) ImGui::TextUnformatted(first_fitting(subtitles, view.width - 2).c_str());
+  if (stats == nullptr && view.which == 1 && state.trace.active()) {
+    // A large trace's what-if, costed on a worker: this execution is already remapped below.
+    ImGui::TextDisabled(
+        "%s", first_fitting({"all executions: computing the what-if ...", "all: computing ..."},
+                            view.width - 2)
+                  .c_str());
+  } else if (stats != nullptr && stats->modelled()) {
+    const std::string e = count_text(stats->executions), w = count_text(stats->wavefronts),
+                      x = count_text(stats->excess());
+    ImGui::TextUnformatted(
+        first_fitting(
+            {"all " + e + " executions: " + w + " wavefronts, " + x + " conflicts",
+             e + " executions: " + w + " wavefronts, " + x + " conflicts",
+             "all: " + w + " wavefronts, " + x + " conflicts", "all: " + w + " wavefronts"},
+            view.width - 2)
+            .c_str());
+  }
   if (!pane.ok) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette::kConflict));
     ImGui::TextWrapped("error: %s", pane.error.c_str());
     ImGui::PopStyleColor();
+    return;
   }
-  if (pane.ok) {
+  // The big figures when the bank view keeps room for about 14 rows of words, else one line.
+  const float font = ImGui::GetFontSize();
+  if (view.height - (ImGui::GetCursorPosY() - top) >= font * 24) {
     draw_numbers(pane, state, view);
-    ImGui::Spacing();
-    draw_timeline(pane, state, view);
-    ImGui::Spacing();
-    draw_bank_view(pane, state, PaneView{0, view.width, ImGui::GetContentRegionAvail().y});
+  } else {
+    draw_numbers_line(pane, view);
   }
+  ImGui::Spacing();
+  draw_timeline(pane, state, view);
+  ImGui::Spacing();
+  draw_bank_view(pane, state,
+                 PaneView{view.which, view.width, view.height - (ImGui::GetCursorPosY() - top)});
+}
+
+// An open trace: the instruction list, and the selected execution's pictures. Single view: the
+// list on the left, the execution on the right. Compare mode with a what-if: the list across the
+// top, A (as traced) and B (the what-if layout) side by side under it, like two scenarios.
+void draw_trace(const AppModel& model, UiState& state, float width, float height) {
+  const TraceView& tv = model.trace();
+  const float gap = body_font(false)->FontSize * 1.5f;
+  const LoadedTrace& t = *state.trace.loaded;
+  const int instr = std::clamp(state.trace.instr, 0, int(t.rows.size()) - 1);
+  const TraceRow& row = t.rows[static_cast<size_t>(instr)];
+  const std::string subtitle = "launch " + std::to_string(row.launch) + ": " + row.kernel;
+  // Shorter forms of the subtitle: the kernel's name without its signature, then the launch alone.
+  std::string name = row.kernel.substr(0, row.kernel.find('('));
+  if (name.rfind("void ", 0) == 0) name = name.substr(5);
+  const std::string launch = "launch " + std::to_string(row.launch);
+  const std::string short_subtitle = launch + ": " + name;
+  const bool two = state.compare && tv.what_if;
+  const ImGuiWindowFlags flags =
+      ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_AlwaysUseWindowPadding;
+  if (!two) {
+    const float list_w = std::max(ImGui::GetFontSize() * 20, (width - gap) * 0.42f);
+    ImGui::BeginChild("trace_list_pane", ImVec2(list_w, height), false,
+                      ImGuiWindowFlags_NoScrollbar);
+    draw_trace_list(tv, state, ImGui::GetContentRegionAvail().x, ImGui::GetContentRegionAvail().y);
+    ImGui::EndChild();
+    ImGui::SameLine(0, gap);
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(3, 0));
+    ImGui::BeginChild("paneA", ImVec2(width - list_w - gap, height), false, flags);
+    ImGui::PopStyleVar();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    // Single view with a what-if, compare off: the what-if's picture (what the user is trying).
+    const bool what_if = tv.what_if && tv.what_if_pane.have;
+    const PaneModel& pane = what_if ? tv.what_if_pane : tv.pane;
+    const PcStats* stats = !what_if                  ? &row.stats
+                           : tv.what_if_rows.empty() ? nullptr
+                                                     : &tv.what_if_rows[static_cast<size_t>(instr)];
+    draw_trace_side(pane, stats, what_if ? "what-if " + tv.what_if_label : trace_row_text(row),
+                    what_if ? std::vector<std::string>{trace_row_text(row) + ", " + subtitle,
+                                                       trace_row_text(row)}
+                            : std::vector<std::string>{subtitle, short_subtitle, launch},
+                    state, PaneView{0, avail.x, avail.y});
+    ImGui::EndChild();
+    return;
+  }
+  // The list takes a third of the height (at least its header and four rows); the panes the rest.
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  const float list_h = std::max(line * 8.5f, height * 0.34f);
+  ImGui::BeginChild("trace_list_pane", ImVec2(width, list_h), false, ImGuiWindowFlags_NoScrollbar);
+  draw_trace_list(tv, state, ImGui::GetContentRegionAvail().x, ImGui::GetContentRegionAvail().y);
   ImGui::EndChild();
+  const float panes_h = height - list_h - ImGui::GetStyle().ItemSpacing.y;
+  const float pane_w = (width - gap) / 2;
+  for (int i = 0; i < 2; ++i) {
+    if (i == 1) ImGui::SameLine(0, gap);
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(3, 0));
+    ImGui::BeginChild(i == 0 ? "paneA" : "paneB", ImVec2(pane_w, panes_h), false, flags);
+    ImGui::PopStyleVar();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const PaneView view{i, avail.x, avail.y};
+    if (i == 0) {
+      draw_trace_side(tv.pane, &row.stats, "traced " + trace_row_text(row),
+                      {subtitle, short_subtitle, launch}, state, view);
+    } else {
+      // The same instruction and execution as A: the subtitle says only what differs.
+      draw_trace_side(
+          tv.what_if_pane,
+          tv.what_if_rows.empty() ? nullptr : &tv.what_if_rows[static_cast<size_t>(instr)],
+          "what-if " + tv.what_if_label,
+          {"the same lanes, " + tv.what_if_label.substr(0, tv.what_if_label.find(':')) +
+               " remapped",
+           "the same lanes"},
+          state, view);
+    }
+    ImGui::EndChild();
+  }
 }
 
 }  // namespace

@@ -33,9 +33,101 @@ bool input_int64(const char* label, int64_t* v, int64_t lo, int64_t hi) {
   return false;
 }
 
+// [SECTION] display (and the status line), for scenarios and traces alike
+void draw_display_controls(UiState& state) {
+  if (ImGui::CollapsingHeader("Display")) {
+    ImGui::Checkbox("large font (l)", &state.large_font);
+    ImGui::Checkbox("high contrast (h)", &state.high_contrast);
+    if (ImGui::Button("fullscreen (F11)")) state.request_fullscreen_toggle = true;
+    ImGui::SameLine();
+    if (ImGui::Button("screenshot (s)")) state.request_screenshot = "bankscope_screenshot.png";
+    if (ImGui::Button("Export SVG (v)")) state.request_svg = "bankscope_export.svg";
+    ImGui::SameLine();
+    ImGui::Checkbox("presentation (p)", &state.presentation);
+  }
+  if (!state.message.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text,
+                          ImGui::ColorConvertU32ToFloat4(state.message_is_error ? palette::kConflict
+                                                                                : palette::kDone));
+    ImGui::TextWrapped("%s%s", state.message_is_error ? "error: " : "", state.message.c_str());
+    ImGui::PopStyleColor();
+  }
+}
+
+// [SECTION] trace what-if: an open trace's sidebar. The array is named as `bankscope-cli report
+// --array` names it; the layout controls are the scenario view's (stride, padding, xor, swizzle),
+// and every edit goes through set_trace_what_if_layout, which refuses a layout the array cannot
+// take and says why.
+void draw_trace_controls(const AppModel& model, UiState& state) {
+  TraceWhatIf& w = state.trace.what_if;
+  const TraceView& tv = model.trace();
+  ImGui::Checkbox("compare A traced | B what-if (c)", &state.compare);
+  if (ImGui::CollapsingHeader("What-if layout", ImGuiTreeNodeFlags_DefaultOpen)) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("a shared array of the kernel: NAME@BYTE:TYPE[ROWS][COLS]");
+    ImGui::PopTextWrapPos();
+    ImGui::SetNextItemWidth(-1);
+    const bool entered = ImGui::InputText("##whatif_array", &state.trace_array_input,
+                                          ImGuiInputTextFlags_EnterReturnsTrue);
+    if (ImGui::Button("apply array") || entered) {
+      Result<bool> r = set_trace_array(state, state.trace_array_input);
+      set_message(state, r ? "what-if array " + state.trace_array_input : r.error().message, !r);
+    }
+    if (w.active()) {
+      ImGui::SameLine();
+      if (ImGui::Button("off")) clear_trace_what_if(state);
+    }
+    if (w.active()) {
+      const SharedArray& a = *w.array;
+      PhysicalLayout l = w.layout;
+      bool changed = false;
+      if (a.shape.rows > 1) {
+        int stride = l.row_stride;
+        ImGui::SetNextItemWidth(-1);
+        if (ImGui::SliderInt("##whatif_stride", &stride, a.shape.cols,
+                             std::max(a.shape.cols * 2, a.shape.cols + 8),
+                             "row stride %d (arrows)")) {
+          l.row_stride = stride, changed = true;
+        }
+        int64_t typed = l.row_stride;
+        if (input_int64("stride", &typed, 1, 1 << 20)) l.row_stride = int(typed), changed = true;
+        int64_t pad = l.row_stride - a.shape.cols;
+        if (input_int64("padding", &pad, 0, 4096))
+          l.row_stride = a.shape.cols + int(pad), changed = true;
+      } else {
+        ImGui::TextDisabled("1-D array: no row stride");
+      }
+      int64_t x = l.xor_mask;
+      if (input_int64("xor mask", &x, 0, 4095)) l.xor_mask = int(x), changed = true;
+      int sw[3] = {l.swizzle.bits, l.swizzle.base, l.swizzle.shift};
+      ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+      if (ImGui::InputInt3("Swizzle<B,M,S>", sw)) {
+        l.swizzle =
+            Swizzle{std::clamp(sw[0], 0, 16), std::clamp(sw[1], 0, 16), std::clamp(sw[2], 0, 16)};
+        changed = true;
+      }
+      if (changed) {
+        Result<bool> r = set_trace_what_if_layout(state, l);
+        if (!r) set_message(state, r.error().message, true);
+      }
+      ImGui::PushTextWrapPos(0.0f);
+      ImGui::Text("--layout %s", tv.what_if_label.c_str());
+      ImGui::PopTextWrapPos();
+    }
+  }
+  if (ImGui::CollapsingHeader("Animation", ImGuiTreeNodeFlags_DefaultOpen)) {
+    draw_animation_controls(model, state);
+  }
+}
+
 }  // namespace
 
 void draw_controls(const AppModel& model, UiState& state) {
+  if (state.trace.active()) {
+    draw_trace_controls(model, state);
+    draw_display_controls(state);
+    return;
+  }
   // [SECTION] mode and scenario files
   ImGui::Checkbox("compare A | B  (c)", &state.compare);
   if (state.compare) {
@@ -117,6 +209,18 @@ void draw_controls(const AppModel& model, UiState& state) {
       arr.swizzle_base = std::clamp(sw[1], 0, 16);
       arr.swizzle_shift = std::clamp(sw[2], 0, 16);
       cfg.touch();
+    }
+    // Written by TMA (CU_TENSOR_MAP_SWIZZLE_*): the mode is the whole layout (rule R10); a stride,
+    // XOR or swizzle beside it is shown as the model's one-line error.
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+    if (ImGui::BeginCombo("TMA swizzle", tma_swizzle_name(arr.tma_swizzle).c_str())) {
+      for (int span : {0, 32, 64, 128}) {
+        if (ImGui::Selectable(tma_swizzle_name(span).c_str(), arr.tma_swizzle == span)) {
+          arr.tma_swizzle = span;
+          cfg.touch();
+        }
+      }
+      ImGui::EndCombo();
     }
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
     if (ImGui::BeginCombo("element", arr.type.c_str())) {
@@ -218,23 +322,7 @@ void draw_controls(const AppModel& model, UiState& state) {
     draw_animation_controls(model, state);
   }
 
-  // [SECTION] display
-  if (ImGui::CollapsingHeader("Display")) {
-    ImGui::Checkbox("large font (l)", &state.large_font);
-    ImGui::Checkbox("high contrast (h)", &state.high_contrast);
-    if (ImGui::Button("fullscreen (F11)")) state.request_fullscreen_toggle = true;
-    ImGui::SameLine();
-    if (ImGui::Button("screenshot (s)")) state.request_screenshot = "bankscope_screenshot.png";
-    if (ImGui::Button("Export SVG (v)")) state.request_svg = "bankscope_export.svg";
-    ImGui::SameLine();
-    ImGui::Checkbox("presentation (p)", &state.presentation);
-  }
-  if (!state.message.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(
-                                             state.message_is_error ? palette::kConflict : palette::kDone));
-    ImGui::TextWrapped("%s%s", state.message_is_error ? "error: " : "", state.message.c_str());
-    ImGui::PopStyleColor();
-  }
+  draw_display_controls(state);
 }
 
 // [SECTION] legend: one row under the panes, so a screenshot carries its own key.

@@ -62,10 +62,17 @@ void draw_trace_list(const TraceView& view, UiState& state, float width, float h
     state.anim.cycle = 0;
   }
   if (view.exec < n) {
+    // Beside the range where it fits (the compare layout's wide list), else on its own line.
     const TraceWarp& w = view.executions[static_cast<size_t>(view.exec)];
+    char who[96];
+    std::snprintf(who, sizeof who, "block %u, warp %u, %d active lanes (mask 0x%08x)", w.block,
+                  w.warp, __builtin_popcount(w.mask), w.mask);
+    const float after =
+        ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x + ImGui::GetStyle().ItemSpacing.x * 3;
+    if (after + ImGui::CalcTextSize(who).x < width - 2)
+      ImGui::SameLine(0, ImGui::GetStyle().ItemSpacing.x * 3);
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width - 2);
-    ImGui::Text("block %u, warp %u, %d active lanes (mask 0x%08x)", w.block, w.warp,
-                __builtin_popcount(w.mask), w.mask);
+    ImGui::TextUnformatted(who);
     ImGui::PopTextWrapPos();
   }
   ImGui::Spacing();
@@ -75,13 +82,27 @@ void draw_trace_list(const TraceView& view, UiState& state, float width, float h
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit |
                                 ImGuiTableFlags_ScrollX;  // narrow: scroll, never cut a count
+  // With a what-if, the wavefronts and conflicts columns say both: "16,384 -> 512" (as traced ->
+  // the what-if layout), so the comparison stays in view when a narrow list scrolls sideways.
+  const bool what_if =
+      view.what_if && (view.what_if_running || view.what_if_rows.size() == t.rows.size());
+  const bool pending = view.what_if_running;  // a large trace's what-if, still on its worker
+  // A count, in the conflict colour when it is one.
+  auto conflicts = [](uint64_t v) {
+    if (v > 0) {
+      ImGui::TextColored(ImColor(palette::kConflict), "%s", count_text(v).c_str());
+    } else {
+      ImGui::TextUnformatted("0");
+    }
+  };
   if (ImGui::BeginTable("trace_list", 8, flags, ImVec2(width, list_h))) {
     ImGui::TableSetupScrollFreeze(0, 1);
     // Every column fits its widest cell; a narrow list scrolls sideways (ScrollX) instead.
     ImGui::TableSetupColumn("launch / kernel", ImGuiTableColumnFlags_WidthFixed);
-    for (const char* c : {"pc", "opcode", "line", "execs", "wavefronts", "conflicts", "worst"}) {
-      ImGui::TableSetupColumn(c);
-    }
+    for (const char* c : {"pc", "opcode", "line", "execs"}) ImGui::TableSetupColumn(c);
+    ImGui::TableSetupColumn(what_if ? "wavefronts A -> B" : "wavefronts");
+    ImGui::TableSetupColumn(what_if ? "conflicts A -> B" : "conflicts");
+    ImGui::TableSetupColumn("worst");
     ImGui::TableHeadersRow();
     for (size_t i = 0; i < t.rows.size(); ++i) {
       const TraceRow& r = t.rows[i];
@@ -117,13 +138,24 @@ void draw_trace_list(const TraceView& view, UiState& state, float width, float h
         ImGui::TableNextColumn();
         continue;
       }
+      const PcStats* w = what_if && !pending ? &view.what_if_rows[i] : nullptr;
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(count_text(s.wavefronts).c_str());
+      if (what_if) {
+        ImGui::SameLine(0, 0);
+        ImGui::Text(" -> %s", w ? count_text(w->wavefronts).c_str() : "...");
+      }
       ImGui::TableNextColumn();
-      if (s.excess() > 0) {
-        ImGui::TextColored(ImColor(palette::kConflict), "%s", count_text(s.excess()).c_str());
-      } else {
-        ImGui::TextUnformatted("0");
+      conflicts(s.excess());
+      if (what_if) {
+        ImGui::SameLine(0, 0);
+        ImGui::TextUnformatted(" -> ");
+        ImGui::SameLine(0, 0);
+        if (w) {
+          conflicts(w->excess());
+        } else {
+          ImGui::TextUnformatted("...");
+        }
       }
       ImGui::TableNextColumn();
       ImGui::Text("%d-way", s.worst_n_way);

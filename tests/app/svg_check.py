@@ -59,6 +59,18 @@ if single:
     expect("single stride 33: word cells", count(single, r"<title>bank \d+, word \d+ "), 32)
     expect("single stride 33: padding cells", count(single, r"<title>offset \d+: padding"), 32)
     expect("single stride 33: lane outlines", count(single, r"<title>lane \d+</title>"), 64)
+# A trace with a what-if (issue 10, item 5): A = the committed H200 transpose trace's hottest LDS,
+# execution 0 (a column read of float tile[32][32]: 32 words of one bank, 32 wavefronts); B = the
+# same lanes with the tile padded to stride 33 (word 33 r + c: one word in each bank, 1 wavefront).
+# No tile views: a trace has no scenario array to draw.
+trace = export("trace_whatif.svg", "--trace", "assets/results/h200/2026-11-30d/traces/transpose.bstrace",
+               "--array", "tile@0:float[32][32]", "--layout", "tile:stride=33")
+if trace:
+    expect("trace what-if: timeline segments (32 + 1)", count(trace, r"<title>wavefront \d+:"), 33)
+    expect("trace what-if: word cells (32 + 32)", count(trace, r"<title>bank \d+, word \d+ "), 64)
+    expect("trace what-if: lane boxes", count(trace, r"<title>lane \d+: byte"), 64)
+    expect("trace what-if: pane titles", count(trace, r">A traced: LDS  pc 0x1390<|>B: what-if tile:stride=33<"), 2)
+    expect("trace what-if: no tile views", count(trace, r"<title>offset \d+, bank"), 0)
 bad = subprocess.run([app, "--svg", os.path.join(out, "x.svg"), "--stride", "0"], cwd=src,
                      capture_output=True, text=True, timeout=60)
 expect("--stride 0 exits non-zero with one line", (bad.returncode != 0, len(bad.stderr.strip().splitlines())),

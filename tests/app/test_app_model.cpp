@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <numeric>
+#include <set>
 #include <thread>
 
 #include "app_model.hpp"
@@ -669,6 +671,237 @@ TEST_CASE("trace: a missing, foreign or truncated file is one line naming the fi
   Result<bool> r = run(s, m, "trace_exec 3");
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().message == "trace_exec: no trace is open (trace FILE first)");
+}
+
+// ---- issue 10, item 5: the what-if layout on an open trace
+// -----------------------------------------
+
+namespace {
+
+// Independent of remap_address: the wavefronts of the traced executions of a plain 4-byte LDS/STS
+// on tile@0:float[32][32] when the element (r, c) lives at word `word(r, c)` instead (rule R1: a
+// warp takes as many wavefronts as the most distinct words any one bank holds).
+uint64_t brute_wavefronts(const std::vector<TraceWarp>& execs, uint64_t reserved,
+                          const std::function<int64_t(int64_t, int64_t)>& word) {
+  uint64_t total = 0;
+  for (const TraceWarp& w : execs) {
+    std::map<int64_t, std::set<int64_t>> words_of_bank;
+    for (int l = 0; l < 32; ++l) {
+      if (!(w.mask >> l & 1u)) continue;
+      const int64_t idx = (int64_t(w.addr[size_t(l)]) - int64_t(reserved)) / 4;
+      REQUIRE(idx >= 0);
+      REQUIRE(idx < 1024);  // inside the tile
+      const int64_t wd = word(idx / 32, idx % 32);
+      words_of_bank[wd % 32].insert(wd);
+    }
+    size_t most = 0;
+    for (const auto& [bank, words] : words_of_bank) most = std::max(most, words.size());
+    total += most;
+  }
+  return total;
+}
+
+const TraceRow* find_row(const LoadedTrace& t, size_t launch, uint64_t pc, size_t* index) {
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    if (t.rows[i].launch == launch && t.rows[i].stats.pc.pc == pc) return *index = i, &t.rows[i];
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "trace what-if: transpose.bstrace, tile@0:float[32][32] at stride 33: the report's numbers") {
+  UiState s;
+  AppModel m;
+  REQUIRE(
+      run(s, m, "trace " + kTransposeTrace + "\narray tile@0:float[32][32]\nlayout tile:stride=33")
+          .ok());
+  m.update(s);
+  CHECK(s.compare);  // A as traced beside B, the what-if
+  const TraceView& v = m.trace();
+  REQUIRE(v.what_if);
+  CHECK(v.what_if_error.empty());
+  CHECK(v.what_if_label == "tile:stride=33");
+  const LoadedTrace& t = *s.trace.loaded;
+  REQUIRE(v.what_if_rows.size() == t.rows.size());
+  // `bankscope-cli report transpose.bstrace --array tile@0:float[32][32] --layout tile:stride=33`
+  // (assets/results/h200/2026-11-30d/traces/transpose.whatif.txt): the hot LDS of launch 0 goes
+  // from 16,384 wavefronts (15,872 conflicts) to 512 (0).
+  CHECK(t.rows[0].stats.pc.pc == 0x1390);
+  CHECK(t.rows[0].stats.wavefronts == 16384);
+  CHECK(v.what_if_rows[0].executions == 512);
+  CHECK(v.what_if_rows[0].wavefronts == 512);
+  CHECK(v.what_if_rows[0].excess() == 0);
+  // The same from the traced lanes by brute force, with word = 33 r + c (and 32 r + c as traced).
+  const uint64_t reserved = t.report.launches[0].launch.reserved_bytes;
+  CHECK(brute_wavefronts(v.executions, reserved, [](int64_t r, int64_t c) { return 32 * r + c; }) ==
+        16384);
+  CHECK(brute_wavefronts(v.executions, reserved, [](int64_t r, int64_t c) { return 33 * r + c; }) ==
+        512);
+  // Launch 1 is transpose_tiled<33>, whose tile is [32][33]: read as [32][32] and padded again, its
+  // STS at pc 0xa20 costs 960 (448 conflicts) and its launch 4,032 ld / 3,968 st wavefronts.
+  size_t i = 0;
+  const TraceRow* sts = find_row(t, 1, 0xa20, &i);
+  REQUIRE(sts != nullptr);
+  CHECK(sts->stats.wavefronts == 512);
+  CHECK(v.what_if_rows[i].wavefronts == 960);
+  CHECK(v.what_if_rows[i].excess() == 448);
+  REQUIRE(v.what_if_launches.size() == 2);
+  CHECK(v.what_if_launches[0].ld.wavefronts == 2048);
+  CHECK(v.what_if_launches[0].ld.bank_conflicts() == 0);
+  CHECK(v.what_if_launches[0].st.wavefronts == 2048);
+  CHECK(v.what_if_launches[1].ld.wavefronts == 4032);
+  CHECK(v.what_if_launches[1].st.wavefronts == 3968);
+  // The selected execution: 32 wavefronts as traced, 1 with the padded tile; the animation runs
+  // for the slower side.
+  REQUIRE(v.pane.ok);
+  REQUIRE(v.what_if_pane.ok);
+  CHECK(v.pane.report.cost.wavefronts == 32);
+  CHECK(v.what_if_pane.report.cost.wavefronts == 1);
+  CHECK(v.what_if_pane.report.cost.n_way == 1);
+  CHECK(v.what_if_pane.declaration == "what-if tile:stride=33");
+  CHECK(m.total_cycles(s) == 32);
+  // The scenario with the same layout says the same: the seed's tile[32][33] column read, 1.
+  UiState seed = seed_state();
+  AppModel sm;
+  sm.update(seed);
+  CHECK(sm.pane(1).report.cost.wavefronts == v.what_if_pane.report.cost.wavefronts);
+  // Stepping to another execution remaps its lanes too.
+  REQUIRE(run(s, m, "trace_exec 100").ok());
+  CHECK(m.trace().what_if_pane.report.cost.wavefronts == 1);
+  CHECK(m.trace().pane.report.cost.wavefronts == 32);
+}
+
+TEST_CASE(
+    "trace what-if: the layout steps edit it live (xor, swizzle); a bad layout changes nothing") {
+  UiState s;
+  AppModel m;
+  REQUIRE(run(s, m, "trace " + kTransposeTrace + "\narray tile@0:float[32][32]").ok());
+  m.update(s);
+  // The traced layout itself: the what-if equals the trace.
+  CHECK(m.trace().what_if_label == "tile:stride=32");
+  CHECK(m.trace().what_if_rows[0].wavefronts == 16384);
+  // xor 31: col ^= row, so a column's 32 lanes land in 32 banks: 1 wavefront each of 512
+  // executions.
+  REQUIRE(run(s, m, "xor 31").ok());
+  m.update(s);
+  CHECK(m.trace().what_if_label == "tile:stride=32;xor=31");
+  CHECK(m.trace().what_if_rows[0].wavefronts == 512);
+  const uint64_t reserved = s.trace.loaded->report.launches[0].launch.reserved_bytes;
+  CHECK(brute_wavefronts(m.trace().executions, reserved,
+                         [](int64_t r, int64_t c) { return 32 * r + (c ^ r); }) == 512);
+  // Swizzle<5,0,5> on a 32-wide row is tile[r][c ^ r] (sim/bank_math.hpp): 512 too.
+  REQUIRE(run(s, m, "xor 0\nswizzle 5 0 5").ok());
+  m.update(s);
+  CHECK(m.trace().what_if_label == "tile:stride=32;swizzle=5,0,5");
+  CHECK(m.trace().what_if_rows[0].wavefronts == 512);
+  // Padding by 2 (stride 34): a column's words 34 r + c sit 2 banks apart: 16 banks, 2 words each.
+  REQUIRE(run(s, m, "swizzle 0 0 0\npad 2").ok());
+  m.update(s);
+  CHECK(m.trace().what_if_label == "tile:stride=34");
+  CHECK(m.trace().what_if_pane.report.cost.wavefronts == 2);
+  CHECK(m.trace().what_if_rows[0].wavefronts == 1024);
+  CHECK(brute_wavefronts(m.trace().executions, reserved,
+                         [](int64_t r, int64_t c) { return 34 * r + c; }) == 1024);
+  // Below the row length: refused, named, nothing changed.
+  Result<bool> bad = run(s, m, "stride 31");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message.rfind("stride: --layout 'tile:stride=31': row_stride: 31 is smaller",
+                                  0) == 0);
+  m.update(s);
+  CHECK(m.trace().what_if_label == "tile:stride=34");
+  Result<bool> other = run(s, m, "layout buf:stride=40");
+  REQUIRE_FALSE(other.ok());
+  CHECK(other.error().message == "layout: --layout 'buf:stride=40': no --array named 'buf'");
+  // layout off: back to the trace alone.
+  REQUIRE(run(s, m, "layout off").ok());
+  m.update(s);
+  CHECK_FALSE(m.trace().what_if);
+}
+
+TEST_CASE("trace what-if on a worker: a large trace stays live; the latest edit's costs arrive") {
+  TotalsPolicy policy;
+  policy.ui_thread_trace_executions = 0;  // every trace counts as large here
+  UiState s;
+  AppModel m(policy);
+  REQUIRE(open_trace(s, kTransposeTrace).ok());
+  REQUIRE(set_trace_array(s, "tile@0:float[32][32]").ok());
+  REQUIRE(set_trace_layout(s, "tile:stride=33").ok());
+  m.update(s);
+  CHECK(m.what_if_running());
+  CHECK(m.trace().what_if_rows.empty());  // not the traced numbers, nor stale ones, meanwhile
+  // The selected execution's picture does not wait: one warp, remapped on the UI thread.
+  REQUIRE(m.trace().what_if_pane.ok);
+  CHECK(m.trace().what_if_pane.report.cost.wavefronts == 1);
+  // An edit while the worker runs: the costs that arrive are this one's (stride 34: 1,024, each
+  // column read 2-way, see the steps test above), whether or not the first run had finished.
+  REQUIRE(set_trace_layout(s, "tile:stride=34").ok());
+  m.update(s);
+  REQUIRE(wait_for(s, m, [&] { return !m.what_if_running(); }));
+  CHECK(m.trace().what_if_label == "tile:stride=34");
+  REQUIRE(m.trace().what_if_rows.size() == s.trace.loaded->rows.size());
+  CHECK(m.trace().what_if_rows[0].wavefronts == 1024);
+  CHECK(m.trace().what_if_launches[0].ld.wavefronts == 4096);  // 4 LDS x 512 executions x 2
+  // A script step waits for its costs (deterministic batch runs).
+  REQUIRE(run(s, m, "layout tile:stride=33").ok());
+  CHECK_FALSE(m.what_if_running());
+  CHECK(m.trace().what_if_rows[0].wavefronts == 512);
+  CHECK(m.trace().what_if_launches[0].ld.wavefronts == 2048);
+}
+
+TEST_CASE("trace: instr and warp steps pick a row and an execution; scenario-only steps say so") {
+  UiState s;
+  AppModel m;
+  Result<bool> none = run(s, m, "array tile@0:float[32][32]");
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.error().message == "array: no trace is open (trace FILE first)");
+  REQUIRE(run(s, m, "trace " + kTransposeTrace + "\ninstr 4").ok());
+  m.update(s);
+  CHECK(s.trace.instr == 4);
+  CHECK(m.trace().instr == 4);
+  const uint32_t block = m.trace().executions[0].block;
+  REQUIRE(run(s, m, "warp 5").ok());
+  m.update(s);
+  const TraceWarp& w = m.trace().executions[size_t(m.trace().exec)];
+  CHECK(w.block == block);
+  CHECK(w.warp == 5);
+  // transpose_tiled's block is 32 x 8: warps 0..7.
+  Result<bool> far = run(s, m, "warp 8");
+  REQUIRE_FALSE(far.ok());
+  CHECK(far.error().message.find("has no execution of this instruction by warp 8") !=
+        std::string::npos);
+  Result<bool> scen = run(s, m, "type double");
+  REQUIRE_FALSE(scen.ok());
+  CHECK(scen.error().message.rfind("type: edits a scenario", 0) == 0);
+  Result<bool> no_array = run(s, m, "stride 33");
+  REQUIRE_FALSE(no_array.ok());
+  CHECK(no_array.error().message.rfind("stride: no what-if array", 0) == 0);
+}
+
+TEST_CASE("command line: --array and --layout go with --trace") {
+  const char* ok[] = {"bankscope", "--trace",       "t.bstrace", "--array", "tile@0:float[32][32]",
+                      "--layout",  "tile:stride=33"};
+  Result<AppOptions> o = parse_options(7, ok);
+  REQUIRE(o.ok());
+  CHECK(o->array == "tile@0:float[32][32]");
+  CHECK(o->layout == "tile:stride=33");
+  struct Row {
+    std::vector<const char*> argv;
+    const char* expect;
+  };
+  const Row rows[] = {
+      {{"bankscope", "--array", "tile@0:float[32][32]"}, "--array: only with --trace FILE"},
+      {{"bankscope", "--trace", "t", "--layout", "tile:stride=33"}, "--layout: needs --array"},
+      {{"bankscope", "--trace", "t", "--array", "a@0:float[4]", "--array", "b@0:float[4]"},
+       "--array: given twice"},
+      {{"bankscope", "--trace", "t", "--array"}, "--array: expected NAME@BYTE"}};
+  for (const Row& r : rows) {
+    CAPTURE(r.expect);
+    Result<AppOptions> e = parse_options(static_cast<int>(r.argv.size()), r.argv.data());
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.error().message.rfind(r.expect, 0) == 0);
+  }
 }
 
 // ---- issue 12: statements, scripts, presets, results of dynamic strides

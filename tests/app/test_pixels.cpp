@@ -242,14 +242,25 @@ TEST_CASE("a script steps the animation: after 5 steps, 5 segments served and th
 
 TEST_CASE("bad arguments: one line on stderr, non-zero exit, no window needed") {
   struct Row {
-    const char* args;
+    std::string args;
     const char* expect;
   };
-  const Row rows[] = {{"--stride abc", "--stride"},
-                      {"--scenario /nonexistent/x.json", "x.json"},
-                      {"--size 5x5", "--size"},
-                      {"--bogus", "unknown option"},
-                      {"--trace /nonexistent/t.bstrace", "t.bstrace: cannot open"}};
+  const std::string trace = "--trace " + std::string(BANKSCOPE_ASSETS_DIR) +
+                            "/results/h200/2026-11-30d/traces/transpose.bstrace";
+  const Row rows[] = {
+      {"--stride abc", "--stride"},
+      {"--scenario /nonexistent/x.json", "x.json"},
+      {"--size 5x5", "--size"},
+      {"--bogus", "unknown option"},
+      {"--trace /nonexistent/t.bstrace", "t.bstrace: cannot open"},
+      // The what-if (issue 10, item 5): the field and the reason, before any window.
+      {trace + " --array tile@x:float[32][32]", "--array 'tile@x:float[32][32]': byte offset"},
+      {trace + " --array tile@0:float[32][32] --layout tile:stride=31",
+       "--layout 'tile:stride=31': row_stride: 31 is smaller than the row length 32"},
+      {trace + " --array tile@0:float[32][32] --layout buf:stride=33",
+       "--layout 'buf:stride=33': no --array named 'buf'"},
+      {trace + " --stride 40", "--stride: no what-if array"},
+      {"--array tile@0:float[32][32]", "--array: only with --trace FILE"}};
   for (const Row& r : rows) {
     CAPTURE(r.args);
     const std::string log = kOut + "/bad_args.log";
@@ -320,6 +331,68 @@ TEST_CASE("a script opens a trace, picks an execution and steps the animation") 
   CHECK(runs(img, t, y, [](Rgb c) { return c == kDone; }) == 3);
   CHECK(runs(img, t, y, [](Rgb c) { return c == kServe; }) == 1);
   CHECK(runs(img, t, y, [](Rgb c) { return c == kFuture; }) == 28);
+}
+
+TEST_CASE("--trace with a what-if (--array, --layout): A as traced 32-way, B padded 1 wavefront") {
+  // The model's numbers for the same execution (launch 0's LDS at pc 0x1390, execution 0).
+  UiState st;
+  AppModel m;
+  REQUIRE(open_trace(st, kTransposeTrace).ok());
+  REQUIRE(set_trace_array(st, "tile@0:float[32][32]").ok());
+  REQUIRE(set_trace_layout(st, "tile:stride=33").ok());
+  m.update(st);
+  const AccessReport& a = m.trace().pane.report;
+  const AccessReport& b = m.trace().what_if_pane.report;
+  REQUIRE(a.cost.wavefronts == 32);
+  REQUIRE(b.cost.wavefronts == 1);
+  REQUIRE(__builtin_popcountll(b.wavefronts[0].banks) == 32);
+
+  Shot s = shoot("trace_whatif",
+                 "--trace " + kTransposeTrace +
+                     " --array tile@0:float[32][32] --layout tile:stride=33 --size 1600x900");
+  REQUIRE(s.rects.count("trace.list") == 1);
+  REQUIRE(s.rects.count("B.timeline") == 1);
+  // One timeline segment per wavefront: 32 as traced, 1 with the padded tile.
+  CHECK(segments(s.img, s.rects.at("A.timeline")) == 32);
+  CHECK(segments(s.img, s.rects.at("B.timeline")) == 1);
+  // Cycle 1: one bank serves in A, all 32 in B.
+  for (const char* p : {"A", "B"}) {
+    CAPTURE(p);
+    const Rect h = s.rects.at(std::string(p) + ".bank_header");
+    CHECK(runs(s.img, h, h.y0 + 2, [](Rgb c) { return c == kServe; }) ==
+          __builtin_popcountll((std::string(p) == "A" ? a : b).wavefronts[0].banks));
+  }
+  // Conflict hatching only as traced.
+  CHECK(count(s.img, s.rects.at("A.bank_words"), kConflict) > 100);
+  CHECK(count(s.img, s.rects.at("B.bank_words"), kConflict) == 0);
+  // Side by side under the list: B right of A, both below the list.
+  CHECK(s.rects.at("B.bank_header").x0 > s.rects.at("A.bank_header").x1);
+  CHECK(s.rects.at("A.timeline").y0 >= s.rects.at("trace.list").y1);
+}
+
+TEST_CASE("a script sets the what-if on a trace and steps both sides together") {
+  std::filesystem::create_directories(kOut);
+  const std::string script = kOut + "/trace_whatif_steps.txt";
+  const std::string png = kOut + "/trace_whatif_steps.png";
+  // xor 31 turns the column read conflict-free (col ^= row): B finishes in its one wavefront.
+  std::ofstream(script) << "trace " + kTransposeTrace +
+                               "\narray tile@0:float[32][32]\nxor 31\n"
+                               "step\nstep\nstep\nframes 2\nscreenshot " +
+                               png + "\n";
+  std::filesystem::remove(png);
+  REQUIRE(run_app("--script " + script + " --dump-rects " + kOut +
+                      "/trace_whatif_steps.rects --size 1600x900",
+                  kOut + "/trace_whatif_steps.log") == 0);
+  const Image img = load_png(png);
+  const auto rects = load_rects(png + ".rects");
+  const Rect ta = rects.at("A.timeline");
+  const int ya = (ta.y0 + ta.y1) / 2;
+  CHECK(runs(img, ta, ya, [](Rgb c) { return c == kDone; }) == 3);
+  CHECK(runs(img, ta, ya, [](Rgb c) { return c == kServe; }) == 1);
+  const Rect tb = rects.at("B.timeline");
+  const int yb = (tb.y0 + tb.y1) / 2;
+  CHECK(runs(img, tb, yb, [](Rgb c) { return c == kDone; }) == 1);  // its only wavefront, served
+  CHECK(runs(img, tb, yb, [](Rgb c) { return c == kServe; }) == 0);
 }
 
 TEST_CASE("--trace on a truncated file: one line naming the file, non-zero exit") {

@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+# ldgsts_rules.py: candidate rules for the shared-memory side of cp.async (LDGSTS), issue 11, as
+# plain functions of one JSONL pattern -> (wavefronts, bank_conflicts). Each is a hypothesis from
+# tests/conformance/README_ldgsts_src.md, written so that it can be ported to sim/rules.hpp once the
+# H200 has chosen one; none is the model's rule (the model still applies R9 = h0_dest_only).
+#
+# A pattern is the dict of one JSONL line: width, cache ("ca"/"cg"), mask, offsets (shared
+# destinations) and src (global source byte offsets; absent = lane * width, the harness default).
+#
+#   python3 scripts/ldgsts_rules.py --selftest    hand-worked cases (each value explained below)
+#   python3 scripts/ldgsts_rules.py --dump BATCH  every hypothesis on every line (for the C++ check)
+import sys
+
+WARP = 32
+BANKS = 32
+LINE = 128
+SECTOR = 32
+
+
+# ---------------------------------------------------------------------------------------------
+# Pattern accessors
+# ---------------------------------------------------------------------------------------------
+
+def mask_of(p):
+    m = p.get("mask", 0xFFFFFFFF)
+    return int(m, 16) if isinstance(m, str) else int(m)
+
+
+def active(p):
+    m = mask_of(p)
+    return [l for l in range(WARP) if (m >> l) & 1]
+
+
+def src_of(p):
+    """Lane -> global source byte offset; the harness default lane * width when absent."""
+    return p["src"] if "src" in p else [l * p["width"] for l in range(WARP)]
+
+
+def is_cg(p):
+    return p.get("cache", "ca") == "cg"
+
+
+# ---------------------------------------------------------------------------------------------
+# R9's unit: phases as a store of the width, every active lane served alone in its bank
+# ---------------------------------------------------------------------------------------------
+
+def phase_of(lane, width):
+    """Documented for older parts / measured here for stores: 4 B the whole warp, 8 B half-warps,
+    16 B quarter-warps."""
+    return lane // (WARP // max(1, width // 4)) if width > 4 else 0
+
+
+def store_cost(lanes, dst, width):
+    """R9 (measured, 71/71 .ca single-row patterns): per phase, the busiest bank's number of lanes
+    (a lane of w bytes touches w/4 banks; lanes on the same word are NOT merged). Returns
+    (wavefronts, active phases)."""
+    per_phase = {}
+    for l in lanes:
+        ph = phase_of(l, width)
+        banks = per_phase.setdefault(ph, {})
+        for k in range(max(1, width // 4)):
+            b = (dst[l] // 4 + k) % BANKS
+            banks[b] = banks.get(b, 0) + 1
+    wf = sum(max(b.values()) for b in per_phase.values())
+    return wf, len(per_phase)
+
+
+def grouped_cost(p, key):
+    """Split the active lanes by key(lane); each group is a separate pass costed by store_cost.
+    Conflicts = sum of (pass wavefronts - pass phases)."""
+    groups = {}
+    for l in active(p):
+        groups.setdefault(key(l), []).append(l)
+    wf = cf = 0
+    for lanes in groups.values():
+        w, ph = store_cost(lanes, p["offsets"], p["width"])
+        wf += w
+        cf += w - ph
+    return wf, cf
+
+
+# ---------------------------------------------------------------------------------------------
+# The hypotheses
+# ---------------------------------------------------------------------------------------------
+
+def h0_dest_only(p):
+    """H0 = R9 as adopted: destinations only, the source never matters."""
+    w, ph = store_cost(active(p), p["offsets"], p["width"])
+    return w, w - ph
+
+
+def h1_per_line(p):
+    """H1: one pass per 128-byte source line (a line's data written before the next)."""
+    src = src_of(p)
+    return grouped_cost(p, lambda l: src[l] // LINE)
+
+
+def h2_per_sector(p):
+    """H2: one pass per 32-byte source sector."""
+    src = src_of(p)
+    return grouped_cost(p, lambda l: src[l] // SECTOR)
+
+
+def h3_line_shift(p):
+    """H3 (the .cg candidate, 23/25 of patterns_v2's .cg lines): drop lanes repeating an earlier
+    lane's destination, then one wavefront per distinct (source line, destination - source);
+    conflicts 0 (all 25 measured .cg lines had 0)."""
+    src, dst = src_of(p), p["offsets"]
+    seen, keys = set(), set()
+    for l in active(p):
+        if dst[l] in seen:
+            continue
+        seen.add(dst[l])
+        keys.add((src[l] // LINE, dst[l] - src[l]))
+    return len(keys), 0
+
+
+def h4_bandwidth(p):
+    """H4: max(R9's cost, number of distinct source lines)."""
+    w, ph = store_cost(active(p), p["offsets"], p["width"])
+    lines = len({src_of(p)[l] // LINE for l in active(p)})
+    wf = max(w, lines)
+    return wf, w - ph
+
+
+def h5_lane_runs(p):
+    """H5: runs of consecutive active lanes on one source line form a request; each is a pass."""
+    src = src_of(p)
+    run_id, last, ids = -1, None, {}
+    for l in active(p):
+        line = src[l] // LINE
+        if line != last:
+            run_id += 1
+            last = line
+        ids[l] = run_id
+    return grouped_cost(p, lambda l: ids[l])
+
+
+HYPOTHESES = {
+    "H0_dest_only": h0_dest_only,
+    "H1_per_line": h1_per_line,
+    "H2_per_sector": h2_per_sector,
+    "H3_line_shift": h3_line_shift,
+    "H4_bandwidth": h4_bandwidth,
+    "H5_lane_runs": h5_lane_runs,
+}
+
+
+def separation_table(rows):
+    """For gen_ldgsts_src_v1.py --hyp: per family, how many patterns each pair of hypotheses
+    predicts different wavefronts for."""
+    names = list(HYPOTHESES)
+    fams = sorted({r["family"] for r in rows})
+    out = ["wavefront disagreements per family (pairs of hypotheses), %d patterns" % len(rows)]
+    head = "%-10s %5s " % ("family", "n") + " ".join("%s/%s" % (a[:2], b[:2]) for i, a in enumerate(names)
+                                                    for b in names[i + 1:])
+    out.append(head)
+    for fam in fams + ["all"]:
+        sel = [r for r in rows if fam == "all" or r["family"] == fam]
+        pred = [{n: HYPOTHESES[n](r)[0] for n in names} for r in sel]
+        cells = []
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                cells.append("%5d" % sum(x[a] != x[b] for x in pred))
+        out.append("%-10s %5d " % (fam, len(sel)) + " ".join(cells))
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Self-test: hand-worked cases
+# ---------------------------------------------------------------------------------------------
+
+def _p(width, dst, src=None, mask=0xFFFFFFFF, cache="ca"):
+    p = {"width": width, "cache": cache, "mask": "0x%08x" % mask, "offsets": dst}
+    if src is not None:
+        p["src"] = src
+    return p
+
+
+def selftest():
+    L = range(WARP)
+    checks = [
+        # 4 B, contiguous dst and src: one phase, every bank once; src in one line -> 1 everywhere.
+        ("contig4 H0", h0_dest_only(_p(4, [l * 4 for l in L])), (1, 0)),
+        ("contig4 H1", h1_per_line(_p(4, [l * 4 for l in L])), (1, 0)),
+        # ... sectors: 4 sectors of 8 lanes, each pass 1 wavefront -> 4 (3 conflicts? no: each pass
+        # has 1 phase and costs 1, so 0 conflicts).
+        ("contig4 H2", h2_per_sector(_p(4, [l * 4 for l in L])), (4, 0)),
+        # 4 B, all lanes one destination word: bank 0 holds 32 lanes -> 32 / 31 (measured ldgsts4_es0).
+        ("es0 4B H0", h0_dest_only(_p(4, [0] * 32)), (32, 31)),
+        # 16 B es0: 4 quarter-warp phases x 8 lanes on banks 0-3 -> 32 / 28 (measured ldgsts16_es0).
+        ("es0 16B H0", h0_dest_only(_p(16, [0] * 32)), (32, 28)),
+        # 4 B column source (stride 16384): 32 lines, each 1 lane, 1 wavefront -> H1 32 / 0, H4 32.
+        ("col4 H1", h1_per_line(_p(4, [l * 4 for l in L], [l * 16384 for l in L])), (32, 0)),
+        ("col4 H4", h4_bandwidth(_p(4, [l * 4 for l in L], [l * 16384 for l in L]))[0], 32),
+        # SGEMM-like g=8: 4 lines of 8 lanes -> H1 4; H3: deltas in a group: dst - src = 4l - (l//8)*lda4 - (l%8)*4
+        # = (l//8)*(32 - lda4): one delta per group -> 4 keys.
+        ("gemm g8 H1", h1_per_line(_p(4, [l * 4 for l in L], [(l // 8) * 16384 + (l % 8) * 4 for l in L])), (4, 0)),
+        ("gemm g8 H3", h3_line_shift(_p(4, [l * 4 for l in L], [(l // 8) * 16384 + (l % 8) * 4 for l in L])), (4, 0)),
+        # .cg es1 (16 B contiguous both sides): 4 lines, delta 0 -> H3 4 (measured 4); es0 dst: one
+        # kept lane -> 1 (measured 1); pairs_l1 dst (l//2)*16: 16 kept lanes, deltas -16k distinct -> 16 (measured 16).
+        ("cg es1 H3", h3_line_shift(_p(16, [l * 16 for l in L], cache="cg")), (4, 0)),
+        ("cg es0 H3", h3_line_shift(_p(16, [0] * 32, cache="cg")), (1, 0)),
+        ("cg pairs H3", h3_line_shift(_p(16, [(l // 2) * 16 for l in L], cache="cg")), (16, 0)),
+        # H5 vs H1: sources alternating between two lines (even lanes line 0, odd lanes line 8):
+        # H1 2 passes of 16 lanes, 1 wavefront each = 2; H5 32 runs of 1 lane = 32.
+        ("alt H1", h1_per_line(_p(4, [l * 4 for l in L], [(l % 2) * 1024 + (l // 2) * 4 for l in L]))[0], 2),
+        ("alt H5", h5_lane_runs(_p(4, [l * 4 for l in L], [(l % 2) * 1024 + (l // 2) * 4 for l in L]))[0], 32),
+        # Inactive lanes' sources do not count: lane 0 only -> 1 everywhere.
+        ("one lane H1", h1_per_line(_p(4, [l * 4 for l in L], [l * 16384 for l in L], mask=1)), (1, 0)),
+    ]
+    bad = 0
+    for name, got, want in checks:
+        ok = got == want
+        bad += not ok
+        print("%s %-12s got %s want %s" % ("ok  " if ok else "BAD ", name, got, want))
+    return 1 if bad else 0
+
+
+def dump(path):
+    """One line per pattern of a JSONL batch: {"id", "<hypothesis>": [wavefronts, conflicts], ...};
+    tests/test_ldgsts_candidates.cpp checks sim/ldgsts_candidates.hpp against it."""
+    import json
+    out = []
+    with open(path) as f:
+        for line in f:
+            if not line.strip():
+                continue
+            r = json.loads(line)
+            row = {"id": r.get("id")}
+            for n, h in HYPOTHESES.items():
+                row[n] = list(h(r))
+            out.append(json.dumps(row) + "\n")
+    sys.stdout.write("".join(out))
+    return 0
+
+
+if __name__ == "__main__":
+    if "--selftest" in sys.argv:
+        sys.exit(selftest())
+    if len(sys.argv) == 3 and sys.argv[1] == "--dump":
+        sys.exit(dump(sys.argv[2]))
+    print(__doc__ if __doc__ else "see the header")
