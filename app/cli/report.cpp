@@ -67,6 +67,14 @@ nlohmann::json launch_json(const LaunchReport& l, const LaunchReport* w) {
   }
   j["not_modelled_executions"] = nm;
   if (w != nullptr) j["what_if"] = totals_json(*w);
+  // Executions the what-if layout leaves without an instruction (a vector lane moved off its
+  // alignment): named only when there are some, so other outputs are unchanged.
+  nlohmann::json wnm = nlohmann::json::object();
+  for (int k = 0; w != nullptr && k < kTraceOpKinds; ++k) {
+    const uint64_t extra = w->uncosted_by_kind[k] > l.uncosted_by_kind[k] ? w->uncosted_by_kind[k] - l.uncosted_by_kind[k] : 0;
+    if (extra != 0) wnm[trace_op_kind_name(static_cast<TraceOpKind>(k))] = extra;
+  }
+  if (!wnm.empty()) j["what_if_misaligned_executions"] = wnm;
   return j;
 }
 
@@ -134,6 +142,14 @@ void print_launch(const LaunchReport& l, const LaunchReport* w) {
       std::printf("  %s: %llu warp executions, not modelled (not in the totals above)\n",
                   trace_op_kind_name(static_cast<TraceOpKind>(k)),
                   static_cast<unsigned long long>(l.uncosted_by_kind[k]));
+    }
+  }
+  for (int k = 0; w != nullptr && k < kTraceOpKinds; ++k) {
+    if (w->uncosted_by_kind[k] > l.uncosted_by_kind[k]) {
+      const uint64_t extra = w->uncosted_by_kind[k] - l.uncosted_by_kind[k];
+      std::printf("  what-if: %s: %llu warp executions whose lanes the layout misaligns: no such instruction, "
+                  "not in the what-if totals\n",
+                  trace_op_kind_name(static_cast<TraceOpKind>(k)), static_cast<unsigned long long>(extra));
     }
   }
 }
