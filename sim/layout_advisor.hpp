@@ -4,7 +4,11 @@
 //   (scenario, array) -> candidate layouts   padding (row stride cols .. cols + one turn of the
 //                                            banks), XOR masks, CuTe Swizzle<B,M,S>, padding + XOR
 //   candidate -> per-launch wavefronts       launch_totals() of the scenario with that layout,
-//                                            every access of the kernel, loads and stores together
+//                                            every access of the kernel, loads and stores together;
+//                                            computed as totals_from_profile() of one
+//                                            launch_profile() (kernel_model.hpp): the launch's
+//                                            logical indices are evaluated once, and each
+//                                            candidate maps and costs its distinct warp executions
 //   candidates -> ranking                    fewest wavefronts, then fewest extra bytes, then the
 //                                            simplest (fewest parts: padding < XOR < swizzle)
 //
