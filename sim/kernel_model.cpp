@@ -171,8 +171,8 @@ Result<bool> build_logical(const Scenario& s, const CompiledAccess& a, const int
                      "') is outside [0, " + std::to_string(extent) + ") of " + arr.name};
       }
     }
-    out->row[static_cast<size_t>(lane)] = arr.shape.row_of(idx);
-    out->col[static_cast<size_t>(lane)] = idx[arr.shape.rank - 1];
+    out->row[static_cast<size_t>(lane)] = static_cast<int32_t>(arr.shape.row_of(idx));
+    out->col[static_cast<size_t>(lane)] = static_cast<int32_t>(idx[arr.shape.rank - 1]);
     out->mask |= uint32_t{1} << lane;
   }
   return true;
@@ -597,6 +597,7 @@ void finish(LaunchTotals& lt, bool complete) {
 struct ProfileSink {
   const Scenario& s;
   LaunchProfile& p;
+  uint64_t max_executions;  // 0 = no limit
   // hash of an execution -> indices into p.executions with that hash
   std::unordered_map<uint64_t, std::vector<uint32_t>> index;
   std::vector<uint64_t> block_count;  // scratch, per table index: count in the block simulated now
@@ -615,11 +616,14 @@ struct ProfileSink {
     }
     return h;
   }
+  static constexpr uint32_t kTooMany = 0xffffffffu;
+  // The execution's index in the table (added if new), or kTooMany past max_executions.
   uint32_t intern(const LogicalExecution& x, const int64_t* loop_values) {
     std::vector<uint32_t>& ids = index[hash(x)];
     for (uint32_t id : ids) {
       if (p.executions[id] == x) return id;
     }
+    if (max_executions != 0 && p.executions.size() >= max_executions) return kTooMany;
     const uint32_t id = static_cast<uint32_t>(p.executions.size());
     ids.push_back(id);
     p.executions.push_back(x);
@@ -641,6 +645,10 @@ struct ProfileSink {
             if (!is_issued(s.accesses[static_cast<size_t>(stmt)], x.mask)) return true;
             ++p.warp_instructions;
             const uint32_t id = intern(x, values);
+            if (id == kTooMany) {
+              return Error{"more than " + std::to_string(max_executions) +
+                           " distinct warp executions"};
+            }
             if (block_count[id]++ == 0) b.emplace_back(id, 0);
             return true;
           });
@@ -718,11 +726,12 @@ Result<LaunchTotals> launch_totals_brute_force(const Scenario& s) {
   return lt;
 }
 
-Result<LaunchProfile> launch_profile(const Scenario& s, const TotalsOptions& opt) {
+Result<LaunchProfile> launch_profile(const Scenario& s, const TotalsOptions& opt,
+                                     uint64_t max_executions) {
   LaunchTotals lt = empty_totals(s);  // the traversal's bookkeeping (budget, blocks)
   Budget budget{opt, lt};
   LaunchProfile p;
-  ProfileSink sink{s, p, {}, {}};
+  ProfileSink sink{s, p, max_executions, {}, {}};
   auto r = traverse(s, lt, sink, budget);
   if (!r) return r.error();
   p.grid = lt.grid;

@@ -143,7 +143,9 @@ Result<LaunchTotals> launch_totals_brute_force(const Scenario& s);
 struct LogicalExecution {
   int stmt = 0;       // index into Scenario::accesses (op, width, array, issue mode)
   uint32_t mask = 0;  // active lanes; 0 = issued with no active lane (predicated)
-  std::array<int64_t, kWarpSize> row{}, col{};  // each active lane's element; 0 on other lanes
+  // Each active lane's element; 0 on other lanes. 32 bits suffice: an index is checked inside its
+  // array, which has at most 2^20 rows and 227 KiB of elements per row.
+  std::array<int32_t, kWarpSize> row{}, col{};
   bool operator==(const LogicalExecution& o) const {
     return stmt == o.stmt && mask == o.mask && row == o.row && col == o.col;
   }
@@ -168,8 +170,11 @@ struct LaunchProfile {
 };
 
 // Errors: as launch_totals() gives them, except a layout's own errors (a misaligned wide
-// access), which only totals_from_profile() can see.
-Result<LaunchProfile> launch_profile(const Scenario& s, const TotalsOptions& opt = {});
+// access), which only totals_from_profile() can see; and, when max_executions > 0, "more than N
+// distinct warp executions" once the table would grow past it (about 400 bytes each: an address
+// that depends on blockIdx in a large grid makes most executions distinct).
+Result<LaunchProfile> launch_profile(const Scenario& s, const TotalsOptions& opt = {},
+                                     uint64_t max_executions = 0);
 
 // launch_totals() of `s` from a profile of a scenario that differs from `s` at most in its arrays'
 // layouts (row stride, XOR, swizzle, placement): the same totals, error or estimate.

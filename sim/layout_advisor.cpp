@@ -149,12 +149,13 @@ Result<AdvisorResult> advise_layout(const Scenario& s, int array, const AdvisorO
   // The launch in logical coordinates, evaluated once (from the scenario as every candidate is
   // compiled: its spec): a layout changes only where each (row, col) lands, so each candidate maps
   // and costs the distinct warp executions (launch_profile() in kernel_model.hpp) instead of
-  // running the kernel again. When the profile cannot be made (an error, a cap, a cancel), every
-  // layout runs the kernel with launch_totals(), which gives the same error or stop as before.
+  // running the kernel again. When the profile cannot be made (an error, a cap, a cancel, over
+  // opt.max_profile_executions), every layout runs the kernel with launch_totals(), which gives
+  // the same totals, error or stop as before.
   auto compiled_current = compile(with_layout(s.spec, array, arr.layout));
-  Result<LaunchProfile> profile = compiled_current
-                                      ? launch_profile(*compiled_current, topt)
-                                      : Result<LaunchProfile>(compiled_current.error());
+  Result<LaunchProfile> profile =
+      compiled_current ? launch_profile(*compiled_current, topt, opt.max_profile_executions)
+                       : Result<LaunchProfile>(compiled_current.error());
   const bool use_profile = profile && profile->complete;
   if (profile && !profile->complete && stopped_by_cancel()) {
     res.cancelled = true;

@@ -773,6 +773,10 @@ TEST_CASE("launch_profile: distinct warp executions and their multiplicities, wo
   CHECK(p->executions[4].stmt == 1);
   CHECK(p->executions[4].col[5] == 1);
   CHECK(p->times[4] == 2);
+  // A table capped below the 5: the run stops with a one-line error.
+  auto capped = launch_profile(s, {}, 4);
+  REQUIRE_FALSE(capped.ok());
+  CHECK(capped.error().message == "more than 4 distinct warp executions");
 
   // Costed unpadded: ld 24 row reads of 1 wavefront; st 6 column writes of 32 wavefronts (every
   // row starts on bank 0) plus 6 predicated with no lane: 12 instructions, 6 active, 192 waves.

@@ -224,3 +224,29 @@ TEST_CASE("every ranked candidate costs what running the kernel in that layout c
     }
   }
 }
+
+TEST_CASE(
+    "a launch with too many distinct executions for a profile is ranked the slow way, alike") {
+  // max_profile_executions = 1: no profile, every candidate runs the kernel (launch_totals()).
+  for (const char* file : {"fast_f4_64x64_t256_unswizzled.json", "realworld/bitonic_sort.json"}) {
+    CAPTURE(file);
+    const Scenario s = load(file);
+    auto fast = advise_layout(s, 0);
+    AdvisorOptions slow_opt;
+    slow_opt.max_profile_executions = 1;
+    auto slow = advise_layout(s, 0, slow_opt);
+    REQUIRE(fast.ok());
+    REQUIRE(slow.ok());
+    CHECK(fast->candidates == slow->candidates);
+    CHECK(fast->ideal == slow->ideal);
+    CHECK(fast->skipped == slow->skipped);
+    REQUIRE(fast->ranked.size() == slow->ranked.size());
+    for (size_t i = 0; i < fast->ranked.size(); ++i) {
+      CAPTURE(i);
+      CHECK(fast->ranked[i].text == slow->ranked[i].text);
+      CHECK(fast->ranked[i].wavefronts == slow->ranked[i].wavefronts);
+      CHECK(fast->ranked[i].conflicts == slow->ranked[i].conflicts);
+      CHECK(fast->ranked[i].worst_access == slow->ranked[i].worst_access);
+    }
+  }
+}
