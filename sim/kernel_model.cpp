@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <map>
 #include <sstream>
+#include <unordered_map>
 
 namespace bankscope {
 
@@ -135,16 +136,30 @@ bool guard_applies(const CompiledAccess& a) { return !a.guard.empty() && a.issue
 // warp with no active lane skip it (IssueMode in scenario.hpp).
 bool is_issued(const CompiledAccess& a, uint32_t mask) { return a.issue != IssueMode::kBranch || mask != 0; }
 
-// Builds the instruction one warp issues for statement `a` at the given loop values.
-Result<WarpAccess> build_access(const Scenario& s, const CompiledAccess& a, const int64_t* loop_values,
-                                WarpLanes& w) {
-  WarpAccess acc;
-  acc.op = a.op;
-  acc.width = a.width;
-  acc.matrices = a.matrices;
-  acc.trans = a.trans;
-  acc.atom = a.atom;
-  acc.mask = 0;
+// ldmatrix/stmatrix: a row is 16 contiguous bytes at a 16-byte aligned address (the GPU faults
+// otherwise) and must lie inside the array. "" = fine, else what is wrong (without where).
+std::string matrix_row_problem(const SharedArray& arr, uint32_t addr, int lane) {
+  if (addr % 16 != 0) {
+    return "row address byte " + std::to_string(addr) + " (lane " + std::to_string(lane) +
+           ") is not 16-byte aligned (the GPU faults with \"misaligned address\")";
+  }
+  if (uint64_t(addr) + 16 > uint64_t(arr.base) + arr.bytes()) {
+    return "the 16-byte row at byte " + std::to_string(addr) + " (lane " + std::to_string(lane) +
+           ") runs past the end of " + arr.name;
+  }
+  return "";
+}
+
+// Evaluates statement `a` for one warp at the given loop values, in logical coordinates: which
+// lanes take part and the (row, col) each reads or writes. Everything that does not depend on the
+// physical layout (defines, guard, index bounds) is checked here, with its error; so are the rows
+// of an ldmatrix/stmatrix under the scenario's own layout (naming the thread), which map_access
+// checks again under any other layout.
+Result<bool> build_logical(const Scenario& s, const CompiledAccess& a, const int64_t* loop_values,
+                           WarpLanes& w, LogicalExecution* out) {
+  out->mask = 0;
+  out->row.fill(0);
+  out->col.fill(0);
   const SharedArray& arr = s.arrays[static_cast<size_t>(a.array)];
   auto where = [&](const Env& e) {
     std::string t = a.where + " (" + a.text + "): at " + thread_where(e);
@@ -178,21 +193,40 @@ Result<WarpAccess> build_access(const Scenario& s, const CompiledAccess& a, cons
     }
     const int64_t row = arr.shape.row_of(idx);
     const int64_t col = idx[arr.shape.rank - 1];
-    acc.addr[lane] = arr.byte_address(row, col);
     if (is_matrix(a.op)) {
-      // A row is 16 contiguous bytes at a 16-byte aligned address (the GPU faults otherwise) and
-      // must lie inside the array.
-      if (acc.addr[lane] % 16 != 0) {
-        return Error{where(e) + ": row address byte " + std::to_string(acc.addr[lane]) + " (lane " +
-                     std::to_string(lane) +
-                     ") is not 16-byte aligned (the GPU faults with \"misaligned address\")"};
-      }
-      if (uint64_t(acc.addr[lane]) + 16 > uint64_t(arr.base) + arr.bytes()) {
-        return Error{where(e) + ": the 16-byte row at byte " + std::to_string(acc.addr[lane]) +
-                     " (lane " + std::to_string(lane) + ") runs past the end of " + arr.name};
-      }
+      const std::string problem = matrix_row_problem(arr, arr.byte_address(row, col), lane);
+      if (!problem.empty()) return Error{where(e) + ": " + problem};
     }
-    acc.mask |= uint32_t{1} << lane;
+    out->row[static_cast<size_t>(lane)] = static_cast<int32_t>(row);
+    out->col[static_cast<size_t>(lane)] = static_cast<int32_t>(col);
+    out->mask |= uint32_t{1} << lane;
+  }
+  return true;
+}
+
+// The instruction a logical execution of statement `a` is under the scenario's layouts: each
+// active lane's (row, col) mapped to its byte address, then validate() (alignment, width), whose
+// error names the statement and the loop values.
+Result<WarpAccess> map_access(const Scenario& s, const CompiledAccess& a,
+                              const int64_t* loop_values, const LogicalExecution& x) {
+  WarpAccess acc;
+  acc.op = a.op;
+  acc.width = a.width;
+  acc.matrices = a.matrices;
+  acc.trans = a.trans;
+  acc.atom = a.atom;
+  acc.mask = x.mask;
+  const SharedArray& arr = s.arrays[static_cast<size_t>(a.array)];
+  const auto at = [&] {
+    return a.where + " (" + a.text + ")" + (a.loops.empty() ? "" : " at " + loop_text(a, loop_values));
+  };
+  for (uint32_t m = x.mask; m != 0; m &= m - 1) {
+    const size_t lane = static_cast<size_t>(__builtin_ctz(m));
+    acc.addr[lane] = arr.byte_address(x.row[lane], x.col[lane]);
+    if (is_matrix(a.op)) {
+      const std::string problem = matrix_row_problem(arr, acc.addr[lane], static_cast<int>(lane));
+      if (!problem.empty()) return Error{at() + ": " + problem};
+    }
   }
   auto ok = validate(acc, s.spec.banks);
   if (!ok) {
@@ -203,21 +237,44 @@ Result<WarpAccess> build_access(const Scenario& s, const CompiledAccess& a, cons
   return acc;
 }
 
-// Calls fn(stmt index, loop values, access, issued) for every instruction of one warp, in program
-// order; `issued` is false where the warp branches around it (IssueMode::kBranch, no active lane).
+// Calls fn(stmt index, loop values, logical execution) for every instruction of one warp, in
+// program order.
+// only_stmt >= 0: that statement's instructions only (the others are not evaluated).
 template <class Fn>
-Result<bool> for_each_instruction(const Scenario& s, const Dim3& block, int warp, Fn&& fn) {
+Result<bool> for_each_logical(const Scenario& s, const Dim3& block, int warp, Fn&& fn,
+                              int only_stmt = -1) {
   WarpLanes w;
   auto lanes = make_lanes(s, block_env(s, block), warp, &w);
   if (!lanes) return lanes.error();
+  LogicalExecution x;
   for (const auto& [stmt, iter] : s.program) {
+    if (only_stmt >= 0 && static_cast<int>(stmt) != only_stmt) continue;
     const CompiledAccess& a = s.accesses[static_cast<size_t>(stmt)];
     const int64_t* values = a.iterations.data() + size_t(iter) * a.loops.size();
-    auto acc = build_access(s, a, values, w);
-    if (!acc) return acc.error();
-    fn(static_cast<int>(stmt), values, *acc, is_issued(a, acc->mask));
+    x.stmt = static_cast<int>(stmt);
+    auto ok = build_logical(s, a, values, w, &x);
+    if (!ok) return ok.error();
+    auto r = fn(x.stmt, values, x);
+    if (!r) return r.error();
   }
   return true;
+}
+
+// Calls fn(stmt index, loop values, access, issued) for every instruction of one warp, in program
+// order; `issued` is false where the warp branches around it (IssueMode::kBranch, no active lane).
+template <class Fn>
+Result<bool> for_each_instruction(const Scenario& s, const Dim3& block, int warp, Fn&& fn,
+                                  int only_stmt = -1) {
+  return for_each_logical(
+      s, block, warp,
+      [&](int stmt, const int64_t* values, const LogicalExecution& x) -> Result<bool> {
+        const CompiledAccess& a = s.accesses[static_cast<size_t>(stmt)];
+        auto acc = map_access(s, a, values, x);
+        if (!acc) return acc.error();
+        fn(stmt, values, *acc, is_issued(a, acc->mask));
+        return true;
+      },
+      only_stmt);
 }
 
 struct BlockTotals {
@@ -408,27 +465,40 @@ struct Budget {
   }
 };
 
-struct Totaler {
+// What a traversal of the launch does with each simulated block: launch_totals() costs it
+// (TotalsSink), launch_profile() records its logical executions (ProfileSink). A sink has
+//   Block simulate(block)          the block's contribution, or its error
+//   void add(const Block&, times)  counts that contribution `times` times
+struct TotalsSink {
   const Scenario& s;
   LaunchTotals& lt;
+  using Block = BlockTotals;
+  Result<BlockTotals> simulate(const Dim3& block) { return simulate_block(s, block); }
+  void add(const BlockTotals& bt, uint64_t times) { accumulate(lt, s, bt, times); }
+};
+
+template <class Sink>
+struct Totaler {
+  const Scenario& s;
+  Sink& sink;
   Budget& budget;
-  std::map<std::vector<int8_t>, BlockTotals> memo;
+  std::map<std::vector<int8_t>, typename Sink::Block> memo;
 
   // Simulates `block` and counts it `times` times; false when the budget says stop.
   Result<bool> simulate_as(const Dim3& block, uint64_t times, const std::vector<int8_t>* memo_key) {
     if (memo_key != nullptr) {
       auto it = memo.find(*memo_key);
       if (it != memo.end()) {
-        accumulate(lt, s, it->second, times);
+        sink.add(it->second, times);
         budget.counted(times);
         return true;
       }
     }
     if (!budget.may_simulate()) return false;
-    auto bt = simulate_block(s, block);
+    auto bt = sink.simulate(block);
     if (!bt) return bt.error();
     budget.simulated();
-    accumulate(lt, s, *bt, times);
+    sink.add(*bt, times);
     budget.counted(times);
     if (memo_key != nullptr) memo.emplace(*memo_key, std::move(*bt));
     return true;
@@ -492,7 +562,9 @@ uint64_t gcd(uint64_t a, uint64_t b) {
 // Every block once, in the order i -> (i * step) mod count with step coprime to count (a
 // permutation), step near count / phi so that consecutive visits land far apart: a run stopped
 // early has counted blocks spread over the whole grid, a fair sample for the estimate.
-Result<bool> count_every_block(const Scenario& s, LaunchTotals& lt, Budget& budget, bool spread) {
+template <class Sink>
+Result<bool> count_every_block(const Scenario& s, const LaunchTotals& lt, Sink& sink,
+                               Budget& budget, bool spread) {
   const uint64_t count = lt.blocks;
   uint64_t step = 1;
   if (spread && count > 2) {
@@ -506,10 +578,10 @@ Result<bool> count_every_block(const Scenario& s, LaunchTotals& lt, Budget& budg
     const Dim3 block{static_cast<int64_t>(b % gx), static_cast<int64_t>((b / gx) % gy),
                      static_cast<int64_t>(b / (gx * gy))};
     if (!budget.may_simulate()) return false;
-    auto bt = simulate_block(s, block);
+    auto bt = sink.simulate(block);
     if (!bt) return bt.error();
     budget.simulated();
-    accumulate(lt, s, *bt, 1);
+    sink.add(*bt, 1);
     budget.counted(1);
   }
   return true;
@@ -535,6 +607,15 @@ OpTotals estimate(const OpTotals& o, uint64_t blocks, uint64_t counted) {
   return e;
 }
 
+// The launch's blocks, each simulated or proved identical to a simulated one (the file comment);
+// false when the budget stopped it.
+template <class Sink>
+Result<bool> traverse(const Scenario& s, const LaunchTotals& lt, Sink& sink, Budget& budget) {
+  if (addresses_depend_on_block(s)) return count_every_block(s, lt, sink, budget, /*spread=*/true);
+  Totaler<Sink> t{s, sink, budget, {}};
+  return t.region(Region{{0, 0, 0}, {s.grid.x - 1, s.grid.y - 1, s.grid.z - 1}});
+}
+
 void finish(LaunchTotals& lt, bool complete) {
   lt.complete = complete;
   if (complete) lt.stopped_because.clear();
@@ -543,9 +624,90 @@ void finish(LaunchTotals& lt, bool complete) {
   }
 }
 
+// Records the logical executions of each simulated block: each distinct one is interned in the
+// profile's table (first-met order), a block is the list of (table index, count in the block).
+struct ProfileSink {
+  const Scenario& s;
+  LaunchProfile& p;
+  uint64_t max_executions;  // 0 = no limit
+  // hash of an execution -> indices into p.executions with that hash
+  std::unordered_map<uint64_t, std::vector<uint32_t>> index;
+  std::vector<uint64_t> block_count;  // scratch, per table index: count in the block simulated now
+  using Block = std::vector<std::pair<uint32_t, uint64_t>>;
+
+  static uint64_t hash(const LogicalExecution& x) {
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t(uint32_t(x.stmt)) << 32 | x.mask);
+    auto mix = [&](uint64_t v) {
+      h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+      h *= 0xff51afd7ed558ccdull;
+    };
+    for (uint32_t m = x.mask; m != 0; m &= m - 1) {
+      const size_t lane = static_cast<size_t>(__builtin_ctz(m));
+      mix(uint64_t(x.row[lane]));
+      mix(uint64_t(x.col[lane]));
+    }
+    return h;
+  }
+  static constexpr uint32_t kTooMany = 0xffffffffu;
+  // The execution's index in the table (added if new), or kTooMany past max_executions.
+  uint32_t intern(const LogicalExecution& x, const int64_t* loop_values) {
+    std::vector<uint32_t>& ids = index[hash(x)];
+    for (uint32_t id : ids) {
+      if (p.executions[id] == x) return id;
+    }
+    if (max_executions != 0 && p.executions.size() >= max_executions) return kTooMany;
+    const uint32_t id = static_cast<uint32_t>(p.executions.size());
+    ids.push_back(id);
+    p.executions.push_back(x);
+    p.times.push_back(0);
+    p.times_saturated.push_back(0);
+    std::array<int64_t, kMaxLoopsPerAccess> v{};
+    const size_t nloops = s.accesses[static_cast<size_t>(x.stmt)].loops.size();
+    for (size_t k = 0; k < nloops; ++k) v[k] = loop_values[k];
+    p.first_loop_values.push_back(v);
+    block_count.push_back(0);
+    return id;
+  }
+  Result<Block> simulate(const Dim3& block) {
+    Block b;
+    for (int w = 0; w < s.warps_per_block(); ++w) {
+      auto r = for_each_logical(
+          s, block, w,
+          [&](int stmt, const int64_t* values, const LogicalExecution& x) -> Result<bool> {
+            if (!is_issued(s.accesses[static_cast<size_t>(stmt)], x.mask)) return true;
+            ++p.warp_instructions;
+            const uint32_t id = intern(x, values);
+            if (id == kTooMany) {
+              return Error{"more than " + std::to_string(max_executions) +
+                           " distinct warp executions"};
+            }
+            if (block_count[id]++ == 0) b.emplace_back(id, 0);
+            return true;
+          });
+      if (!r) {
+        for (const auto& e : b) block_count[e.first] = 0;
+        return r.error();
+      }
+    }
+    for (auto& e : b) {
+      e.second = block_count[e.first];
+      block_count[e.first] = 0;
+    }
+    return b;
+  }
+  void add(const Block& b, uint64_t times) {
+    for (const auto& [id, count] : b) {
+      bool sat = false;
+      p.times[id] = sat_add(p.times[id], sat_mul(count, times, &sat), &sat);
+      if (sat) p.times_saturated[id] = 1;
+    }
+  }
+};
+
 }  // namespace
 
-Result<std::vector<WarpInstruction>> warp_instructions(const Scenario& s, Dim3 block, int warp) {
+Result<std::vector<WarpInstruction>> warp_instructions(const Scenario& s, Dim3 block, int warp,
+                                                       int only_stmt) {
   if (warp < 0 || warp >= s.warps_per_block()) {
     return Error{"warp: " + std::to_string(warp) + " is outside 0.." +
                  std::to_string(s.warps_per_block() - 1)};
@@ -556,17 +718,21 @@ Result<std::vector<WarpInstruction>> warp_instructions(const Scenario& s, Dim3 b
                  dim_text(s.grid.x, s.grid.y, s.grid.z)};
   }
   std::vector<WarpInstruction> out;
-  auto r = for_each_instruction(s, block, warp, [&](int stmt, const int64_t* values, const WarpAccess& acc, bool issued) {
-    WarpInstruction wi;
-    wi.stmt = stmt;
-    wi.nloops = static_cast<int>(s.accesses[static_cast<size_t>(stmt)].loops.size());
-    for (int k = 0; k < wi.nloops; ++k) wi.loop_values[static_cast<size_t>(k)] = values[k];
-    wi.access = acc;
-    wi.issued = issued;
-    wi.text = s.accesses[static_cast<size_t>(stmt)].text;
-    if (wi.nloops > 0) wi.text += "  (" + loop_text(s.accesses[static_cast<size_t>(stmt)], values) + ")";
-    out.push_back(wi);
-  });
+  auto r = for_each_instruction(
+      s, block, warp,
+      [&](int stmt, const int64_t* values, const WarpAccess& acc, bool issued) {
+        WarpInstruction wi;
+        wi.stmt = stmt;
+        wi.nloops = static_cast<int>(s.accesses[static_cast<size_t>(stmt)].loops.size());
+        for (int k = 0; k < wi.nloops; ++k) wi.loop_values[static_cast<size_t>(k)] = values[k];
+        wi.access = acc;
+        wi.issued = issued;
+        wi.text = s.accesses[static_cast<size_t>(stmt)].text;
+        if (wi.nloops > 0)
+          wi.text += "  (" + loop_text(s.accesses[static_cast<size_t>(stmt)], values) + ")";
+        out.push_back(wi);
+      },
+      only_stmt);
   if (!r) return r.error();
   return out;
 }
@@ -574,13 +740,8 @@ Result<std::vector<WarpInstruction>> warp_instructions(const Scenario& s, Dim3 b
 Result<LaunchTotals> launch_totals(const Scenario& s, const TotalsOptions& opt) {
   LaunchTotals lt = empty_totals(s);
   Budget budget{opt, lt};
-  Result<bool> r = true;
-  if (addresses_depend_on_block(s)) {
-    r = count_every_block(s, lt, budget, /*spread=*/true);
-  } else {
-    Totaler t{s, lt, budget, {}};
-    r = t.region(Region{{0, 0, 0}, {s.grid.x - 1, s.grid.y - 1, s.grid.z - 1}});
-  }
+  TotalsSink sink{s, lt};
+  auto r = traverse(s, lt, sink, budget);
   if (!r) return r.error();
   finish(lt, *r);
   return lt;
@@ -590,9 +751,58 @@ Result<LaunchTotals> launch_totals_brute_force(const Scenario& s) {
   LaunchTotals lt = empty_totals(s);
   const TotalsOptions unlimited;
   Budget budget{unlimited, lt};
-  auto r = count_every_block(s, lt, budget, /*spread=*/false);
+  TotalsSink sink{s, lt};
+  auto r = count_every_block(s, lt, sink, budget, /*spread=*/false);
   if (!r) return r.error();
   finish(lt, true);
+  return lt;
+}
+
+Result<LaunchProfile> launch_profile(const Scenario& s, const TotalsOptions& opt,
+                                     uint64_t max_executions) {
+  LaunchTotals lt = empty_totals(s);  // the traversal's bookkeeping (budget, blocks)
+  Budget budget{opt, lt};
+  LaunchProfile p;
+  ProfileSink sink{s, p, max_executions, {}, {}};
+  auto r = traverse(s, lt, sink, budget);
+  if (!r) return r.error();
+  p.grid = lt.grid;
+  p.blocks = lt.blocks;
+  p.blocks_simulated = lt.blocks_simulated;
+  p.blocks_counted = lt.blocks_counted;
+  p.complete = *r;
+  p.stopped_because = *r ? std::string{} : lt.stopped_because;
+  return p;
+}
+
+Result<LaunchTotals> totals_from_profile(const Scenario& s, const LaunchProfile& p) {
+  LaunchTotals lt = empty_totals(s);
+  lt.grid = p.grid;
+  lt.blocks = p.blocks;
+  lt.blocks_simulated = p.blocks_simulated;
+  lt.blocks_counted = p.blocks_counted;
+  lt.stopped_because = p.stopped_because;
+  for (size_t i = 0; i < p.executions.size(); ++i) {
+    const LogicalExecution& x = p.executions[i];
+    const CompiledAccess& a = s.accesses[static_cast<size_t>(x.stmt)];
+    AccessCost c;  // issued with no active lane (predicated): an instruction, 0 wavefronts
+    if (x.mask != 0) {
+      auto acc = map_access(s, a, p.first_loop_values[i].data(), x);
+      if (!acc) return acc.error();
+      c = cost(*acc, s.spec.banks);
+    }
+    OpTotals& o = lt.per_access[static_cast<size_t>(x.stmt)];
+    o.add(c, p.times[i], x.mask != 0);
+    // A clamped multiplicity: the true count exceeds 2^64 - 1, as the block-by-block sum would say.
+    if (p.times_saturated[i] != 0) o.saturated = true;
+    lt.max_n_way = std::max(lt.max_n_way, c.n_way);
+  }
+  // Saturating sums of non-negative counts are min(true sum, 2^64 - 1) in any order, and a count
+  // saturates in one order exactly when it does in another: the same totals as block by block.
+  for (size_t i = 0; i < lt.per_access.size(); ++i) {
+    lt.of(s.accesses[i].op) += lt.per_access[i];  // each kind under its own counters, as launch_totals
+  }
+  finish(lt, p.complete);
   return lt;
 }
 

@@ -33,8 +33,10 @@ struct WarpInstruction {
 
 // Every instruction warp `warp` of block `block` executes, in program order (statements in order,
 // loops unrolled). Errors (an index out of the array, division by zero) name the statement, the
-// thread and the block.
-Result<std::vector<WarpInstruction>> warp_instructions(const Scenario& s, Dim3 block, int warp);
+// thread and the block. only_stmt >= 0: that statement's instructions only, the others not
+// evaluated (nor their errors met).
+Result<std::vector<WarpInstruction>> warp_instructions(const Scenario& s, Dim3 block, int warp,
+                                                       int only_stmt = -1);
 
 // Counts saturate at 2^64 - 1 instead of wrapping; `saturated` then says the true count is larger
 // (a grid of 2^31-1 x 65535 x 65535 blocks can exceed 2^64 instructions).
@@ -165,5 +167,57 @@ Result<LaunchTotals> launch_totals(const Scenario& s, const TotalsOptions& opt =
 
 // Brute force over every block: the reference launch_totals() is tested against.
 Result<LaunchTotals> launch_totals_brute_force(const Scenario& s);
+
+// ---------------------------------------------------------------------------------------------
+// A launch in logical coordinates, for costing many layouts of the same kernel (the layout
+// advisor). What a warp instruction costs depends only on its byte addresses, mask, width and op;
+// the addresses depend on the layout only through (row, col) -> byte address. So the launch is
+// evaluated once (defines, guards, indices: the expensive part), each distinct warp execution
+// (statement, active lanes, each lane's (row, col)) kept once with how many times it runs per
+// launch, and a layout is costed by mapping and costing the distinct ones:
+//   launch_profile(s)                 -> distinct executions + multiplicities (layout-free)
+//   totals_from_profile(s', profile)  == launch_totals(s') for any s' that is s with other layouts
+// ---------------------------------------------------------------------------------------------
+
+// One warp execution of a statement, in logical coordinates (a WarpAccess before the layout).
+struct LogicalExecution {
+  int stmt = 0;       // index into Scenario::accesses (op, width, array, issue mode)
+  uint32_t mask = 0;  // active lanes; 0 = issued with no active lane (predicated)
+  // Each active lane's element; 0 on other lanes. 32 bits suffice: an index is checked inside its
+  // array, which has at most 2^20 rows and 227 KiB of elements per row.
+  std::array<int32_t, kWarpSize> row{}, col{};
+  bool operator==(const LogicalExecution& o) const {
+    return stmt == o.stmt && mask == o.mask && row == o.row && col == o.col;
+  }
+};
+
+struct LaunchProfile {
+  // Distinct executions, in the order the launch first meets them (so the first one a layout
+  // cannot run is the first instruction launch_totals() would stop at), each issued `times[i]`
+  // times per launch (saturating at kCountMax: then times_saturated[i]). Executions a warp
+  // branches around (IssueMode::kBranch, no active lane) issue nothing and are not listed.
+  std::vector<LogicalExecution> executions;
+  std::vector<uint64_t> times;
+  std::vector<uint8_t> times_saturated;
+  // The loop values of each execution's first occurrence (for error messages).
+  std::vector<std::array<int64_t, kMaxLoopsPerAccess>> first_loop_values;
+  uint64_t warp_instructions = 0;  // executions visited while simulating (before deduplication)
+  // As in LaunchTotals: the same blocks are visited, under the same cap and cancel flag.
+  Dim3 grid;
+  uint64_t blocks = 0, blocks_simulated = 0, blocks_counted = 0;
+  bool complete = true;
+  std::string stopped_because;
+};
+
+// Errors: as launch_totals() gives them, except a layout's own errors (a misaligned wide
+// access), which only totals_from_profile() can see; and, when max_executions > 0, "more than N
+// distinct warp executions" once the table would grow past it (about 400 bytes each: an address
+// that depends on blockIdx in a large grid makes most executions distinct).
+Result<LaunchProfile> launch_profile(const Scenario& s, const TotalsOptions& opt = {},
+                                     uint64_t max_executions = 0);
+
+// launch_totals() of `s` from a profile of a scenario that differs from `s` at most in its arrays'
+// layouts (row stride, XOR, swizzle, placement): the same totals, error or estimate.
+Result<LaunchTotals> totals_from_profile(const Scenario& s, const LaunchProfile& p);
 
 }  // namespace bankscope

@@ -15,8 +15,8 @@
 #include "layout_advisor.hpp"
 
 #include <algorithm>
-#include <set>
 #include <tuple>
+#include <unordered_map>
 
 namespace bankscope {
 
@@ -28,19 +28,24 @@ int bits_for(int64_t n) {  // smallest b with 2^b >= n
   return b;
 }
 
-// Identifies a layout by where it puts every element (and how many bytes it takes), so that,
-// e.g., xor 63 on a 32-row tile and xor 31 are evaluated once. FNV-1a over the offsets.
-uint64_t layout_key(const SharedArray& a, const PhysicalLayout& l) {
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&](uint64_t v) {
-    for (int i = 0; i < 8; ++i) {
-      h ^= (v >> (8 * i)) & 0xff;
-      h *= 1099511628211ull;
-    }
-  };
-  mix(uint64_t(l.row_stride));
+// Where layout `l` puts every element of `a`, row by row, after its row stride: two layouts with
+// the same list (e.g. xor 63 on a 32-row tile and xor 31) are the same candidate.
+void layout_offsets(const SharedArray& a, const PhysicalLayout& l, std::vector<int64_t>* out) {
+  out->clear();
+  out->reserve(size_t(a.shape.rows) * size_t(a.shape.cols) + 1);
+  out->push_back(l.row_stride);
   for (int r = 0; r < a.shape.rows; ++r) {
-    for (int c = 0; c < a.shape.cols; ++c) mix(uint64_t(l.offset(r, c)));
+    for (int c = 0; c < a.shape.cols; ++c) out->push_back(l.offset(r, c));
+  }
+}
+
+// A hash of the list, word by word; equal hashes are compared in full (no candidate is lost to a
+// collision).
+uint64_t hash_offsets(const std::vector<int64_t>& offsets) {
+  uint64_t h = 0x9e3779b97f4a7c15ull;
+  for (int64_t v : offsets) {
+    h = (h ^ uint64_t(v)) * 0xff51afd7ed558ccdull;
+    h ^= h >> 29;
   }
   return h;
 }
@@ -133,7 +138,7 @@ std::string layout_text(const PhysicalLayout& l, int cols) {
 Result<int> access_n_way(const Scenario& s, int stmt) {
   int n_way = 0;
   for (int w = 0; w < s.warps_per_block(); ++w) {
-    auto instr = warp_instructions(s, Dim3{0, 0, 0}, w);
+    auto instr = warp_instructions(s, Dim3{0, 0, 0}, w, stmt);
     if (!instr) return instr.error();
     for (const WarpInstruction& wi : *instr) {
       if (wi.stmt != stmt || !wi.issued || wi.access.mask == 0) continue;
@@ -158,6 +163,23 @@ Result<AdvisorResult> advise_layout(const Scenario& s, int array, const AdvisorO
   TotalsOptions topt;
   topt.max_simulated_blocks = opt.max_simulated_blocks;
   topt.cancel = opt.cancel;
+  auto stopped_by_cancel = [&] { return opt.cancel != nullptr && opt.cancel->load(); };
+
+  // The launch in logical coordinates, evaluated once (from the scenario as every candidate is
+  // compiled: its spec): a layout changes only where each (row, col) lands, so each candidate maps
+  // and costs the distinct warp executions (launch_profile() in kernel_model.hpp) instead of
+  // running the kernel again. When the profile cannot be made (an error, a cap, a cancel, over
+  // opt.max_profile_executions), every layout runs the kernel with launch_totals(), which gives
+  // the same totals, error or stop as before.
+  auto compiled_current = compile(with_layout(s.spec, array, arr.layout));
+  Result<LaunchProfile> profile =
+      compiled_current ? launch_profile(*compiled_current, topt, opt.max_profile_executions)
+                       : Result<LaunchProfile>(compiled_current.error());
+  const bool use_profile = profile && profile->complete;
+  if (profile && !profile->complete && stopped_by_cancel()) {
+    res.cancelled = true;
+    return res;
+  }
 
   // Runs the kernel with array `array` laid out as `l`. The error says what failed, as predict
   // would print it; an empty error message means the run stopped early (cap or cancel).
@@ -169,7 +191,7 @@ Result<AdvisorResult> advise_layout(const Scenario& s, int array, const AdvisorO
       *failed = Failed::kCompile;
       return sc.error();
     }
-    auto lt = launch_totals(*sc, topt);
+    auto lt = use_profile ? totals_from_profile(*sc, *profile) : launch_totals(*sc, topt);
     if (!lt) {
       *failed = Failed::kTotals;
       return lt.error();
@@ -198,7 +220,6 @@ Result<AdvisorResult> advise_layout(const Scenario& s, int array, const AdvisorO
     res.ideal = sat_add(lt->ld.ideal, lt->st.ideal, &sat);  // the same for every layout
     return true;
   };
-  auto stopped_by_cancel = [&] { return opt.cancel != nullptr && opt.cancel->load(); };
 
   // The scenario's own layout first: if it cannot run, nothing can be compared with it.
   const PhysicalLayout cur = arr.layout;
@@ -278,16 +299,38 @@ Result<AdvisorResult> advise_layout(const Scenario& s, int array, const AdvisorO
     for (int m : masks) cands.push_back(PhysicalLayout{cols + p, m});
   }
 
-  std::set<uint64_t> seen{layout_key(arr, cur)};
-  std::vector<PhysicalLayout> unique;
+  // Distinct candidates, the current layout first: hash -> indices into `kept`.
+  std::vector<PhysicalLayout> kept{cur};
+  std::unordered_map<uint64_t, std::vector<size_t>> by_hash;
+  std::vector<int64_t> offsets, other;
+  layout_offsets(arr, cur, &offsets);
+  by_hash[hash_offsets(offsets)].push_back(0);
   for (const PhysicalLayout& l : cands) {
-    if (seen.insert(layout_key(arr, l)).second) unique.push_back(l);
+    layout_offsets(arr, l, &offsets);
+    std::vector<size_t>& bucket = by_hash[hash_offsets(offsets)];
+    bool seen = false;
+    for (size_t k : bucket) {
+      layout_offsets(arr, kept[k], &other);
+      if (other == offsets) {
+        seen = true;
+        break;
+      }
+    }
+    if (seen) continue;
+    bucket.push_back(kept.size());
+    kept.push_back(l);
   }
+  const std::vector<PhysicalLayout> unique(kept.begin() + 1, kept.end());
   res.candidates = static_cast<int>(unique.size()) + 1;  // and the current layout
   if (over_budget > 0) res.skipped.emplace_back("padding over the budget", over_budget);
   res.evaluated = 1;
   if (opt.candidates_done != nullptr) opt.candidates_done->store(1);
   for (const PhysicalLayout& l : unique) {
+    // From the profile a candidate runs no blocks, so the cancel flag is read between candidates.
+    if (use_profile && stopped_by_cancel()) {
+      res.cancelled = true;
+      break;
+    }
     LayoutCandidate c;
     Failed f;
     auto ok = run(l, &c, &f);

@@ -4,7 +4,11 @@
 //   (scenario, array) -> candidate layouts   padding (row stride cols .. cols + one turn of the
 //                                            banks), XOR masks, CuTe Swizzle<B,M,S>, padding + XOR
 //   candidate -> per-launch wavefronts       launch_totals() of the scenario with that layout,
-//                                            every access of the kernel, loads and stores together
+//                                            every access of the kernel, loads and stores together;
+//                                            computed as totals_from_profile() of one
+//                                            launch_profile() (kernel_model.hpp): the launch's
+//                                            logical indices are evaluated once, and each
+//                                            candidate maps and costs its distinct warp executions
 //   candidates -> ranking                    fewest wavefronts, then fewest extra bytes, then the
 //                                            simplest (fewest parts: padding < XOR < swizzle)
 //
@@ -32,6 +36,11 @@ struct AdvisorOptions {
   uint64_t max_simulated_blocks = 0;
   const std::atomic<bool>* cancel = nullptr;
   std::atomic<int>* candidates_done = nullptr;  // progress, out of AdvisorResult::candidates
+  // Candidates are costed from one launch_profile() holding at most this many distinct warp
+  // executions (about 400 bytes each: 2^18 is about 100 MB); a launch with more (an address that
+  // depends on blockIdx in a large grid) runs the kernel once per candidate instead: the same
+  // result, slower.
+  uint64_t max_profile_executions = uint64_t{1} << 18;
 };
 
 struct LayoutCandidate {

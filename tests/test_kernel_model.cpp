@@ -633,3 +633,286 @@ TEST_CASE("structured totals equal the brute force in every issue mode") {
     }
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// launch_profile() + totals_from_profile(): the launch evaluated once in logical coordinates,
+// then costed under any layout, must give what running the kernel under that layout gives.
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+void check_identical_totals(const LaunchTotals& a, const LaunchTotals& b) {
+  auto same = [](const OpTotals& x, const OpTotals& y) {
+    CHECK(x.instructions == y.instructions);
+    CHECK(x.active_instructions == y.active_instructions);
+    CHECK(x.wavefronts == y.wavefronts);
+    CHECK(x.ideal == y.ideal);
+    CHECK(x.conflicts == y.conflicts);
+    CHECK(x.saturated == y.saturated);
+  };
+  same(a.ld, b.ld);
+  same(a.st, b.st);
+  same(a.estimate_ld, b.estimate_ld);
+  same(a.estimate_st, b.estimate_st);
+  REQUIRE(a.per_access.size() == b.per_access.size());
+  for (size_t i = 0; i < a.per_access.size(); ++i) {
+    CAPTURE(i);
+    same(a.per_access[i], b.per_access[i]);
+  }
+  CHECK(a.max_n_way == b.max_n_way);
+  CHECK(a.blocks == b.blocks);
+  CHECK(a.complete == b.complete);
+  CHECK(a.blocks_counted == b.blocks_counted);
+  CHECK(a.stopped_because == b.stopped_because);
+}
+
+// `spec` with array `k` relaid: as declared, padded by 1 and 2 elements (2 misaligns a 16-byte
+// access of a float tile), XORed, swizzled. Variants that do not compile are left out.
+std::vector<ScenarioSpec> relayouts(const ScenarioSpec& spec, size_t k) {
+  std::vector<ScenarioSpec> out{spec};
+  const int64_t cols = spec.arrays[k].dims.back();
+  auto add = [&](int64_t stride, int64_t mask, int b, int m, int sh) {
+    ScenarioSpec v = spec;
+    ArraySpec& a = v.arrays[k];
+    a.row_stride = stride;
+    a.xor_mask = mask;
+    a.swizzle_bits = b;
+    a.swizzle_base = m;
+    a.swizzle_shift = sh;
+    if (compile(v).ok()) out.push_back(v);
+  };
+  if (spec.arrays[k].dims.size() >= 2) {
+    add(cols + 1, 0, 0, 0, 0);
+    add(cols + 2, 0, 0, 0, 0);
+    add(cols + 1, 1, 0, 0, 0);
+    for (int64_t mask : {int64_t{1}, int64_t{3}, cols - 1}) add(0, mask, 0, 0, 0);
+  }
+  add(0, 0, 1, 0, 5);
+  add(0, 0, 2, 2, 4);
+  add(0, 0, 3, 2, 6);
+  add(0, 0, 3, 0, 3);
+  return out;
+}
+
+// For every relayout of every array: totals_from_profile() equals launch_totals() (every count,
+// or the same error message) and the brute force over every block (the counts).
+void check_profile_against_runs(const ScenarioSpec& spec) {
+  const Scenario s = compiled(spec);
+  auto profile = launch_profile(s);
+  REQUIRE_MESSAGE(profile.ok(), (profile.ok() ? "" : profile.error().message));
+  REQUIRE(profile->complete);
+  CHECK(profile->executions.size() <= profile->warp_instructions);
+  for (size_t k = 0; k < spec.arrays.size(); ++k) {
+    int variant = 0;
+    for (const ScenarioSpec& v : relayouts(spec, k)) {
+      CAPTURE(k);
+      CAPTURE(variant++);
+      const Scenario sv = compiled(v);
+      auto from_profile = totals_from_profile(sv, *profile);
+      auto run = launch_totals(sv);
+      REQUIRE(from_profile.ok() == run.ok());
+      if (!run.ok()) {
+        CHECK(from_profile.error().message == run.error().message);
+        continue;
+      }
+      check_identical_totals(*from_profile, *run);
+      CHECK(from_profile->blocks_simulated == run->blocks_simulated);
+      auto brute = launch_totals_brute_force(sv);
+      REQUIRE(brute.ok());
+      check_same_totals(*from_profile, *brute);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("launch_profile: distinct warp executions and their multiplicities, worked by hand") {
+  // 2 warps (threadIdx.y 0 and 1) per block, 3 blocks; every address independent of the layout's
+  // choice but the store's depends on blockIdx, so every block is simulated.
+  ScenarioSpec spec;
+  spec.arrays = {ArraySpec{"tile", "float", {32, 32}, 0, 0, 0, 0, 0}};
+  spec.block = {32, 2, 1};
+  spec.grid = {3, 1, 1};
+  LoopSpec j;
+  j.var = "j";
+  j.begin = 0;
+  j.end = 4;
+  spec.accesses = {
+      // the same row each of 4 iterations: one distinct execution per warp, 4 * 3 times
+      access("ld", "tile[threadIdx.y][threadIdx.x]", "", {j}),
+      // a column (32-way at stride 32), the same in both warps, column blockIdx.x % 2:
+      // column 0 in blocks 0 and 2 (2 * 2 = 4 times), column 1 in block 1 (2 times)
+      access("st", "tile[threadIdx.x][blockIdx.x % 2]", ""),
+      // no lane passes: predicated, issued with mask 0 by every warp (6 times); branched, never
+      access("st", "tile[0][threadIdx.x]", "threadIdx.x >= 64", {}, "predicated"),
+      access("ld", "tile[0][0]", "threadIdx.y == 5"),
+  };
+  const Scenario s = compiled(spec);
+  auto p = launch_profile(s);
+  REQUIRE_MESSAGE(p.ok(), (p.ok() ? "" : p.error().message));
+  CHECK(p->complete);
+  CHECK(p->blocks == 3);
+  CHECK(p->blocks_simulated == 3);
+  CHECK(p->warp_instructions == 3 * 2 * (4 + 1 + 1));  // the branched-around ld issues nothing
+  REQUIRE(p->executions.size() == 5);
+  // first met: block 0 warp 0's ld, st (column 0), predicated st; warp 1's ld; block 1's st
+  CHECK(p->executions[0].stmt == 0);
+  CHECK(p->executions[0].row[5] == 0);
+  CHECK(p->executions[0].col[5] == 5);
+  CHECK(p->times[0] == 12);
+  CHECK(p->executions[1].stmt == 1);
+  CHECK(p->executions[1].row[5] == 5);
+  CHECK(p->executions[1].col[5] == 0);
+  CHECK(p->times[1] == 4);
+  CHECK(p->executions[2].stmt == 2);
+  CHECK(p->executions[2].mask == 0);
+  CHECK(p->times[2] == 6);
+  CHECK(p->executions[3].stmt == 0);
+  CHECK(p->executions[3].row[5] == 1);
+  CHECK(p->times[3] == 12);
+  CHECK(p->executions[4].stmt == 1);
+  CHECK(p->executions[4].col[5] == 1);
+  CHECK(p->times[4] == 2);
+  // A table capped below the 5: the run stops with a one-line error.
+  auto capped = launch_profile(s, {}, 4);
+  REQUIRE_FALSE(capped.ok());
+  CHECK(capped.error().message == "more than 4 distinct warp executions");
+
+  // Costed unpadded: ld 24 row reads of 1 wavefront; st 6 column writes of 32 wavefronts (every
+  // row starts on bank 0) plus 6 predicated with no lane: 12 instructions, 6 active, 192 waves.
+  auto t = totals_from_profile(s, *p);
+  REQUIRE(t.ok());
+  CHECK(t->ld.instructions == 24);
+  CHECK(t->ld.wavefronts == 24);
+  CHECK(t->st.instructions == 12);
+  CHECK(t->st.active_instructions == 6);
+  CHECK(t->st.wavefronts == 6 * 32);
+  CHECK(t->st.conflicts == 6 * 31);
+  CHECK(t->max_n_way == 32);
+  // Padded to 33: row r starts on bank r, a column is conflict-free: 6 wavefronts.
+  spec.arrays[0].row_stride = 33;
+  auto tp = totals_from_profile(compiled(spec), *p);
+  REQUIRE(tp.ok());
+  CHECK(tp->st.wavefronts == 6);
+  CHECK(tp->st.conflicts == 0);
+  CHECK(tp->ld.wavefronts == 24);
+}
+
+TEST_CASE("totals from a profile equal running the kernel, under every layout") {
+  struct Row {
+    const char* file;
+    int64_t n;         // 0 = as shipped
+    int64_t grid = 0;  // a grid [grid, grid] instead of the file's fixed one; 0 = as shipped
+  };
+  // Edges (n not a multiple of the tile), 8- and 16-byte accesses (odd padding misaligns the
+  // float4 ones: the same error as the run), two arrays, an extern buffer, predicated stores,
+  // loops whose iterations repeat the same addresses (stencil3d's z march).
+  const Row rows[] = {
+      {"seed_transpose_32x32.json", 100},
+      {"tiled_32x8_32x33.json", 33},
+      {"tiled_32x8_double_32x32.json", 70},
+      {"tiled_float4_32x32.json", 64},
+      {"fast_f4_64x64_t256_unswizzled.json", 130},
+      {"broadcast.json", 0, 3},
+      {"realworld/stencil3d.json", 12},
+      {"realworld/sgemm_bk.json", 64},
+      {"realworld/scan_blelloch.json", 1500},
+      {"realworld/argmax_extern.json", 1000},
+      {"realworld/reduce_interleaved.json", 1000},
+      {"realworld/conv_row.json", 40},
+  };
+  for (const Row& r : rows) {
+    CAPTURE(r.file);
+    ScenarioSpec spec = asset(r.file);
+    if (r.n != 0) spec.n = r.n;
+    if (r.grid != 0) spec.grid = {r.grid, r.grid, 1};
+    check_profile_against_runs(spec);
+  }
+}
+
+TEST_CASE(
+    "totals from a profile: addresses that depend on blockIdx, every issue mode, saturation") {
+  for (const char* mode : {"branch", "predicated", "hoisted"}) {
+    CAPTURE(mode);
+    ScenarioSpec spec;
+    spec.arrays = {ArraySpec{"tile", "float", {32, 32}, 0, 0, 0, 0, 0}};
+    spec.block = {32, 4, 1};
+    spec.grid = {5, 3, 1};
+    spec.accesses = {access("st", "tile[(threadIdx.x + blockIdx.x) % 32][threadIdx.y + blockIdx.y]",
+                            "", {}, mode),
+                     access("ld", "tile[threadIdx.y * 8][(threadIdx.x * (blockIdx.x + 1)) % 32]",
+                            "threadIdx.x < 4 * blockIdx.x", {}, mode)};
+    check_profile_against_runs(spec);
+  }
+  // (2^31-1) x 65535 x 65535 blocks: every count clamps at 2^64 - 1 and says so, as the run does.
+  ScenarioSpec big;
+  big.arrays = {ArraySpec{"tile", "float", {32, 32}, 0, 0, 0, 0, 0}};
+  big.block = {1024, 1, 1};
+  big.grid = {2147483647, 65535, 65535};
+  big.accesses = {access("ld", "tile[threadIdx.x % 32][threadIdx.x / 32]", ""),
+                  access("st", "tile[threadIdx.x / 32][threadIdx.x % 32]", "")};
+  const Scenario s = compiled(big);
+  auto p = launch_profile(s);
+  REQUIRE(p.ok());
+  auto from_profile = totals_from_profile(s, *p);
+  auto run = launch_totals(s);
+  REQUIRE(from_profile.ok());
+  REQUIRE(run.ok());
+  CHECK(from_profile->ld.saturated);
+  CHECK(from_profile->ld.wavefronts == kCountMax);
+  check_identical_totals(*from_profile, *run);
+}
+
+TEST_CASE("launch_profile stops where launch_totals stops: a cap, a run-time error") {
+  ScenarioSpec spec = asset("tiled_32x8_32x33.json");
+  spec.n = 2047;
+  const Scenario s = compiled(spec);
+  TotalsOptions opt;
+  opt.max_simulated_blocks = 1;
+  auto p = launch_profile(s, opt);
+  auto run = launch_totals(s, opt);
+  REQUIRE(p.ok());
+  REQUIRE(run.ok());
+  CHECK_FALSE(p->complete);
+  CHECK(p->blocks_simulated == 1);
+  auto t = totals_from_profile(s, *p);
+  REQUIRE(t.ok());
+  check_identical_totals(*t, *run);  // the counted part and the estimate
+
+  ScenarioSpec bad = asset("seed_transpose_32x32.json");
+  bad.accesses[0].target =
+      "tile[threadIdx.y][threadIdx.x + blockIdx.x]";  // out of bounds in block 1
+  const Scenario sb = compiled(bad);
+  auto pb = launch_profile(sb);
+  auto rb = launch_totals(sb);
+  REQUIRE_FALSE(pb.ok());
+  REQUIRE_FALSE(rb.ok());
+  CHECK(pb.error().message == rb.error().message);
+}
+
+TEST_CASE("totals from a profile: a layout's error names the instruction the run stops at") {
+  // A 16-byte read of tile[lane][4k], issued only at k = 1 (no lane passes at k = 0). Padded to
+  // 34 floats, row 1 starts at byte 136, not a multiple of 16: misaligned, first at k = 1.
+  ScenarioSpec spec;
+  spec.arrays = {ArraySpec{"tile", "float", {32, 32}, 0, 0, 0, 0, 0}};
+  spec.block = {32, 1, 1};
+  spec.grid = {2, 1, 1};
+  LoopSpec k;
+  k.var = "k";
+  k.begin = 0;
+  k.end = 2;
+  AccessSpec a = access("ld", "tile[threadIdx.x][4 * k]", "k == 1", {k});
+  a.width = 16;
+  spec.accesses = {a};
+  const Scenario s = compiled(spec);
+  auto p = launch_profile(s);
+  REQUIRE(p.ok());
+  spec.arrays[0].row_stride = 34;
+  const Scenario padded = compiled(spec);
+  auto from_profile = totals_from_profile(padded, *p);
+  auto run = launch_totals(padded);
+  REQUIRE_FALSE(from_profile.ok());
+  REQUIRE_FALSE(run.ok());
+  CHECK(from_profile.error().message == run.error().message);
+  CHECK(from_profile.error().message.find(" at k=1: ") != std::string::npos);
+}

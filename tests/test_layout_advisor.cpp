@@ -250,4 +250,82 @@ TEST_CASE("advisor: an array TMA writes gets only TMA modes, ranked by wavefront
   CHECK(j["arrays"][0]["tma_swizzle"] == "128B");
   CHECK_FALSE(j["arrays"][0].contains("swizzle"));
   CHECK_FALSE(j["arrays"][0].contains("row_stride"));
+
+TEST_CASE("every ranked candidate costs what running the kernel in that layout costs") {
+  // The advisor costs candidates from one logical profile of the launch (launch_profile()); the
+  // reference here compiles each candidate and runs it block by block (the brute force), and
+  // takes the worst access from that run. Smaller n keep the brute force short.
+  struct Row {
+    const char* file;
+    int64_t n;     // 0 = as shipped
+    int64_t grid;  // a grid [grid, grid] instead of the file's fixed one; 0 = as shipped
+    int array;
+  };
+  const Row rows[] = {
+      {"fast_f4_64x64_t256_unswizzled.json", 64, 0, 0},  // misaligned candidates skipped
+      {"broadcast.json", 0, 2, 1},                       // two arrays
+      {"realworld/sgemm_bk.json", 64, 0, 1},             // 16-byte loads of a 1-D array
+      {"realworld/stencil3d.json", 12, 0, 0},            // a 3-D tile, a loop of equal iterations
+      {"realworld/scan_blelloch.json", 1500, 0, 0},      // predicated, guards in loops
+  };
+  for (const Row& r : rows) {
+    CAPTURE(r.file);
+    auto spec =
+        load_scenario_file(std::string(BANKSCOPE_SOURCE_DIR) + "/assets/scenarios/" + r.file);
+    REQUIRE(spec.ok());
+    if (r.n != 0) spec->n = r.n;
+    if (r.grid != 0) spec->grid = {r.grid, r.grid, 1};
+    auto s = compile(*spec);
+    REQUIRE(s.ok());
+    auto res = advise_layout(*s, r.array);
+    REQUIRE_MESSAGE(res.ok(), res.error().message);
+    int skipped = 0;
+    for (const auto& [reason, n] : res->skipped) skipped += n;
+    CHECK(static_cast<int>(res->ranked.size()) + skipped == res->candidates);
+    for (const LayoutCandidate& c : res->ranked) {
+      CAPTURE(c.text);
+      auto sc = compile(with_layout(*spec, r.array, c.layout));
+      REQUIRE(sc.ok());
+      auto lt = launch_totals_brute_force(*sc);
+      REQUIRE(lt.ok());
+      CHECK(c.wavefronts == lt->ld.wavefronts + lt->st.wavefronts);
+      CHECK(c.conflicts == lt->ld.conflicts + lt->st.conflicts);
+      int worst = -1;
+      uint64_t worst_conflicts = 0;
+      for (size_t i = 0; i < lt->per_access.size(); ++i) {
+        if (lt->per_access[i].conflicts > worst_conflicts) {
+          worst_conflicts = lt->per_access[i].conflicts;
+          worst = static_cast<int>(i);
+        }
+      }
+      CHECK(c.worst_access == worst);
+      CHECK(c.worst_conflicts == worst_conflicts);
+    }
+  }
+}
+
+TEST_CASE(
+    "a launch with too many distinct executions for a profile is ranked the slow way, alike") {
+  // max_profile_executions = 1: no profile, every candidate runs the kernel (launch_totals()).
+  for (const char* file : {"fast_f4_64x64_t256_unswizzled.json", "realworld/bitonic_sort.json"}) {
+    CAPTURE(file);
+    const Scenario s = load(file);
+    auto fast = advise_layout(s, 0);
+    AdvisorOptions slow_opt;
+    slow_opt.max_profile_executions = 1;
+    auto slow = advise_layout(s, 0, slow_opt);
+    REQUIRE(fast.ok());
+    REQUIRE(slow.ok());
+    CHECK(fast->candidates == slow->candidates);
+    CHECK(fast->ideal == slow->ideal);
+    CHECK(fast->skipped == slow->skipped);
+    REQUIRE(fast->ranked.size() == slow->ranked.size());
+    for (size_t i = 0; i < fast->ranked.size(); ++i) {
+      CAPTURE(i);
+      CHECK(fast->ranked[i].text == slow->ranked[i].text);
+      CHECK(fast->ranked[i].wavefronts == slow->ranked[i].wavefronts);
+      CHECK(fast->ranked[i].conflicts == slow->ranked[i].conflicts);
+      CHECK(fast->ranked[i].worst_access == slow->ranked[i].worst_access);
+    }
+  }
 }

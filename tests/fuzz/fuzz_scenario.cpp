@@ -463,6 +463,49 @@ int64_t instructions_per_warp(const Scenario& s) {
   return per_warp;
 }
 
+// The layout advisor's path (kernel_model.hpp): the launch evaluated once in logical coordinates,
+// then costed under the scenario's own layouts and under array 0 padded by one element, must give
+// what running the kernel gives (the totals, or the same error). A profile that fails met a
+// layout-free error; the run then fails too (maybe earlier, at a misaligned access).
+void check_profile(const Scenario& s, const Result<LaunchTotals>& fast, const std::string& what) {
+  auto profile = launch_profile(s);
+  if (!profile) {
+    FUZZ_CHECK(!fast.ok(), "launch_profile failed (" + profile.error().message +
+                               ") but launch_totals did not for " + what);
+    return;
+  }
+  FUZZ_CHECK(profile->complete, "an uncapped launch_profile says it is incomplete for " + what);
+  ScenarioSpec padded = s.spec;
+  ArraySpec& a0 = padded.arrays[0];
+  a0.row_stride = (a0.row_stride != 0 ? a0.row_stride : a0.dims.back()) + 1;
+  auto sp = compile(padded);
+  for (int k = 0; k < (sp.ok() ? 2 : 1); ++k) {
+    const Scenario& sk = k == 0 ? s : *sp;
+    auto run = k == 0 ? fast : launch_totals(sk);
+    auto from = totals_from_profile(sk, *profile);
+    const std::string which = k == 0 ? " for " : " with array 0 padded for ";
+    FUZZ_CHECK(from.ok() == run.ok(),
+               std::string("totals_from_profile ") +
+                   (from.ok() ? "succeeded" : "failed (" + from.error().message + ")") +
+                   " but launch_totals " +
+                   (run.ok() ? "succeeded" : "failed (" + run.error().message + ")") + which +
+                   what);
+    if (!run.ok()) {
+      FUZZ_CHECK(from.error().message == run.error().message,
+                 "totals_from_profile failed with '" + from.error().message +
+                     "', launch_totals with '" + run.error().message + "'" + which + what);
+      continue;
+    }
+    bool equal = same(from->ld, run->ld) && same(from->st, run->st) &&
+                 from->max_n_way == run->max_n_way &&
+                 from->per_access.size() == run->per_access.size();
+    for (size_t i = 0; equal && i < from->per_access.size(); ++i)
+      equal = same(from->per_access[i], run->per_access[i]);
+    FUZZ_CHECK(equal, "totals_from_profile " + totals_text(*from) + " != launch_totals " +
+                          totals_text(*run) + which + what);
+  }
+}
+
 void check_launch(const Scenario& s, const std::string& what) {
   const int64_t per_warp = instructions_per_warp(s);
   if (per_warp > kMaxWarpInstructions) return;
@@ -481,6 +524,7 @@ void check_launch(const Scenario& s, const std::string& what) {
     FUZZ_CHECK(kinds_apart(s, *fast), "a kind's launch total is not the sum of its statements (" +
                                           totals_text(*fast) + "): " + what);
   }
+  check_profile(s, fast, what);
   if (work > kMaxBruteWork) return;
   auto brute = launch_totals_brute_force(s);
   if (fast.ok() && brute.ok()) {
