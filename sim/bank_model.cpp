@@ -376,8 +376,9 @@ inline bool units_distinct(const uint32_t* addr, int shift, uint32_t lanes) {
   const uint32_t has3 = x != 0;
   const uint32_t u3 = addr[__builtin_ctz(x | 0x80000000u)] >> shift;
   x &= x - 1;
-  const uint32_t dup = static_cast<uint32_t>(u0 == u1) | (has2 & static_cast<uint32_t>((u2 == u0) | (u2 == u1))) |
-                       (has3 & static_cast<uint32_t>((u3 == u0) | (u3 == u1) | (u3 == u2)));
+  const uint32_t dup2 = has2 & static_cast<uint32_t>((u2 == u0) | (u2 == u1));
+  const uint32_t dup3 = has3 & static_cast<uint32_t>((u3 == u0) | (u3 == u1) | (u3 == u2));
+  const uint32_t dup = static_cast<uint32_t>(u0 == u1) | dup2 | dup3;
   if (dup != 0) return false;
   if (x == 0) return true;
   for (uint32_t y = lanes; y != 0;) {
@@ -539,7 +540,7 @@ static AccessCost cost_portable_fast(const WarpAccess& a, const uint32_t* addr, 
   Bytes16 k0, k1, c0, c1;
   std::memcpy(&k0, key, 16);
   std::memcpy(&k1, key + 16, 16);
-  const Bytes16 lane_key = {0x40, 0x40, 0x40, 0x40, 0x40, 0x40, 0x40, 0x40, 0x40, 0x40, 0x40, 0x40, 0x40, 0x40, 0x40, 0x40};
+  const Bytes16 lane_key = Bytes16{} + 0x40;  // keys from 0x40 up are inactive lanes
   c0 = reinterpret_cast<Bytes16>(k0 < lane_key) & 1;
   c1 = reinterpret_cast<Bytes16>(k1 < lane_key) & 1;
 #pragma GCC unroll 31
