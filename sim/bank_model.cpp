@@ -530,8 +530,12 @@ static AccessCost cost_portable_fast(const WarpAccess& a, const uint32_t* addr, 
   // key = ext for active lanes, 0x40 | lane (unique, never an ext) for the others, stored twice.
   uint8_t key[2 * kWarpSize];
   for (uint32_t i = 0; i < kWarpSize; ++i) {
-    const uint32_t ext = ((addr[i] >> kShift) & kGroupMask) | (i >> kLaneBits) << kGroupBits;
-    key[i] = static_cast<uint8_t>((mask & kLaneBit[i]) != 0 ? ext : (0x40u | i));
+    key[i] = static_cast<uint8_t>(((addr[i] >> kShift) & kGroupMask) | (i >> kLaneBits) << kGroupBits);
+  }
+  if (mask != 0xffffffffu) {  // a separate loop, so that the full warp's keys vectorize
+    for (uint32_t i = 0; i < kWarpSize; ++i) {
+      key[i] = static_cast<uint8_t>((mask & kLaneBit[i]) != 0 ? key[i] : (0x40u | i));
+    }
   }
   std::memcpy(key + kWarpSize, key, kWarpSize);
   // The counts in two 16-byte vectors (GCC/Clang vector extensions: SSE2 on baseline x86-64, NEON
