@@ -353,6 +353,61 @@ inline int popcount32(uint32_t x) {  // SWAR: the baseline x86-64 has no POPCNT 
   return static_cast<int>((((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
 }
 
+constexpr uint32_t kLaneBit[kWarpSize] = {
+    1u << 0,  1u << 1,  1u << 2,  1u << 3,  1u << 4,  1u << 5,  1u << 6,  1u << 7,  1u << 8,  1u << 9,  1u << 10,
+    1u << 11, 1u << 12, 1u << 13, 1u << 14, 1u << 15, 1u << 16, 1u << 17, 1u << 18, 1u << 19, 1u << 20, 1u << 21,
+    1u << 22, 1u << 23, 1u << 24, 1u << 25, 1u << 26, 1u << 27, 1u << 28, 1u << 29, 1u << 30, 1u << 31};
+
+// Whether the lanes in `lanes` (all of one phase) address pairwise different units (byte address >>
+// shift). Called on one (phase, bank group) at a time, so `lanes` is small (the busiest group's
+// lane count, 2-5 for random addresses).
+inline bool units_distinct(const uint32_t* addr, int shift, uint32_t lanes) {
+  // The first four lanes without a branch (a lane past the last is read as lane 31 and its
+  // compares are masked off), the rest, if any, by a loop.
+  uint32_t x = lanes;
+  assert((x & (x - 1)) != 0 && "units_distinct() of fewer than two lanes");
+  const uint32_t u0 = addr[__builtin_ctz(x)] >> shift;
+  x &= x - 1;
+  const uint32_t u1 = addr[__builtin_ctz(x)] >> shift;
+  x &= x - 1;
+  const uint32_t has2 = x != 0;
+  const uint32_t u2 = addr[__builtin_ctz(x | 0x80000000u)] >> shift;
+  x &= x - 1;
+  const uint32_t has3 = x != 0;
+  const uint32_t u3 = addr[__builtin_ctz(x | 0x80000000u)] >> shift;
+  x &= x - 1;
+  const uint32_t dup2 = has2 & static_cast<uint32_t>((u2 == u0) | (u2 == u1));
+  const uint32_t dup3 = has3 & static_cast<uint32_t>((u3 == u0) | (u3 == u1) | (u3 == u2));
+  const uint32_t dup = static_cast<uint32_t>(u0 == u1) | dup2 | dup3;
+  if (dup != 0) return false;
+  if (x == 0) return true;
+  for (uint32_t y = lanes; y != 0;) {
+    const uint32_t u = addr[__builtin_ctz(y)] >> shift;
+    y &= y - 1;
+    for (uint32_t z = y; z != 0; z &= z - 1) {
+      if ((addr[__builtin_ctz(z)] >> shift) == u) return false;
+    }
+  }
+  return true;
+}
+
+// Lanes whose key byte (key[0..31]) is e, as a lane mask: eight bytes at a time with an exact
+// zero-byte test (a byte y is 0 iff bit 7 of ((y & 0x7f) + 0x7f) | y is clear; no carry crosses a
+// byte), the eight bit-7 flags gathered into one byte by a multiply (their products land on
+// distinct bits, so nothing carries).
+inline uint32_t lanes_with_key(const uint8_t* key, uint8_t e) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kLow7 = 0x7f7f7f7f7f7f7f7full;
+  uint32_t lanes = 0;
+  for (int w = 0; w < 4; ++w) {
+    uint64_t x = 0;
+    for (int b = 0; b < 8; ++b) x |= uint64_t{key[8 * w + b]} << (8 * b);  // byte b = lane 8w + b
+    x ^= kOnes * e;
+    const uint64_t zero = ~(((x & kLow7) + kLow7) | x) & (kOnes << 7);
+    lanes |= static_cast<uint32_t>(((zero >> 7) * 0x0102040810204080ull) >> 56) << (8 * w);
+  }
+  return lanes;
+}
+
 template <int kShift, int kLaneBits>
 static AccessCost cost_portable_shape(const WarpAccess& a, const uint32_t* addr, int ideal) {
   constexpr uint32_t kGroupBits = 7u - kShift, kGroupMask = (1u << kGroupBits) - 1u;
@@ -426,10 +481,6 @@ static AccessCost cost_portable_shape(const WarpAccess& a, const uint32_t* addr,
   // never an ext) for the others, compared with the key sequence shifted by 1..31 (keys stored
   // twice, so each shift is a contiguous read): loops the compiler vectorizes, and no counter
   // that lanes on one bank would wait on (a histogram in memory measured 4x slower here).
-  static constexpr uint32_t kLaneBit[kWarpSize] = {
-      1u << 0,  1u << 1,  1u << 2,  1u << 3,  1u << 4,  1u << 5,  1u << 6,  1u << 7,  1u << 8,  1u << 9,  1u << 10,
-      1u << 11, 1u << 12, 1u << 13, 1u << 14, 1u << 15, 1u << 16, 1u << 17, 1u << 18, 1u << 19, 1u << 20, 1u << 21,
-      1u << 22, 1u << 23, 1u << 24, 1u << 25, 1u << 26, 1u << 27, 1u << 28, 1u << 29, 1u << 30, 1u << 31};
   uint8_t key[2 * kWarpSize];
   for (uint32_t i = 0; i < kWarpSize; ++i) {
     key[i] = static_cast<uint8_t>((first & kLaneBit[i]) != 0 ? ext[i] : (0x40u | i));
@@ -451,15 +502,89 @@ static AccessCost cost_portable_shape(const WarpAccess& a, const uint32_t* addr,
   return make_cost(wavefronts, ideal, n_way);
 }
 
+// The portable path's main route: steps 0 and 3 of cost_portable_shape() without its dedupe. The
+// count per (phase, bank group) is of active lanes, not of distinct units: an upper bound on the
+// group's distinct units, equal to it when the group's lanes are on pairwise different units. So a
+// phase costs its busiest lane count exactly when one group with that lane count has no two lanes
+// on one unit (every other group has at most that many distinct units); that one group is checked,
+// and when it has a shared unit the warp takes cost_portable_shape() (the dedupe, then the count).
+// Random addresses rarely share a unit; strided ones take the shortcut; shared words (1- and 2-byte
+// lanes, broadcasts) take the dedupe route as before.
+typedef uint8_t Bytes16 __attribute__((vector_size(16)));
+
+template <int kShift, int kLaneBits>
+static AccessCost cost_portable_fast(const WarpAccess& a, const uint32_t* addr, int ideal) {
+  constexpr uint32_t kGroupBits = 7u - kShift, kGroupMask = (1u << kGroupBits) - 1u;
+  const uint32_t mask = a.mask;
+  if (mask == 0xffffffffu) {
+    const uint32_t d = (addr[1] >> kShift) - (addr[0] >> kShift);
+    uint32_t affine = 1;
+    for (uint32_t i = 0; i + 1 < kWarpSize; ++i) {
+      affine &= static_cast<uint32_t>((addr[i + 1] >> kShift) - (addr[i] >> kShift) == d);
+    }
+    if (affine != 0 && d < 0x80000000u) {
+      const Shape s{1 << kLaneBits, kLaneBits, kShift, 7 - kShift, ideal};
+      return affine_cost(s, d);
+    }
+  }
+  // key = ext for active lanes, 0x40 | lane (unique, never an ext) for the others, stored twice.
+  uint8_t key[2 * kWarpSize];
+  for (uint32_t i = 0; i < kWarpSize; ++i) {
+    key[i] = static_cast<uint8_t>(((addr[i] >> kShift) & kGroupMask) | (i >> kLaneBits) << kGroupBits);
+  }
+  if (mask != 0xffffffffu) {  // a separate loop, so that the full warp's keys vectorize
+    for (uint32_t i = 0; i < kWarpSize; ++i) {
+      key[i] = static_cast<uint8_t>((mask & kLaneBit[i]) != 0 ? key[i] : (0x40u | i));
+    }
+  }
+  std::memcpy(key + kWarpSize, key, kWarpSize);
+  // The counts in two 16-byte vectors (GCC/Clang vector extensions: SSE2 on baseline x86-64, NEON
+  // on Arm, plain code elsewhere), so that they stay in registers across the 31 rotations: as an
+  // array the compiler stored and reloaded it every rotation (perf: half of this path's time).
+  Bytes16 k0, k1, c0, c1;
+  std::memcpy(&k0, key, 16);
+  std::memcpy(&k1, key + 16, 16);
+  const Bytes16 lane_key = Bytes16{} + 0x40;  // keys from 0x40 up are inactive lanes
+  c0 = reinterpret_cast<Bytes16>(k0 < lane_key) & 1;
+  c1 = reinterpret_cast<Bytes16>(k1 < lane_key) & 1;
+#pragma GCC unroll 31
+  for (uint32_t r = 1; r < kWarpSize; ++r) {
+    Bytes16 r0, r1;
+    std::memcpy(&r0, key + r, 16);
+    std::memcpy(&r1, key + 16 + r, 16);
+    c0 -= reinterpret_cast<Bytes16>(k0 == r0);
+    c1 -= reinterpret_cast<Bytes16>(k1 == r1);
+  }
+  uint8_t count[kWarpSize];
+  std::memcpy(count, &c0, 16);
+  std::memcpy(count + 16, &c1, 16);
+  constexpr uint32_t kPer = 1u << kLaneBits;
+  int wavefronts = 0, n_way = 0;
+  for (uint32_t p0 = 0; p0 < kWarpSize; p0 += kPer) {
+    uint8_t busiest = 0;
+    for (uint32_t i = p0; i < p0 + kPer; ++i) busiest = count[i] > busiest ? count[i] : busiest;
+    if (busiest >= 2) {
+      uint32_t i = p0;
+      while (count[i] != busiest) ++i;
+      if (!units_distinct(addr, kShift, lanes_with_key(key, key[i]))) {
+        return cost_portable_shape<kShift, kLaneBits>(a, addr, ideal);
+      }
+    }
+    wavefronts += busiest;
+    n_way = busiest > n_way ? busiest : n_way;
+  }
+  return make_cost(wavefronts, ideal, n_way);
+}
+
 static AccessCost cost_portable(const WarpAccess& a, const uint32_t* addr) {
   if (a.mask == 0) return AccessCost{};  // nothing issues (R5)
   const Shape s = shape_of(a);
   switch (s.shift * 8 + s.lane_bits) {
-    case 2 * 8 + 5: return cost_portable_shape<2, 5>(a, addr, s.ideal);  // 1, 2, 4 bytes
-    case 3 * 8 + 4: return cost_portable_shape<3, 4>(a, addr, s.ideal);  // 8 bytes
-    case 3 * 8 + 5: return cost_portable_shape<3, 5>(a, addr, s.ideal);  // 8-byte loads under R6
-    case 4 * 8 + 3: return cost_portable_shape<4, 3>(a, addr, s.ideal);  // 16 bytes
-    case 4 * 8 + 4: return cost_portable_shape<4, 4>(a, addr, s.ideal);  // 16-byte loads under R6
+    case 2 * 8 + 5: return cost_portable_fast<2, 5>(a, addr, s.ideal);  // 1, 2, 4 bytes
+    case 3 * 8 + 4: return cost_portable_fast<3, 4>(a, addr, s.ideal);  // 8 bytes
+    case 3 * 8 + 5: return cost_portable_fast<3, 5>(a, addr, s.ideal);  // 8-byte loads under R6
+    case 4 * 8 + 3: return cost_portable_fast<4, 3>(a, addr, s.ideal);  // 16 bytes
+    case 4 * 8 + 4: return cost_portable_fast<4, 4>(a, addr, s.ideal);  // 16-byte loads under R6
     default: break;
   }
   assert(false && "shape_of(): no other shape for the default geometry");
@@ -668,8 +793,10 @@ static size_t cost_rows_avx512(WarpAccess a, const uint32_t* addr, const uint32_
     ACC = _mm256_sub_epi8(ACC, _mm256_cmpeq_epi8(key2, rot));                                   \
   } while (0)
 
+// The route with the dedupe (steps 1 and 2 above); cost_default_avx2() below sends a warp here
+// when the lane count of its busiest group is not its count of distinct units.
 BANKSCOPE_TARGET_AVX2
-static AccessCost cost_default_avx2(const WarpAccess& a, const uint32_t* addr) {
+static AccessCost cost_default_avx2_dedupe(const WarpAccess& a, const uint32_t* addr) {
   const uint32_t mask = a.mask;
   if (mask == 0) return AccessCost{};  // nothing issues (R5)
   const Shape s = shape_of(a);
@@ -788,6 +915,112 @@ static AccessCost cost_default_avx2(const WarpAccess& a, const uint32_t* addr) {
   for (int p = 0; p < kWarpSize; p += s.per) {
     wavefronts += busiest[p];
     n_way = busiest[p] > n_way ? busiest[p] : n_way;
+  }
+  return make_cost(wavefronts, s.ideal, n_way);
+}
+// The AVX2 path's main route: the constant-stride shortcut, then step 2 with key2 = ext for every
+// active lane (no dedupe): per lane the active lanes of its (phase, group), an upper bound on the
+// group's distinct units. As in cost_portable_fast(), a phase costs its busiest lane count exactly
+// when one group with that count has its lanes on pairwise different units; that group is checked
+// (scalar compares, 2-5 lanes for random addresses) and a shared unit sends the warp to
+// cost_default_avx2_dedupe().
+BANKSCOPE_TARGET_AVX2
+static AccessCost cost_default_avx2(const WarpAccess& a, const uint32_t* addr) {
+  const uint32_t mask = a.mask;
+  if (mask == 0) return AccessCost{};  // nothing issues (R5)
+  const Shape s = shape_of(a);
+  const __m128i shift = _mm_cvtsi32_si128(s.shift);
+  const __m256i one = _mm256_set1_epi32(1);
+  const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  __m256i unit[4];
+  for (int k = 0; k < 4; ++k) {
+    unit[k] = _mm256_srl_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 8 * k)), shift);
+  }
+  if (mask == 0xffffffffu) {  // a constant unit stride: affine_cost()
+    const uint32_t d = (addr[1] >> s.shift) - (addr[0] >> s.shift);
+    const __m256i vd = _mm256_set1_epi32(static_cast<int>(d));
+    __m256i same = _mm256_cmpeq_epi32(
+        _mm256_sub_epi32(unit[3], _mm256_srl_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 23)), shift)),
+        vd);
+    for (int k = 0; k < 3; ++k) {
+      const __m256i next = _mm256_srl_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 8 * k + 1)), shift);
+      same = _mm256_and_si256(same, _mm256_cmpeq_epi32(_mm256_sub_epi32(next, unit[k]), vd));
+    }
+    if (_mm256_movemask_epi8(same) == -1 && d < 0x80000000u) return affine_cost(s, d);
+  }
+  // Quarter-warp phases (16-byte accesses without R6): four checks cost more than the dedupe
+  // (measured here: random 16-byte warps 16.1 M/s this way, 19.4 M/s through the dedupe).
+  if (s.per == 8) return cost_default_avx2_dedupe(a, addr);
+  const __m128i lane_bits = _mm_cvtsi32_si128(s.lane_bits);
+  const __m128i group_bits = _mm_cvtsi32_si128(s.group_bits);
+  const __m256i group_mask = _mm256_set1_epi32((1 << s.group_bits) - 1);
+  const __m256i vmask = _mm256_set1_epi32(static_cast<int>(mask));
+  __m256i key2w[4];
+  for (int k = 0; k < 4; ++k) {
+    const __m256i lane = _mm256_add_epi32(iota, _mm256_set1_epi32(8 * k));
+    const __m256i ext = _mm256_or_si256(_mm256_and_si256(unit[k], group_mask),
+                                        _mm256_sll_epi32(_mm256_srl_epi32(lane, lane_bits), group_bits));
+    if (mask == 0xffffffffu) {
+      key2w[k] = ext;
+    } else {
+      const __m256i bit = _mm256_sllv_epi32(one, lane);
+      const __m256i active = _mm256_cmpeq_epi32(_mm256_and_si256(vmask, bit), bit);
+      key2w[k] = _mm256_blendv_epi8(_mm256_or_si256(lane, _mm256_set1_epi32(0x40)), ext, active);
+    }
+  }
+  const __m256i key2 = _mm256_permutevar8x32_epi32(
+      _mm256_packus_epi16(_mm256_packus_epi32(key2w[0], key2w[1]), _mm256_packus_epi32(key2w[2], key2w[3])),
+      _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+  const __m256i swapped = _mm256_permute2x128_si256(key2, key2, 1);
+  __m256i acc0 = _mm256_sub_epi8(_mm256_setzero_si256(), _mm256_cmpgt_epi8(_mm256_set1_epi8(32), key2));
+  __m256i acc1 = _mm256_setzero_si256();
+  BANKSCOPE_ROT_STEP(1, acc0); BANKSCOPE_ROT_STEP(2, acc1); BANKSCOPE_ROT_STEP(3, acc0); BANKSCOPE_ROT_STEP(4, acc1);
+  BANKSCOPE_ROT_STEP(5, acc0); BANKSCOPE_ROT_STEP(6, acc1); BANKSCOPE_ROT_STEP(7, acc0); BANKSCOPE_ROT_STEP(8, acc1);
+  BANKSCOPE_ROT_STEP(9, acc0); BANKSCOPE_ROT_STEP(10, acc1); BANKSCOPE_ROT_STEP(11, acc0); BANKSCOPE_ROT_STEP(12, acc1);
+  BANKSCOPE_ROT_STEP(13, acc0); BANKSCOPE_ROT_STEP(14, acc1); BANKSCOPE_ROT_STEP(15, acc0); BANKSCOPE_ROT_STEP(16, acc1);
+  BANKSCOPE_ROT_STEP(17, acc0); BANKSCOPE_ROT_STEP(18, acc1); BANKSCOPE_ROT_STEP(19, acc0); BANKSCOPE_ROT_STEP(20, acc1);
+  BANKSCOPE_ROT_STEP(21, acc0); BANKSCOPE_ROT_STEP(22, acc1); BANKSCOPE_ROT_STEP(23, acc0); BANKSCOPE_ROT_STEP(24, acc1);
+  BANKSCOPE_ROT_STEP(25, acc0); BANKSCOPE_ROT_STEP(26, acc1); BANKSCOPE_ROT_STEP(27, acc0); BANKSCOPE_ROT_STEP(28, acc1);
+  BANKSCOPE_ROT_STEP(29, acc0); BANKSCOPE_ROT_STEP(30, acc1); BANKSCOPE_ROT_STEP(31, acc0);
+  const __m256i count = _mm256_add_epi8(acc0, acc1);
+  __m256i m = _mm256_max_epu8(count, _mm256_srli_si256(count, 1));
+  m = _mm256_max_epu8(m, _mm256_srli_si256(m, 2));
+  m = _mm256_max_epu8(m, _mm256_srli_si256(m, 4));
+  if (s.per >= 16) m = _mm256_max_epu8(m, _mm256_srli_si256(m, 8));
+  const uint32_t group_of = (1u << s.group_bits) - 1u;
+  if (s.per == 32) {  // one phase: its busiest count in every byte, without a trip through memory
+    m = _mm256_shuffle_epi8(m, _mm256_setzero_si256());
+    m = _mm256_max_epu8(m, _mm256_permute2x128_si256(m, m, 1));
+    const int n = _mm256_cvtsi256_si32(m) & 0xff;
+    if (n >= 2) {
+      const uint32_t at_max = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(count, m)));
+      const int i = __builtin_ctz(at_max);
+      const uint32_t e = (addr[i] >> s.shift) & group_of;
+      const uint32_t lanes = static_cast<uint32_t>(
+          _mm256_movemask_epi8(_mm256_cmpeq_epi8(key2, _mm256_set1_epi8(static_cast<char>(e)))));
+      if (!units_distinct(addr, s.shift, lanes)) return cost_default_avx2_dedupe(a, addr);
+    }
+    return make_cost(n, s.ideal, n);
+  }
+  alignas(32) uint8_t busiest[kWarpSize];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(busiest), m);
+  int wavefronts = 0, n_way = 0;
+  for (int p0 = 0; p0 < kWarpSize; p0 += s.per) {
+    int n = busiest[p0];
+    if (s.per == 32 && busiest[16] > n) n = busiest[16];  // the max over 32 bytes is in two halves
+    if (n >= 2) {  // one group of this phase with n lanes: are they on pairwise different units?
+      const uint32_t at_max = static_cast<uint32_t>(
+          _mm256_movemask_epi8(_mm256_cmpeq_epi8(count, _mm256_set1_epi8(static_cast<char>(n)))));
+      const uint32_t phase_lanes = s.per == 32 ? 0xffffffffu : ((1u << s.per) - 1u) << p0;
+      const int i = __builtin_ctz(at_max & phase_lanes);
+      const uint32_t e =
+          ((addr[i] >> s.shift) & group_of) | static_cast<uint32_t>(i >> s.lane_bits) << s.group_bits;
+      const uint32_t lanes = static_cast<uint32_t>(
+          _mm256_movemask_epi8(_mm256_cmpeq_epi8(key2, _mm256_set1_epi8(static_cast<char>(e)))));
+      if (!units_distinct(addr, s.shift, lanes)) return cost_default_avx2_dedupe(a, addr);
+    }
+    wavefronts += n;
+    n_way = n > n_way ? n : n_way;
   }
   return make_cost(wavefronts, s.ideal, n_way);
 }

@@ -642,6 +642,64 @@ TEST_CASE("differential: random warps of every width, op and mask") {
   CHECK(bad == 0);
 }
 
+// The avx2 and portable paths count the active lanes of each (phase, bank group) and check one
+// busiest group for two lanes on one unit (then they dedupe and count again). Aimed at that check:
+// few bank groups and few rows, so groups hold 2-12 lanes; words shared by copying lanes; 1- and
+// 2-byte lanes on bytes of one word; random masks. The generator's coverage is counted by brute
+// force here (not by the code under test): warps whose first busiest group shares a unit while
+// another group of the same lane count does not, and busiest groups of 5 or more distinct units.
+TEST_CASE("differential: busiest bank groups with and without shared units (the count-then-check route)") {
+  Rng rng{0x5eedc0de12345678ull};
+  int bad = 0, n = 0, first_shares_other_not = 0, busiest_shares = 0, wide_distinct = 0;
+  for (int i = 0; i < 30000; ++i, ++n) {
+    const int w = kWidths[rng.below(5)];
+    WarpAccess a = warp(w, rng.below(2) ? Op::kLoad : Op::kStore, rng.below(3) ? 0xffffffffu : rng.next() | rng.next());
+    const int shift = w <= 4 ? 2 : (w == 8 ? 3 : 4);
+    const uint32_t groups = 128u >> shift;
+    const uint32_t group_pool = 1u + rng.below(4), rows = 1u + rng.below(16);
+    const uint32_t g0 = rng.below(groups);
+    for (uint32_t l = 0; l < 32; ++l) {
+      const uint32_t unit = (rng.below(rows) * 7u + 1u) * groups + (g0 + rng.below(group_pool)) % groups;
+      a.addr[l] = (unit << shift) + (w < 4 ? rng.below(4u / uint32_t(w)) * uint32_t(w) : 0u);
+    }
+    for (uint32_t c = rng.below(8); c > 0; --c) a.addr[rng.below(32)] = a.addr[rng.below(32)];  // shared words
+    bad += !same_as_run(a, "count-then-check");
+    // Brute force, per phase: lane count and distinct units of each bank group.
+    const int per = rules::phase_lanes(a, BankConfig{});
+    for (int p0 = 0; p0 < 32; p0 += per) {
+      int lanes[32] = {}, distinct[32] = {};
+      for (int l = p0; l < p0 + per; ++l) {
+        if (!((a.mask >> l) & 1u)) continue;
+        const uint32_t u = a.addr[size_t(l)] >> shift, g = u % groups;
+        ++lanes[g];
+        bool seen = false;
+        for (int k = p0; k < l; ++k) seen |= ((a.mask >> k) & 1u) && (a.addr[size_t(k)] >> shift) == u;
+        distinct[g] += !seen;
+      }
+      int busiest = 0;
+      for (uint32_t g = 0; g < groups; ++g) busiest = std::max(busiest, lanes[g]);
+      if (busiest < 2) continue;
+      int first = -1;  // the group of the lowest lane with the busiest count
+      for (int l = p0; l < p0 + per && first < 0; ++l) {
+        const int g = int((a.addr[size_t(l)] >> shift) % groups);
+        if (((a.mask >> l) & 1u) && lanes[g] == busiest) first = g;
+      }
+      bool other_exact = false;
+      for (uint32_t g = 0; g < groups; ++g) other_exact |= int(g) != first && lanes[g] == busiest && distinct[g] == busiest;
+      busiest_shares += distinct[first] < busiest;
+      first_shares_other_not += distinct[first] < busiest && other_exact;
+      wide_distinct += busiest >= 5 && distinct[first] == busiest;
+    }
+  }
+  MESSAGE("busiest group shares a unit: " << busiest_shares << ", and another of its count does not: "
+                                          << first_shares_other_not << ", 5+ distinct: " << wide_distinct);
+  CHECK(n == 30000);
+  CHECK(busiest_shares > 5000);
+  CHECK(first_shares_other_not > 100);
+  CHECK(wide_distinct > 1000);
+  CHECK(bad == 0);
+}
+
 // ---------------------------------------------------------------------------------------------
 // [SECTION] cost_rows(): the batch entry point is cost() row by row, and stops at the first bad row
 // ---------------------------------------------------------------------------------------------
