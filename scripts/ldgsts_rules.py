@@ -182,9 +182,66 @@ def h7_cg_sector(p):
     return len(keys), 0
 
 
+# The dihedral group of the four 32-byte sectors of a line: rotations s -> s + r and reflections
+# s -> r - s (mod 4). Reversal and the XOR swizzles inside a row are reflections/rotations of it.
+D4 = [tuple((s + r) % 4 for s in range(4)) for r in range(4)] + \
+     [tuple((r - s) % 4 for s in range(4)) for r in range(4)]
+
+
+def h8_cg_dihedral(p):
+    """H8 (.cg, measured 141 of 150 .cg lines): lanes repeating an earlier active lane's destination
+    are dropped. A kept lane is a 16-byte piece: source line, source piece p = source % 128 / 16
+    (sector p / 2), destination row, destination piece q (chunk q / 2), halves swapped = (p ^ q) & 1,
+    and its source sector's fill: both halves read by kept lanes, or only the lower, or only the
+    upper. One wavefront moves, from one source line into one destination row, pieces of one fill
+    kind and one swap setting whose sectors map to their chunks by ONE symmetry g of D4 (g(p / 2)
+    = q / 2). Each (line, row) costs the fewest such wavefronts covering its pieces; no conflicts."""
+    src, dst = src_of(p), p["offsets"]
+    seen, kept = set(), []
+    for l in active(p):
+        if dst[l] in seen:
+            continue
+        seen.add(dst[l])
+        kept.append(l)
+    halves = {}
+    for l in kept:
+        halves.setdefault(src[l] // SECTOR, set()).add((src[l] // 16) % 2)
+    groups = {}
+    for l in kept:
+        h = halves[src[l] // SECTOR]
+        fill = 2 if len(h) == 2 else min(h)
+        piece = ((src[l] % LINE) // 16, (dst[l] % LINE) // 16, fill)
+        groups.setdefault((src[l] // LINE, dst[l] // LINE), set()).add(piece)
+    wf = 0
+    for pieces in groups.values():
+        pieces = sorted(pieces)
+        n = len(pieces)
+        passes = set()
+        for xh in (0, 1):
+            for g in D4:
+                for fill in (0, 1, 2):
+                    m = 0
+                    for i, (ps, qs, f) in enumerate(pieces):
+                        if f == fill and (ps ^ qs) & 1 == xh and g[ps // 2] == qs // 2:
+                            m |= 1 << i
+                    if m:
+                        passes.add(m)
+        best = [n + 1] * (1 << n)  # fewest passes covering each subset (DP over masks)
+        best[0] = 0
+        for m in range(1 << n):
+            if best[m] > n:
+                continue
+            for ps in passes:
+                t = m | ps
+                if best[m] + 1 < best[t]:
+                    best[t] = best[m] + 1
+        wf += best[(1 << n) - 1]
+    return wf, 0
+
+
 def r9_model(p):
-    """R9 as the model applies it (sim/ldgsts.hpp): H6 for .ca, H7 for .cg."""
-    return h7_cg_sector(p) if is_cg(p) else h6_ca_serial(p)
+    """R9 as the model applies it (sim/ldgsts.hpp): H6 for .ca, H8 for .cg."""
+    return h8_cg_dihedral(p) if is_cg(p) else h6_ca_serial(p)
 
 
 HYPOTHESES = {
@@ -196,6 +253,7 @@ HYPOTHESES = {
     "H5_lane_runs": h5_lane_runs,
     "H6_ca_serial": h6_ca_serial,
     "H7_cg_sector": h7_cg_sector,
+    "H8_cg_dihedral": h8_cg_dihedral,
     "R9_model": r9_model,
 }
 
@@ -285,6 +343,19 @@ def selftest():
         ("H7 rev", h7_cg_sector(_p(16, [(7 - l) * 16 for l in range(8)] + [0] * 24,
                                     [l * 16 for l in L], mask=0xFF, cache="cg")), (2, 0)),
         # H7: all lanes one destination -> one kept lane -> 1 (measured ldgsts16cg_es0 1).
+        # H8: rot3 as above: even pieces move sector s -> chunk s + 1, odd pieces s -> s + 2, all
+        # halves swapped; no symmetry of D4 does both -> 2 (measured 2).
+        ("H8 rot3", h8_cg_dihedral(_p(16, [((l + 3) % 8) * 16 for l in range(8)] + [0] * 24,
+                                       [l * 16 for l in L], mask=0xFF, cache="cg")), (2, 0)),
+        # H8: the line reversed in its row: sector s -> chunk 3 - s (a reflection), halves swapped
+        # -> 1 (measured ls_w16cg_line0_rev 1).
+        ("H8 rev", h8_cg_dihedral(_p(16, [(7 - l) * 16 for l in range(8)] + [0] * 24,
+                                      [l * 16 for l in L], mask=0xFF, cache="cg")), (1, 0)),
+        # H8: piece p -> 2p (32-byte destination stride): row 0 holds s0 -> c0 and s1 -> c2 unswapped,
+        # s0 -> c1 and s1 -> c3 swapped; neither pair is one rotation or reflection -> 2 + 2 per
+        # row, two rows -> 8 (measured ls_w16cg_line0_es2 8).
+        ("H8 es2", h8_cg_dihedral(_p(16, [l * 32 for l in range(8)] + [0] * 24,
+                                      [l * 16 for l in L], mask=0xFF, cache="cg")), (8, 0)),
         ("H7 es0", h7_cg_sector(_p(16, [0] * 32, cache="cg")), (1, 0)),
     ]
     bad = 0
