@@ -1,8 +1,9 @@
 // ldgsts.hpp: R9, the shared-memory side of cp.async (LDGSTS) as Nsight Compute counts it
-// (`smsp__sass_l1tex_data_{pipe_lsu_wavefronts,bank_conflicts_pipe_lsu}_mem_shared_op_ldgsts`), as a
-// function of the shared destinations AND the per-lane global sources (sim/RULES.md R9; fitted on
-// the H200 probe assets/results/h200/2026-12-01g/ldgsts/, scripts/ldgsts_rules.py H6/H8 hold the same
-// rules in Python: H6_ca_serial, H8_cg_dihedral). Measured, not documented: NVIDIA documents neither.
+// (`smsp__sass_l1tex_data_{pipe_lsu_wavefronts,bank_conflicts_pipe_lsu}_mem_shared_op_ldgsts`), as
+// a function of the shared destinations AND the per-lane global sources (sim/RULES.md R9; fitted on
+// the H200 probe assets/results/h200/2026-12-01g/ldgsts/, scripts/ldgsts_rules.py H6/H8 hold the
+// same rules in Python: H6_ca_serial, H8_cg_dihedral). Measured, not documented: NVIDIA documents
+// neither.
 //
 //   .ca (H6): each lane's data is read from the L1's data banks (source bank = source / 4 mod 32)
 //   and written to the destination banks. Phases as a store of the width (R3: warp, half-warps,
@@ -18,8 +19,9 @@
 //   the four sectors (a rotation s -> s + r or a reflection s -> r - s, mod 4). Each (line, row)
 //   costs the fewest such wavefronts that cover its pieces; no conflicts.
 // Known misses (listed with numbers in tests/conformance/ldgsts_src_v1_open.txt and
-// patterns_v2_open.txt): .ca lines whose random sources AND destinations both conflict (off by 1-2);
-// .cg lines with two lanes per source piece, a 16-byte shifted row, an 80-byte stride, random ones.
+// patterns_v2_open.txt): .ca lines whose random sources AND destinations both conflict (off by
+// 1-2); .cg lines with two lanes per source piece, a 16-byte shifted row, an 80-byte stride, random
+// ones.
 #pragma once
 
 #include <algorithm>
@@ -77,7 +79,8 @@ inline AccessCost cost_ca(const WarpAccess& a, const LdgstsSources& src) {
       int count = 0, after = 0;
       for (int j = 0; j < i; ++j) {
         const int m = lanes[j];
-        if ((sb & bank_bits(src[size_t(m)], a.width)) || (db & bank_bits(a.addr[size_t(m)], a.width))) {
+        if ((sb & bank_bits(src[size_t(m)], a.width)) ||
+            (db & bank_bits(a.addr[size_t(m)], a.width))) {
           ++count;
           after = std::max(after, slot[size_t(m)] + 1);
         }
@@ -93,7 +96,9 @@ inline AccessCost cost_ca(const WarpAccess& a, const LdgstsSources& src) {
 }
 
 // The dihedral group of a line's four 32-byte sectors: s -> s + r and s -> r - s (mod 4).
-inline int d4(int g, int s) { return g < 4 ? (s + g) % 4 : ((g - 4) - s + 8) % 4; }
+inline int d4(int g, int s) {
+  return g < 4 ? (s + g) % 4 : ((g - 4) - s + 8) % 4;
+}
 
 inline AccessCost cost_cg(const WarpAccess& a, const LdgstsSources& src) {
   const uint32_t active = rules::active_lanes(a);

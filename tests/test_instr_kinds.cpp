@@ -197,7 +197,7 @@ TEST_CASE("ldgsts: per-lane global source offsets (\"src\"), default and errors"
   // (measured on the H200: ls_w4ca_dcontig_stride16384 32/31), where the destinations alone give 1.
   CHECK(predict_pattern(*g)["wavefronts"] == 32);
   CHECK(predict_pattern(*g)["bank_conflicts"] == 31);
-  CHECK(predict_pattern(*d)["wavefronts"] == 2);  // contiguous 8-byte row: two half-warp phases
+  CHECK(predict_pattern(*d)["wavefronts"] == 2);   // contiguous 8-byte row: two half-warp phases
   CHECK(predict_pattern(*g)["src"].size() == 32);  // echoed
   struct Row {
     std::string line;

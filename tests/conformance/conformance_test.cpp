@@ -6,8 +6,8 @@
 // (written by `bankscope-gpu patterns`); an optional first line without "offsets" records the
 // device.
 //
-//   conformance_test --measured FILE [--suite patterns.jsonl] [--open ID_PREFIX] [--open-list FILE]
-//                                                                compare; exit 77 if FILE is missing
+//   conformance_test --measured FILE [--suite patterns.jsonl] [--open ID_PREFIX]
+//                    [--open-list FILE]                          compare; exit 77 if FILE is missing
 //   conformance_test --selftest DIR                              check the checker on testdata/
 //
 // A missing measurement file is SKIPPED (exit 77, ctest SKIP_RETURN_CODE), never passed: the
@@ -219,11 +219,13 @@ TEST_CASE("every measured pattern matches the model on both metrics") {
   std::set<std::string> differing;
   for (const Mismatch& m : c.mismatches) {
     differing.insert(m.id);
-    if ((!g_open_prefix.empty() && m.id.rfind(g_open_prefix, 0) == 0) || open_ids.count(m.id)) ++open;
+    if ((!g_open_prefix.empty() && m.id.rfind(g_open_prefix, 0) == 0) || open_ids.count(m.id))
+      ++open;
   }
   if (open > 0) {
     std::printf("  %zu of the differing patterns are open (no rule fitted yet: %s)\n", open,
-                g_open_list_path.empty() ? ("id prefix " + g_open_prefix).c_str() : g_open_list_path.c_str());
+                g_open_list_path.empty() ? ("id prefix " + g_open_prefix).c_str()
+                                         : g_open_list_path.c_str());
   }
   size_t stale = 0;
   for (const std::string& id : open_ids) {
@@ -233,7 +235,8 @@ TEST_CASE("every measured pattern matches the model on both metrics") {
       ++stale;
     }
   }
-  CHECK_MESSAGE(stale == 0, stale, " id(s) of ", g_open_list_path, " are not open any more (listed above)");
+  CHECK_MESSAGE(stale == 0, stale, " id(s) of ", g_open_list_path,
+                " are not open any more (listed above)");
   const size_t closed = c.mismatches.size() - open;
   CHECK_MESSAGE(closed == 0, closed, " of ", c.patterns,
                 " pattern(s) differ from the model (listed above)");
