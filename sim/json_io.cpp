@@ -150,8 +150,7 @@ Result<Dim3> get_dim3(const ojson& j, const std::string& where, int64_t lo, int6
 
 Result<ArraySpec> parse_array(const ojson& j, const std::string& where) {
   if (!j.is_object()) return Error{where + ": expected an object"};
-  auto keys = check_keys(
-      j, where, {"name", "type", "dims", "row_stride", "xor", "swizzle", "offset", "comment"});
+  auto keys = check_keys(j, where, {"name", "type", "dims", "row_stride", "xor", "swizzle", "offset", "comment"});
   if (!keys) return keys.error();
   ArraySpec a;
   if (j.contains("name")) {
@@ -280,8 +279,7 @@ Result<ojson> loop_to_json(const LoopSpec& l) {
 
 Result<AccessSpec> parse_access(const ojson& j, const std::string& where) {
   if (!j.is_object()) return Error{where + ": expected an object"};
-  auto keys = check_keys(
-      j, where, {"op", "target", "if", "loops", "width", "label", "issue", "line", "comment"});
+  auto keys = check_keys(j, where, {"op", "target", "if", "loops", "width", "label", "issue", "line", "comment"});
   if (!keys) return keys.error();
   AccessSpec a;
   a.path = where;
