@@ -16,6 +16,7 @@
 
 #include "sim/json_io.hpp"
 #include "sim/layout.hpp"
+#include "sim/predict_report.hpp"
 
 namespace bankscope {
 
@@ -762,6 +763,10 @@ std::string conflicts_text(const OpTotals& t) {
   return count_text(t.wavefronts - t.ideal);
 }
 
+std::vector<Op> shown_kinds(const Scenario& s) {
+  return kinds_of(s);
+}
+
 std::vector<std::string> totals_notes(const PaneModel& pane) {
   std::vector<std::string> out;
   if (pane.totals_running) {
@@ -775,9 +780,15 @@ std::vector<std::string> totals_notes(const PaneModel& pane) {
   out.push_back("lower bound: exact over " + count_text(t.blocks_counted) + " of " +
                 count_text(t.blocks) + " blocks (" +
                 (t.stopped_because.empty() ? std::string("stopped early") : t.stopped_because) + ")");
-  out.push_back("estimate (sample of " + count_text(t.blocks_counted) + " blocks): ld wavefronts ~ " +
-                count_text(t.estimate_ld.wavefronts, t.estimate_ld.saturated) + ", st wavefronts ~ " +
-                count_text(t.estimate_st.wavefronts, t.estimate_st.saturated));
+  std::string est = "estimate (sample of " + count_text(t.blocks_counted) + " blocks): ";
+  const char* sep = "";
+  for (Op op : shown_kinds(pane.scenario)) {
+    const OpTotals& e = t.estimate_of(op);
+    est += std::string(sep) + totals_key(op) + " wavefronts ~ " +
+           count_text(e.wavefronts, e.saturated);
+    sep = ", ";
+  }
+  out.push_back(est);
   return out;
 }
 
@@ -865,11 +876,13 @@ std::vector<Preset> find_presets(const std::string& dir) {
   }
   // The lesson: the seed pair, the 32x8 tiled pair, its XOR and swizzle fixes, then the wider
   // elements (double, float4) where padding by one is not enough. Keys 1..9 are the first nine.
-  static const char* const kLessonPresets[] = {"seed_transpose_32x32",    "seed_transpose_32x33",
-                                               "tiled_32x8_32x32",        "tiled_32x8_32x33",
-                                               "tiled_32x8_xor",          "tiled_32x8_swizzle",
-                                               "tiled_32x8_double_32x32", "tiled_32x8_double_32x33",
-                                               "tiled_float4_32x32",      "tiled_float4_32x33"};
+  // Then the tensor-core tile (issue 11): ldmatrix.x4 of a 64x64 half tile, unswizzled and with
+  // the 128-byte swizzle (presets 11 and 12: the menu, no key).
+  static const char* const kLessonPresets[] = {
+      "seed_transpose_32x32",    "seed_transpose_32x33",    "tiled_32x8_32x32",
+      "tiled_32x8_32x33",        "tiled_32x8_xor",          "tiled_32x8_swizzle",
+      "tiled_32x8_double_32x32", "tiled_32x8_double_32x33", "tiled_float4_32x32",
+      "tiled_float4_32x33",      "ldmatrix_64x64_half",     "ldmatrix_64x64_half_swizzled"};
   auto rank = [](const std::string& name) {
     const auto* end = std::end(kLessonPresets);
     return static_cast<size_t>(std::find(std::begin(kLessonPresets), end, name) -
@@ -1058,7 +1071,9 @@ Result<bool> apply_step_unchecked(const ScriptStep& step, UiState& state, AppMod
     const PaneModel& p = model.pane(state.edit);
     if (!p.have) return err("no instruction is selected");
     const int stmt = p.instructions[static_cast<size_t>(p.selected)].stmt;
-    cfg.spec.accesses[static_cast<size_t>(stmt)].op = step.args[0];
+    std::string& op = cfg.spec.accesses[static_cast<size_t>(stmt)].op;
+    if (op != "ld" && op != "st") return err("switches ld and st; the selected statement is " + op);
+    op = step.args[0];
     cfg.touch();
   } else if (v == "block") {
     if (step.args.size() < 2 || step.args.size() > 3 || !int_arg(0, &a) || !int_arg(1, &b) ||

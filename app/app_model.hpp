@@ -275,6 +275,11 @@ std::string instruction_text(const PaneModel& pane, int index);
 std::string count_text(uint64_t v, bool saturated = false);
 // wavefronts - ideal, or "unknown (...)" once either saturated.
 std::string conflicts_text(const OpTotals& t);
+// The instruction kinds whose per-launch totals a pane lists: kinds_of (sim/predict_report.hpp),
+// as `predict` prints them: ld and st when the scenario has an LDS/STS statement, then ldsm, stsm,
+// atom for each such statement kind (a scenario of ldmatrix alone shows no ld/st rows of zeros).
+std::vector<Op> shown_kinds(const Scenario& s);
+
 // What a pane's per-launch totals are, in words, one line each; empty when they are exact:
 // "computing: 1,024 of 262,144 blocks", "lower bound: exact over 64 of 262,144 blocks (cancelled)",
 // "estimate (sample of 64 blocks): ld wavefronts ~ ..., st wavefronts ~ ...".

@@ -729,7 +729,8 @@ __global__ void __launch_bounds__(256) fast_reg4x4(float* __restrict__ out, cons
 // The copy engine writes the box with its 128-byte swizzle [documented by NVIDIA, CUDA C++
 // Programming Guide "Tensor memory access", CU_TENSOR_MAP_SWIZZLE_128B]: within each 1024-byte
 // block, 16-byte chunk c of 128-byte row r lands at chunk c ^ (r % 8). On float offsets that is
-//   (row, col) -> PhysicalLayout{32, 0, Swizzle{3, 2, 3}}.offset(row, col)   (fast_tma.json)
+//   (row, col) -> PhysicalLayout{32, 0, Swizzle{3, 2, 3}}.offset(row, col)   (fast_tma.json:
+//   "tma_swizzle": "128B", rule R10 in sim/RULES.md)
 // and needs the tile 1024-byte aligned. The 4x4 read of fast_f4 (8 consecutive i per quarter-warp)
 // would be 4-way here ((4i+k) % 8 takes 2 values), so the lanes are placed differently: a quarter-
 // warp holds 2 values of i (i % 2 differs) x 4 values of j, whose physical chunks
@@ -743,7 +744,11 @@ inline constexpr int kTmaCols = 32;     // box columns: 32 floats = 128 bytes, t
 inline constexpr int kTmaThreads = 128;
 inline constexpr uint32_t kTmaBoxBytes = kTmaRows * kTmaCols * 4;
 
-BANKSCOPE_HD constexpr PhysicalLayout fast_tma_layout() { return PhysicalLayout{kTmaCols, 0, Swizzle{3, 2, 3}}; }
+// The model's named layout (tma_swizzle 128B, sim/bank_math.hpp), so kernel and model share it.
+BANKSCOPE_HD constexpr PhysicalLayout fast_tma_layout() {
+  return PhysicalLayout{kTmaCols, 0, tma_swizzle_on_elements(tma_swizzle_mode(128), 4), 128};
+}
+static_assert(fast_tma_layout().swizzle.base == 2 && fast_tma_layout().swizzle.shift == 3, "Swizzle<3,2,3>");
 static_assert(fast_tma_layout().offset(9, 4) == 9 * 32 + ((1 ^ 1) << 2), "row 9, chunk 1 -> chunk 1 ^ 1");
 static_assert(fast_tma_layout().offset(7, 0) == 7 * 32 + (7 << 2), "row 7, chunk 0 -> chunk 7");
 

@@ -6,7 +6,8 @@
 //     -> predicted: bankscope-cli predict DIR/NAME.json --n N [--param P=V ...] --json
 //     -> measured:  ncu --csv --clock-control none --kernel-name-base demangled
 //                       --kernel-name regex:NAME --metrics M,... BIN/NAME N [P=V ...]
-//     -> one row: the six per-launch counters, predicted vs measured, and the program's own check
+//     -> one row: the six per-launch counters (ten when the prediction has an "ldsm" total),
+//        predicted vs measured, and the program's own check
 // --clock-control none: the card's clocks are left as found (never lock or change them).
 #pragma once
 
@@ -24,6 +25,9 @@ struct RealworldArgs {
   std::string scenarios;  // directory of NAME.json; default: the sizes file's directory
   std::string bin;        // directory of the built programs (BIN/NAME); not needed with --dry-run
   std::string cli;        // bankscope-cli; default: beside this executable
+  // A command line (not quoted: a prefix) run in place of `CLI predict`, with the same arguments
+  // and JSON; used where a scenario cannot say everything yet (scripts/mma_gemm_predict.py).
+  std::string predictor;
   std::string ncu = "auto";
   std::string ncu_log;            // append every ncu run's output here
   std::vector<std::string> only;  // kernel names; empty = every line

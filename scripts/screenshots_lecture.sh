@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# screenshots_lecture.sh: the four lecture-mode screenshots of issue 12 (1280x720, --large,
+# screenshots_lecture.sh: the lecture-mode screenshots of issue 12 (1280x720, --large,
 # compare mode, mid-animation): assets/screenshots/lecture_<pair>_1280x720.png. Each is also run
 # through --layout-check (clipped, overflowing or overlapping text fails the script).
 # Usage: scripts/screenshots_lecture.sh [BUILD_DIR]   (default: build). Needs xvfb-run.
@@ -20,6 +20,9 @@ pairs=(
   "32x8 tiled_32x8_32x32 tiled_32x8_32x33"
   "swizzle tiled_32x8_32x32 tiled_32x8_swizzle"
   "double tiled_32x8_double_32x32 tiled_32x8_double_32x33"
+  # Issue 11: ldmatrix.x4 of a 64x64 half tile, 128-byte rows (32 wavefronts: cycle 12 serves row 4
+  # of matrix 1) vs the 128-byte swizzle (4 wavefronts, done).
+  "ldmatrix ldmatrix_64x64_half ldmatrix_64x64_half_swizzled"
 )
 for p in "${pairs[@]}"; do
   read -r name a b <<<"$p"

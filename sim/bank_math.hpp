@@ -83,16 +83,73 @@ static_assert(Swizzle{5, 0, 5}.apply(3 * 32 + 1) == 3 * 32 + (1 ^ 3), "Swizzle<5
 // row_stride >= cols is the padding ("tile[32][33]": logical 32x32, row_stride 33); xor_mask is the
 // hand-written XOR swizzle ("tile[r][c ^ r]": xor_mask 31); swizzle is CuTe's Swizzle<B,M,S> on the
 // linear offset. Each part is the identity at its default, so any combination composes.
+//
+// tma_span names a layout the TMA writes (0 = none, 32/64/128 = CU_TENSOR_MAP_SWIZZLE_<span>B): it
+// is carried for checks and names only; make_shared_array() sets `swizzle` to the equivalent
+// Swizzle<B,4-log2(elem),3> (see tma_swizzle_on_elements), so offset() needs no other case.
 struct PhysicalLayout {
   int row_stride = 0;  // elements between the starts of consecutive rows
   int xor_mask = 0;    // col ^= (row & xor_mask); 0 = none
   Swizzle swizzle{};
+  int tma_span = 0;    // 0, 32, 64 or 128: written by TMA with that swizzle mode
 
   BANKSCOPE_HD constexpr int64_t offset(int64_t row, int64_t col) const {
     const int64_t c = col ^ (row & static_cast<int64_t>(xor_mask));
     return swizzle.apply(row * row_stride + c);
   }
 };
+
+// TMA swizzle modes (Hopper's tensor copy engine, cp.async.bulk.tensor), documented by NVIDIA:
+// CUDA driver API, cuTensorMapEncodeTiled in cuda.h (CUDA 13.0, read here: "CU_TENSOR_MAP_SWIZZLE_
+// 32B/64B/128B: swizzle 16B chunks within 32B/64B/128B span"; the bounding box inner dimension
+// "must be less than or equal to the swizzle size"; boxDim[0] * element size "a multiple of 16
+// bytes"); NVIDIA's CUTLASS, include/cute/atom/copy_traits_sm90_tma_swizzle.hpp (the smem layout
+// Swizzle<B,4,3> on bytes is TMA's B32/B64/B128 for B = 1/2/3); the CUDA C++ Programming Guide
+// ("Tensor memory access": the pattern repeats every 256/512/1024 bytes) and the PTX ISA ("Tensor
+// copy swizzling modes"), cited, not quoted (their text was not reachable from here). On the byte
+// address a in shared memory:
+//
+//   address bits:  ... [ row bits ][ x ][ chunk ][ 16-byte unit ]
+//                       ^ 7             ^ 4       ^ 0
+//   tma_swizzle(a) = a ^ (((a >> 7) & (2^B - 1)) << 4)      B = 1 (32B), 2 (64B), 3 (128B)
+//
+// i.e. CuTe's Swizzle<B,4,3> on bytes: the B chunk bits above bit 4 are XORed with the B bits from
+// bit 7 up. Within one span-wide row the 16-byte chunks are permuted; 16-byte units stay whole. The
+// pattern repeats every 2^(7+B) bytes (256/512/1024), so it depends on the address, not the offset
+// inside the box: a box that starts off a repeat boundary sees a shifted pattern (the model asks
+// for the base aligned to the repeat). Status: documented; H200 probe pending (kernels/tma_probe.cu,
+// scripts/h200_tma.sh).
+inline constexpr int kTmaSwizzleModes = 4;  // NONE, 32B, 64B, 128B (CUtensorMapSwizzle 0..3)
+
+// 0 (none), 32, 64, 128 -> 0, 1, 2, 3 (the CUtensorMapSwizzle value and the B of Swizzle<B,4,3>);
+// -1 for any other span.
+BANKSCOPE_HD constexpr int tma_swizzle_mode(int span_bytes) {
+  return span_bytes == 0 ? 0 : span_bytes == 32 ? 1 : span_bytes == 64 ? 2 : span_bytes == 128 ? 3 : -1;
+}
+BANKSCOPE_HD constexpr int tma_span_bytes(int mode) { return mode <= 0 ? 0 : 16 << mode; }
+// Bytes after which the pattern repeats (the shared-memory alignment a box needs): 256, 512, 1024.
+BANKSCOPE_HD constexpr int tma_repeat_bytes(int mode) { return mode <= 0 ? 16 : 128 << mode; }
+
+// The documented formula on a shared-memory byte address (mode 0..3).
+BANKSCOPE_HD constexpr uint32_t tma_swizzle_byte(uint32_t addr, int mode) {
+  if (mode <= 0) return addr;
+  const uint32_t bits = (uint32_t{1} << mode) - 1u;
+  return addr ^ (((addr >> 7) & bits) << 4);
+}
+
+// The same permutation on element offsets of an element of `elem_bytes` (1, 2, 4, 8 or 16 bytes,
+// 2^k): byte = element << k, so Swizzle<B,4,3> on bytes is Swizzle<B,4-k,3> on elements, exact for
+// every element size up to the 16-byte unit. Valid when the array starts on a repeat boundary.
+BANKSCOPE_HD constexpr Swizzle tma_swizzle_on_elements(int mode, int elem_bytes) {
+  int k = 0;
+  while ((1 << k) < elem_bytes) ++k;
+  return mode <= 0 ? Swizzle{} : Swizzle{mode, 4 - k, 3};
+}
+
+static_assert(tma_swizzle_byte(7 * 128 + 0 * 16, 3) == 7 * 128 + 7 * 16, "128B: row 7, chunk 0 -> chunk 7");
+static_assert(tma_swizzle_byte(5 * 32 + 16, 1) == 5 * 32 + 0, "32B: row 5 (bit 7 set), chunk 1 -> chunk 0");
+static_assert(tma_swizzle_on_elements(3, 4).apply(9 * 32 + 4) == 9 * 32 + ((1 ^ 1) << 2),
+              "128B on floats is fast_tma's Swizzle<3,2,3>");
 
 static_assert(PhysicalLayout{33}.offset(1, 0) == 33, "padding: row 1 starts one word later");
 static_assert(PhysicalLayout{32, 31}.offset(5, 0) == 5 * 32 + 5, "xor: column 0 of row 5 lands at 5");

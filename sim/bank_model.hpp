@@ -32,6 +32,8 @@ namespace bankscope {
 //   kLdgsts    cp.async.{ca,cg}.shared.global of 4, 8 or 16 bytes per lane (LDGSTS): the shared
 //              destination side only.
 enum class Op : uint8_t { kLoad, kStore, kLdmatrix, kStmatrix, kAtomic, kLdgsts };
+inline constexpr Op kAllOps[] = {Op::kLoad,     Op::kStore,  Op::kLdmatrix,
+                                 Op::kStmatrix, Op::kAtomic, Op::kLdgsts};
 
 inline const char* op_name(Op op) {
   switch (op) {
@@ -79,7 +81,7 @@ struct WarpAccess {
   Op op = Op::kLoad;
   int width = 4;  // bytes per lane: 1, 2, 4, 8 or 16 (ldmatrix/stmatrix: 16, one row per lane)
   uint32_t mask = 0xffffffffu;
-  std::array<uint32_t, kWarpSize> addr{};  // byte offset into shared memory, lane 0 first
+  alignas(64) std::array<uint32_t, kWarpSize> addr{};  // byte offset into shared memory, lane 0 first
   int matrices = 0;          // ldmatrix/stmatrix: .x1, .x2 or .x4 (1, 2, 4); 0 for other kinds
   bool trans = false;        // ldmatrix/stmatrix: .trans
   AtomOp atom = AtomOp::kAdd;  // atom: the operation

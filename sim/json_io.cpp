@@ -150,7 +150,7 @@ Result<Dim3> get_dim3(const ojson& j, const std::string& where, int64_t lo, int6
 
 Result<ArraySpec> parse_array(const ojson& j, const std::string& where) {
   if (!j.is_object()) return Error{where + ": expected an object"};
-  auto keys = check_keys(j, where, {"name", "type", "dims", "row_stride", "xor", "swizzle", "offset", "comment"});
+  auto keys = check_keys(j, where, {"name", "type", "dims", "row_stride", "xor", "swizzle", "tma_swizzle", "offset", "comment"});
   if (!keys) return keys.error();
   ArraySpec a;
   if (j.contains("name")) {
@@ -201,6 +201,12 @@ Result<ArraySpec> parse_array(const ojson& j, const std::string& where) {
     a.swizzle_bits = v[0];
     a.swizzle_base = v[1];
     a.swizzle_shift = v[2];
+  }
+  if (j.contains("tma_swizzle")) {
+    BANKSCOPE_TRY(text, get_string(j["tma_swizzle"], where + ".tma_swizzle"));
+    auto span = parse_tma_swizzle(text);
+    if (!span) return with_context(where + ".tma_swizzle", span.error());
+    a.tma_swizzle = *span;
   }
   return a;
 }
@@ -279,14 +285,59 @@ Result<ojson> loop_to_json(const LoopSpec& l) {
 
 Result<AccessSpec> parse_access(const ojson& j, const std::string& where) {
   if (!j.is_object()) return Error{where + ": expected an object"};
-  auto keys = check_keys(j, where, {"op", "target", "if", "loops", "width", "label", "issue", "line", "comment"});
+  auto keys = check_keys(j, where,
+                         {"op", "target", "if", "loops", "width", "label", "issue", "line",
+                          "comment", "num", "trans", "atom"});
   if (!keys) return keys.error();
   AccessSpec a;
   a.path = where;
-  if (!j.contains("op")) return Error{where + ": missing 'op' (\"ld\" or \"st\")"};
+  if (!j.contains("op"))
+    return Error{where + ": missing 'op' (\"ld\", \"st\", \"ldmatrix\", \"stmatrix\" or \"atom\")"};
   BANKSCOPE_TRY(op, get_string(j["op"], where + ".op"));
-  if (op != "ld" && op != "st") return Error{where + ".op: '" + op + "' must be \"ld\" or \"st\""};
+  if (op != "ld" && op != "st" && op != "ldmatrix" && op != "stmatrix" && op != "atom") {
+    return Error{where + ".op: '" + op +
+                 "' must be \"ld\", \"st\", \"ldmatrix\", \"stmatrix\" or \"atom\""};
+  }
   a.op = op;
+  // The issue-11 kinds' own fields; each is refused on a kind it does not belong to, so a typo
+  // cannot silently change nothing.
+  const bool matrix = op == "ldmatrix" || op == "stmatrix";
+  if (matrix) {
+    if (j.contains("width")) {
+      return Error{where + ".width: " + op +
+                   " rows are always 16 bytes (8 b16 elements); give no width"};
+    }
+    if (!j.contains("num"))
+      return Error{where + ": missing 'num' (1, 2 or 4 matrices: .x1, .x2, .x4)"};
+    BANKSCOPE_TRY(n, get_int(j["num"], where + ".num", 1, 4));
+    if (n == 3) return Error{where + ".num: 3 must be 1, 2 or 4 (.x1, .x2, .x4)"};
+    a.num = static_cast<int>(n);
+    if (j.contains("trans")) {
+      if (!j["trans"].is_boolean()) {
+        return Error{where + ".trans: expected true or false, got " +
+                     std::string(type_name(j["trans"]))};
+      }
+      a.trans = j["trans"].get<bool>();
+    }
+  } else {
+    for (const char* k : {"num", "trans"}) {
+      if (j.contains(k))
+        return Error{where + "." + k + ": only for \"ldmatrix\" and \"stmatrix\", not \"" + op +
+                     "\""};
+    }
+  }
+  if (op == "atom") {
+    if (!j.contains("atom"))
+      return Error{where + ": missing 'atom' (\"add\", \"min\", \"max\", \"exch\" or \"cas\")"};
+    BANKSCOPE_TRY(at, get_string(j["atom"], where + ".atom"));
+    if (at != "add" && at != "min" && at != "max" && at != "exch" && at != "cas") {
+      return Error{where + ".atom: '" + at +
+                   "' must be \"add\", \"min\", \"max\", \"exch\" or \"cas\""};
+    }
+    a.atom = at;
+  } else if (j.contains("atom")) {
+    return Error{where + ".atom: only for \"op\": \"atom\", not \"" + op + "\""};
+  }
   if (!j.contains("target")) return Error{where + ": missing 'target' (e.g. \"tile[threadIdx.y][threadIdx.x]\")"};
   BANKSCOPE_TRY(target, get_string(j["target"], where + ".target"));
   a.target = target;
@@ -384,6 +435,9 @@ ojson entries_to_json(const std::vector<AccessSpec>& acc, size_t lo, size_t hi, 
     }
     ojson ja;
     ja["op"] = a.op;
+    if (a.num != 0) ja["num"] = a.num;
+    if (a.num != 0) ja["trans"] = a.trans;
+    if (!a.atom.empty()) ja["atom"] = a.atom;
     ja["target"] = a.target;
     if (!a.guard.empty()) ja["if"] = a.guard;
     if (a.loops.size() > depth) {
@@ -626,6 +680,7 @@ ojson scenario_to_json(const ScenarioSpec& s) {
     if (a.row_stride != 0) ja["row_stride"] = a.row_stride;
     if (a.xor_mask != 0) ja["xor"] = a.xor_mask;
     if (a.swizzle_bits != 0) ja["swizzle"] = {a.swizzle_bits, a.swizzle_base, a.swizzle_shift};
+    if (a.tma_swizzle != 0) ja["tma_swizzle"] = tma_swizzle_name(a.tma_swizzle);
     if (a.offset >= 0) ja["offset"] = a.offset;
     j["arrays"].push_back(ja);
   }

@@ -141,6 +141,9 @@ Result<WarpAccess> build_access(const Scenario& s, const CompiledAccess& a, cons
   WarpAccess acc;
   acc.op = a.op;
   acc.width = a.width;
+  acc.matrices = a.matrices;
+  acc.trans = a.trans;
+  acc.atom = a.atom;
   acc.mask = 0;
   const SharedArray& arr = s.arrays[static_cast<size_t>(a.array)];
   auto where = [&](const Env& e) {
@@ -148,7 +151,11 @@ Result<WarpAccess> build_access(const Scenario& s, const CompiledAccess& a, cons
     if (!a.loops.empty()) t += ", " + loop_text(a, loop_values);
     return t;
   };
-  for (uint32_t m = w.exists; m != 0; m &= m - 1) {
+  // ldmatrix/stmatrix: only lanes 0..8*num-1 give a row address (documented by NVIDIA, PTX ISA
+  // "ldmatrix"); the other lanes' target is not evaluated, as the hardware does not read it.
+  uint32_t lanes = w.exists;
+  if (is_matrix(a.op) && a.matrices < 4) lanes &= (uint32_t{1} << (8 * a.matrices)) - 1u;
+  for (uint32_t m = lanes; m != 0; m &= m - 1) {
     const int lane = __builtin_ctz(m);
     Env& e = w.env[lane];
     std::string err;
@@ -172,6 +179,19 @@ Result<WarpAccess> build_access(const Scenario& s, const CompiledAccess& a, cons
     const int64_t row = arr.shape.row_of(idx);
     const int64_t col = idx[arr.shape.rank - 1];
     acc.addr[lane] = arr.byte_address(row, col);
+    if (is_matrix(a.op)) {
+      // A row is 16 contiguous bytes at a 16-byte aligned address (the GPU faults otherwise) and
+      // must lie inside the array.
+      if (acc.addr[lane] % 16 != 0) {
+        return Error{where(e) + ": row address byte " + std::to_string(acc.addr[lane]) + " (lane " +
+                     std::to_string(lane) +
+                     ") is not 16-byte aligned (the GPU faults with \"misaligned address\")"};
+      }
+      if (uint64_t(acc.addr[lane]) + 16 > uint64_t(arr.base) + arr.bytes()) {
+        return Error{where(e) + ": the 16-byte row at byte " + std::to_string(acc.addr[lane]) +
+                     " (lane " + std::to_string(lane) + ") runs past the end of " + arr.name};
+      }
+    }
     acc.mask |= uint32_t{1} << lane;
   }
   auto ok = validate(acc, s.spec.banks);
@@ -225,7 +245,7 @@ void accumulate(LaunchTotals& lt, const Scenario& s, const BlockTotals& bt, uint
   for (size_t i = 0; i < bt.per_access.size(); ++i) {
     const OpTotals o = bt.per_access[i].scaled(times);
     lt.per_access[i] += o;
-    (s.accesses[i].op == Op::kLoad ? lt.ld : lt.st) += o;
+    lt.of(s.accesses[i].op) += o;  // each kind under its own counters, never ld's or st's
   }
   lt.max_n_way = std::max(lt.max_n_way, bt.max_n_way);
 }
@@ -517,13 +537,9 @@ OpTotals estimate(const OpTotals& o, uint64_t blocks, uint64_t counted) {
 
 void finish(LaunchTotals& lt, bool complete) {
   lt.complete = complete;
-  if (complete) {
-    lt.stopped_because.clear();
-    lt.estimate_ld = lt.ld;
-    lt.estimate_st = lt.st;
-  } else {
-    lt.estimate_ld = estimate(lt.ld, lt.blocks, lt.blocks_counted);
-    lt.estimate_st = estimate(lt.st, lt.blocks, lt.blocks_counted);
+  if (complete) lt.stopped_because.clear();
+  for (Op op : kAllOps) {
+    lt.estimate_of(op) = complete ? lt.of(op) : estimate(lt.of(op), lt.blocks, lt.blocks_counted);
   }
 }
 

@@ -106,8 +106,28 @@ struct TotalsOptions {
 };
 
 struct LaunchTotals {
-  OpTotals ld, st;
-  std::vector<OpTotals> per_access;  // one per statement (its op decides ld or st)
+  // One per instruction kind, each under its own counters (counter_names.hpp): ld, st, ldsm,
+  // stsm, atom (ldgsts: never from a scenario, which has no such kind).
+  OpTotals ld, st, ldsm, stsm, atom, ldgsts;
+  OpTotals& of(Op op) {
+    switch (op) {
+      case Op::kLoad:
+        return ld;
+      case Op::kStore:
+        return st;
+      case Op::kLdmatrix:
+        return ldsm;
+      case Op::kStmatrix:
+        return stsm;
+      case Op::kAtomic:
+        return atom;
+      case Op::kLdgsts:
+        return ldgsts;
+    }
+    return ld;
+  }
+  const OpTotals& of(Op op) const { return const_cast<LaunchTotals*>(this)->of(op); }
+  std::vector<OpTotals> per_access;  // one per statement (its op decides which total it joins)
   Dim3 grid;
   uint64_t blocks = 0;
   uint64_t blocks_simulated = 0;  // blocks actually evaluated (the rest were proved identical)
@@ -118,7 +138,27 @@ struct LaunchTotals {
   bool complete = true;
   uint64_t blocks_counted = 0;
   std::string stopped_because;  // "cancelled" or "over the limit of N simulated blocks"
-  OpTotals estimate_ld, estimate_st;
+  OpTotals estimate_ld, estimate_st, estimate_ldsm, estimate_stsm, estimate_atom, estimate_ldgsts;
+  OpTotals& estimate_of(Op op) {
+    switch (op) {
+      case Op::kLoad:
+        return estimate_ld;
+      case Op::kStore:
+        return estimate_st;
+      case Op::kLdmatrix:
+        return estimate_ldsm;
+      case Op::kStmatrix:
+        return estimate_stsm;
+      case Op::kAtomic:
+        return estimate_atom;
+      case Op::kLdgsts:
+        return estimate_ldgsts;
+    }
+    return estimate_ld;
+  }
+  const OpTotals& estimate_of(Op op) const {
+    return const_cast<LaunchTotals*>(this)->estimate_of(op);
+  }
 };
 
 Result<LaunchTotals> launch_totals(const Scenario& s, const TotalsOptions& opt = {});

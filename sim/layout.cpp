@@ -1,6 +1,7 @@
 // layout.cpp: element types and the checks that make a SharedArray valid.
 #include "layout.hpp"
 
+#include <optional>
 #include <sstream>
 
 namespace bankscope {
@@ -78,6 +79,18 @@ std::optional<ElementType> parse_element_type(const std::string& s) {
   return std::nullopt;
 }
 
+Result<int> parse_tma_swizzle(const std::string& text) {
+  if (text == "none") return 0;
+  if (text == "32B") return 32;
+  if (text == "64B") return 64;
+  if (text == "128B") return 128;
+  return Error{"'" + text + "' is not a TMA swizzle mode (32B, 64B, 128B or none: CU_TENSOR_MAP_SWIZZLE_<mode>)"};
+}
+
+std::string tma_swizzle_name(int span_bytes) {
+  return span_bytes == 0 ? "none" : std::to_string(span_bytes) + "B";
+}
+
 Result<ElementType> parse_element_type_exact(const std::string& name) {
   std::string known;
   for (ElementType t : kAllElementTypes) known += std::string(known.empty() ? "" : ", ") + element_name(t);
@@ -100,12 +113,63 @@ std::string SharedArray::declaration() const {
   for (int d = 0; d + 1 < shape.rank; ++d) os << "[" << shape.dim(d) << "]";
   os << "[" << layout.row_stride << "]";
   if (layout.xor_mask != 0) os << "  /* col ^ (row & " << layout.xor_mask << ") */";
-  if (!layout.swizzle.is_identity()) {
+  if (layout.tma_span != 0) {
+    os << "  /* TMA CU_TENSOR_MAP_SWIZZLE_" << layout.tma_span << "B */";
+  } else if (!layout.swizzle.is_identity()) {
     os << "  /* Swizzle<" << layout.swizzle.bits << "," << layout.swizzle.base << ","
        << layout.swizzle.shift << "> */";
   }
   return os.str();
 }
+
+namespace {
+
+// A TMA-written box: the copy engine writes the box densely (row r at r * cols elements) and
+// swizzles the shared-memory address with the documented Swizzle<B,4,3> on bytes; the layout is
+// that and nothing else. Sets layout.swizzle to the equivalent swizzle on element offsets.
+std::optional<Error> check_tma_layout(ElementType type, const TileShape& shape, PhysicalLayout& layout, uint32_t base) {
+  const int span = layout.tma_span;
+  const int mode = tma_swizzle_mode(span);
+  const std::string name = "CU_TENSOR_MAP_SWIZZLE_" + std::to_string(span) + "B";
+  if (mode <= 0) return Error{"tma_swizzle: " + std::to_string(span) + " is not a TMA swizzle span (32B, 64B or 128B)"};
+  const int64_t row_bytes = int64_t(shape.cols) * element_size(type);
+  // Documented (cuTensorMapEncodeTiled): the box's inner dimension in bytes is at most the span
+  // and a multiple of 16.
+  if (row_bytes > span) {
+    return Error{"tma_swizzle: rows of " + std::to_string(row_bytes) + " bytes are wider than the " +
+                 std::to_string(span) + "-byte span of " + name +
+                 " (a box's inner dimension is at most the span: split the tile into boxes of " +
+                 std::to_string(span / element_size(type)) + " columns)"};
+  }
+  if (row_bytes % 16 != 0) {
+    return Error{"tma_swizzle: rows of " + std::to_string(row_bytes) +
+                 " bytes are not a multiple of 16 bytes (a TMA box's inner dimension must be)"};
+  }
+  if (layout.row_stride != 0 && layout.row_stride != shape.cols) {
+    return Error{"tma_swizzle: the copy engine writes rows densely; row_stride " + std::to_string(layout.row_stride) +
+                 " != " + std::to_string(shape.cols) + " columns cannot be combined with it"};
+  }
+  const Swizzle sw = tma_swizzle_on_elements(mode, element_size(type));
+  if (layout.xor_mask != 0 ||
+      (!layout.swizzle.is_identity() &&
+       (layout.swizzle.bits != sw.bits || layout.swizzle.base != sw.base || layout.swizzle.shift != sw.shift))) {
+    return Error{"tma_swizzle: it is the whole layout; drop xor and swizzle (" + name + " is Swizzle<" +
+                 std::to_string(sw.bits) + "," + std::to_string(sw.base) + "," + std::to_string(sw.shift) +
+                 "> on " + element_name(type) + " offsets)"};
+  }
+  // The pattern follows address bits 4..(6+B): it is the offset's pattern only from a repeat boundary.
+  const uint32_t repeat = static_cast<uint32_t>(tma_repeat_bytes(mode));
+  if (base % repeat != 0) {
+    return Error{"tma_swizzle: the array starts at byte " + std::to_string(base) + ", not a multiple of " +
+                 std::to_string(repeat) + " (" + name + " repeats every " + std::to_string(repeat) +
+                 " bytes of the shared address; align the box to it)"};
+  }
+  layout.row_stride = shape.cols;
+  layout.swizzle = sw;
+  return std::nullopt;
+}
+
+}  // namespace
 
 Result<SharedArray> make_shared_array(const std::string& name, ElementType type, TileShape shape,
                                       PhysicalLayout layout, uint32_t base) {
@@ -131,6 +195,9 @@ Result<SharedArray> make_shared_array(const std::string& name, ElementType type,
     return Error{"row_stride: " + std::to_string(layout.row_stride) +
                  " is smaller than the row length " + std::to_string(shape.cols) +
                  " (stride must be >= cols; pad with a larger stride)"};
+  }
+  if (layout.tma_span != 0) {
+    if (std::optional<Error> e = check_tma_layout(type, shape, layout, base)) return *e;
   }
   if (layout.xor_mask < 0) return Error{"xor: mask must be >= 0"};
   const Swizzle& s = layout.swizzle;
@@ -160,6 +227,15 @@ Result<SharedArray> make_shared_array(const std::string& name, ElementType type,
     for (int r = 0; r < shape.rows; ++r) {
       for (int c = 0; c < shape.cols; ++c) {
         const int64_t off = layout.offset(r, c);
+        if ((off < 0 || off >= slots) && layout.tma_span != 0) {
+          // The documented swizzle permutes whole span-wide blocks of the address; a box that ends
+          // inside one would send this element past its end. What the copy engine does then is
+          // not documented: the model refuses the box rather than guess.
+          return Error{"tma_swizzle: element [" + std::to_string(r) + "][" + std::to_string(c) +
+                       "] would land past the end of the box (" + std::to_string(slots * element_size(type)) +
+                       " bytes, not a multiple of the " + std::to_string(layout.tma_span) +
+                       "-byte span); give a whole number of spans"};
+        }
         if (off < 0 || off >= slots) {
           return Error{"layout: element [" + std::to_string(r) + "][" + std::to_string(c) +
                        "] maps to offset " + std::to_string(off) + ", outside the array (" +

@@ -69,8 +69,17 @@ struct SharedArray {
   std::string declaration() const;
 };
 
+// The TMA swizzle modes by name, as scenario files ("tma_swizzle": "128B") and `--layout
+// NAME:tma_swizzle=128B` spell them: "32B", "64B", "128B" (also "none" = 0) -> the span in bytes.
+// Anything else is an Error listing the names.
+Result<int> parse_tma_swizzle(const std::string& text);
+// 32 -> "32B"; 0 -> "none".
+std::string tma_swizzle_name(int span_bytes);
+
 // Checks a layout against its shape: stride >= cols, xor mask and swizzle keep every element
 // inside the array, total size within the per-block limit, base a multiple of the element size.
+// A TMA layout (layout.tma_span != 0): rows at most the span and a multiple of 16 bytes, no
+// padding, xor or other swizzle, base a multiple of the pattern's repeat; its swizzle is set.
 Result<SharedArray> make_shared_array(const std::string& name, ElementType type, TileShape shape,
                                       PhysicalLayout layout, uint32_t base = 0);
 

@@ -7,7 +7,11 @@
 // XOR masks are runs of ones (2^k - 1) << s inside the column bits: the hand-written col ^ row and
 // its variants that keep a 2^s-element unit contiguous (what a 2^s-wide vector access needs).
 // Swizzle<B,M,S>: B up to log2(banks), M up to 4 (a 16-element unit), every S >= B whose bits fall
-// inside the array. Two layouts that put every element at the same offset are evaluated once.
+// inside the array. TMA swizzle modes (32B, 64B, 128B) where the copy engine could write the array
+// (rows at most the span and a multiple of 16 bytes, base on the repeat); they come before the
+// generic swizzles, so a placement both give is named as the TMA mode (with its Swizzle). An array
+// the scenario says TMA writes (tma_swizzle) can only get another TMA mode or none: the copy engine
+// writes nothing else. Two layouts that put every element at the same offset are evaluated once.
 #include "layout_advisor.hpp"
 
 #include <algorithm>
@@ -68,6 +72,7 @@ void count_skip(AdvisorResult& r, const std::string& reason) {
 }
 
 int parts_of(const PhysicalLayout& l, int cols) {
+  if (l.tma_span != 0) return 1;  // the swizzle it carries is the mode itself
   return (l.row_stride != cols ? 1 : 0) + (l.xor_mask != 0 ? 1 : 0) +
          (l.swizzle.is_identity() ? 0 : 1);
 }
@@ -96,12 +101,26 @@ ScenarioSpec with_layout(const ScenarioSpec& spec, int array, const PhysicalLayo
   a.swizzle_bits = layout.swizzle.bits;
   a.swizzle_base = layout.swizzle.base;
   a.swizzle_shift = layout.swizzle.shift;
+  a.tma_swizzle = layout.tma_span;
+  if (layout.tma_span != 0) {  // the mode is the whole layout (the file says tma_swizzle only)
+    a.row_stride = 0;
+    a.xor_mask = 0;
+    a.swizzle_bits = a.swizzle_base = a.swizzle_shift = 0;
+  }
   return out;
 }
 
 std::string layout_text(const PhysicalLayout& l, int cols) {
   std::string t;
   auto add = [&](const std::string& part) { t += (t.empty() ? "" : " + ") + part; };
+  if (l.tma_span != 0) {
+    t = "tma_swizzle " + tma_swizzle_name(l.tma_span);
+    if (!l.swizzle.is_identity()) {
+      t += " (= Swizzle<" + std::to_string(l.swizzle.bits) + "," + std::to_string(l.swizzle.base) + "," +
+           std::to_string(l.swizzle.shift) + ">)";
+    }
+    return t;
+  }
   if (l.row_stride != cols && l.row_stride != 0) add("stride " + std::to_string(l.row_stride));
   if (l.xor_mask != 0) add("xor " + std::to_string(l.xor_mask));
   if (!l.swizzle.is_identity()) {
@@ -173,7 +192,8 @@ Result<AdvisorResult> advise_layout(const Scenario& s, int array, const AdvisorO
       }
     }
     c.parts = parts_of(l, cols);
-    c.text = layout_text(l, cols);
+    // The compiled layout: a TMA mode's Swizzle is filled in there, for the text.
+    c.text = layout_text(sc->arrays[static_cast<size_t>(array)].layout, cols);
     *out = c;
     res.ideal = sat_add(lt->ld.ideal, lt->st.ideal, &sat);  // the same for every layout
     return true;
@@ -202,6 +222,18 @@ Result<AdvisorResult> advise_layout(const Scenario& s, int array, const AdvisorO
   // Candidates in order of simplicity (the last tie-break): none, padding, XOR, swizzle, padding +
   // XOR.
   std::vector<PhysicalLayout> cands;
+  // TMA modes the copy engine could write this array with (make_shared_array checks the rest:
+  // alignment of the base, the 227 KiB); the scenario's own TMA array gets nothing else.
+  std::vector<PhysicalLayout> tma_cands;
+  for (int span : {32, 64, 128}) {
+    const int64_t row_bytes = int64_t(cols) * elem;
+    if (row_bytes > span || row_bytes % 16 != 0) continue;
+    PhysicalLayout l{cols};
+    l.tma_span = span;
+    l.swizzle = tma_swizzle_on_elements(tma_swizzle_mode(span), elem);  // its placement, for the dedup
+    tma_cands.push_back(l);
+  }
+  const bool tma_only = cur.tma_span != 0;
   const int turn_bytes = s.spec.banks.banks * s.spec.banks.bank_bytes;
   const int max_pad = arr.shape.rank == 1 ? 0 : std::max(1, turn_bytes / elem);
   std::vector<int> pads;
@@ -221,9 +253,17 @@ Result<AdvisorResult> advise_layout(const Scenario& s, int array, const AdvisorO
     }
   }
   const bool pad0 = !pads.empty() && pads[0] == 0;
+  if (tma_only) {
+    pads.clear();  // the copy engine writes the box densely: padding, XOR and swizzles are not its
+    masks.clear();
+    over_budget = 0;
+    cands.push_back(PhysicalLayout{cols});  // CU_TENSOR_MAP_SWIZZLE_NONE
+    cands.insert(cands.end(), tma_cands.begin(), tma_cands.end());
+  }
   for (int p : pads) cands.push_back(PhysicalLayout{cols + p});
-  if (pad0) {
+  if (pad0 && !tma_only) {
     for (int m : masks) cands.push_back(PhysicalLayout{cols, m});
+    cands.insert(cands.end(), tma_cands.begin(), tma_cands.end());
     const int total_bits = bits_for(int64_t(rows) * cols);
     const int max_b = std::max(1, bits_for(s.spec.banks.banks));
     for (int b = 1; b <= max_b; ++b) {

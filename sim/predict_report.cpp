@@ -49,6 +49,38 @@ Result<std::vector<WorstWarpRow>> worst_warp_rows(const Scenario& s) {
   return worst;
 }
 
+const char* totals_key(Op op) {
+  switch (op) {
+    case Op::kLoad:
+      return "ld";
+    case Op::kStore:
+      return "st";
+    case Op::kLdmatrix:
+      return "ldsm";
+    case Op::kStmatrix:
+      return "stsm";
+    case Op::kAtomic:
+      return "atom";
+    case Op::kLdgsts:
+      return "ldgsts";
+  }
+  return "?";
+}
+
+std::vector<Op> kinds_of(const Scenario& s, bool always_plain) {
+  auto has = [&](Op op) {
+    return std::any_of(s.accesses.begin(), s.accesses.end(),
+                       [&](const CompiledAccess& a) { return a.op == op; });
+  };
+  std::vector<Op> out;
+  for (Op op : kAllOps) {
+    if (!is_plain(op) && has(op)) out.push_back(op);
+  }
+  if (always_plain || out.empty() || has(Op::kLoad) || has(Op::kStore))
+    out.insert(out.begin(), {Op::kLoad, Op::kStore});
+  return out;
+}
+
 bool conflicts_unknown(const OpTotals& t) {
   return t.saturated && (t.wavefronts == kCountMax || t.ideal == kCountMax);
 }
@@ -81,11 +113,14 @@ ojson predict_json(const Scenario& s, const std::string& file, int warp, const s
   j["grid"] = {s.grid.x, s.grid.y, s.grid.z};
   j["warp"] = warp;
   // Per warp instruction (this warp alone): the hardware l1tex__ counters.
-  j["per_instruction_counters"] = {
-      {"ld", {{"wavefronts", counters::l1tex_wavefronts(Op::kLoad)},
-              {"bank_conflicts", counters::l1tex_bank_conflicts(Op::kLoad)}}},
-      {"st", {{"wavefronts", counters::l1tex_wavefronts(Op::kStore)},
-              {"bank_conflicts", counters::l1tex_bank_conflicts(Op::kStore)}}}};
+  // ld and st always (older readers expect them), the issue-11 kinds where the scenario has them.
+  const std::vector<Op> kinds = kinds_of(s, /*always_plain=*/true);
+  j["per_instruction_counters"] = ojson::object();
+  for (Op op : kinds) {
+    j["per_instruction_counters"][totals_key(op)] = {
+        {"wavefronts", counters::l1tex_wavefronts(op)},
+        {"bank_conflicts", counters::l1tex_bank_conflicts(op)}};
+  }
   j["accesses"] = ojson::array();
   for (const AccessRow& r : rows) {
     const CompiledAccess& a = s.accesses[static_cast<size_t>(r.stmt)];
@@ -110,7 +145,8 @@ ojson predict_json(const Scenario& s, const std::string& file, int warp, const s
     ja["launch"] = totals_json(lt.per_access[static_cast<size_t>(r.stmt)], a.op);
     j["accesses"].push_back(ja);
   }
-  j["totals"] = {{"ld", totals_json(lt.ld, Op::kLoad)}, {"st", totals_json(lt.st, Op::kStore)}};
+  j["totals"] = ojson::object();
+  for (Op op : kinds) j["totals"][totals_key(op)] = totals_json(lt.of(op), op);
   j["blocks"] = lt.blocks;
   j["blocks_simulated"] = lt.blocks_simulated;
   // An incomplete run: "totals" are exact over blocks_counted blocks (a lower bound for the
@@ -119,7 +155,8 @@ ojson predict_json(const Scenario& s, const std::string& file, int warp, const s
   j["blocks_counted"] = lt.blocks_counted;
   if (!lt.complete) {
     j["stopped_because"] = lt.stopped_because;
-    j["estimate"] = {{"ld", totals_json(lt.estimate_ld, Op::kLoad)}, {"st", totals_json(lt.estimate_st, Op::kStore)}};
+    j["estimate"] = ojson::object();
+    for (Op op : kinds) j["estimate"][totals_key(op)] = totals_json(lt.estimate_of(op), op);
   }
   return j;
 }

@@ -37,6 +37,14 @@ struct WorstWarpRow {
 };
 Result<std::vector<WorstWarpRow>> worst_warp_rows(const Scenario& s);
 
+// The name of an op's per-launch total, as ncu's counters spell the kind: "ld", "st", "ldsm",
+// "stsm", "atom" ("ldgsts").
+const char* totals_key(Op op);
+// The kinds whose totals a report shows, each under its own counters: ld and st when the scenario
+// has an LDS/STS statement (or `always_plain`: the JSON keeps them for its readers), then ldsm,
+// stsm, atom for each such statement kind. A scenario of ldmatrix alone lists no ld/st zeros.
+std::vector<Op> kinds_of(const Scenario& s, bool always_plain = false);
+
 // A clamped count makes wavefronts - ideal unknowable.
 bool conflicts_unknown(const OpTotals& t);
 

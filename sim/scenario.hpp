@@ -32,6 +32,7 @@ struct ArraySpec {
   int64_t row_stride = 0;             // physical elements per row; 0 = dims.back() (no padding)
   int64_t xor_mask = 0;               // physical col = col ^ (row & xor_mask)
   int swizzle_bits = 0, swizzle_base = 0, swizzle_shift = 0;  // CuTe Swizzle<B,M,S>
+  int tma_swizzle = 0;  // written by TMA with CU_TENSOR_MAP_SWIZZLE_<n>B: 32, 64 or 128; 0 = not
   int64_t offset = -1;  // byte offset in the scenario's extern buffer; -1 = a static __shared__ array
 };
 
@@ -62,7 +63,7 @@ enum class IssueMode : uint8_t { kBranch, kPredicated, kHoisted };
 const char* issue_mode_name(IssueMode m);
 
 struct AccessSpec {
-  std::string op = "ld";  // "ld" or "st"
+  std::string op = "ld";  // "ld", "st", "ldmatrix", "stmatrix" or "atom" (README "Scenario format")
   std::string target;     // "tile[threadIdx.x][threadIdx.y + j]"
   std::string guard;      // "" = always; e.g. "x < n && y < n"
   std::vector<LoopSpec> loops;  // outermost first; the enclosing bodies' loops come first
@@ -72,6 +73,11 @@ struct AccessSpec {
   int line = 0;           // source line of the kernel (.cu) this access is on; 0 = not given.
                           // Only `bankscope-cli check --cu` reads it (against nvcc's SASS).
   std::string path{};     // where the file declares it ("accesses[1].body[0]"); "" = accesses[i]
+  // ldmatrix/stmatrix: .x1, .x2, .x4 (0 = not given) and .trans; `target` is each lane's row
+  // address (the element where its 16-byte row starts), evaluated for lanes 0..8*num-1 only.
+  int num = 0;
+  bool trans = false;
+  std::string atom{};  // atom: "add", "min", "max", "exch" or "cas"
 };
 
 struct ScenarioSpec {
@@ -126,8 +132,13 @@ struct CompiledAccess {
   // Every iteration of the loops, in program order: loops.size() values each (outermost first).
   std::vector<int64_t> iterations;
   int width = 4;
+  int matrices = 0;            // ldmatrix/stmatrix: 1, 2 or 4
+  bool trans = false;          // ldmatrix/stmatrix: .trans
+  AtomOp atom = AtomOp::kAdd;  // atom
   IssueMode issue = IssueMode::kBranch;
-  std::string text;   // "ld tile[threadIdx.x][threadIdx.y + j]"
+  // "ld tile[threadIdx.x][threadIdx.y + j]", "ldmatrix.x4 sA[lane % 16][8 * (lane / 16)]",
+  // "atom.add hist[bin]": the op's name, a space, the target.
+  std::string text;
   std::string label;
   std::string where;  // "accesses[1]"
   int64_t instructions_per_warp() const;  // product of loop trip counts

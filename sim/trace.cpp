@@ -3,9 +3,24 @@
 // declared, and the first problem ends the read with one line naming the byte offset.
 #include "trace.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <limits>
+
+#include "bank_model.hpp"  // cost_path(): the decoder's vector width follows cost()'s
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define BANKSCOPE_TRACE_X86 1
+#if !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC 12's AVX-512 headers (as bank_model.cpp)
+#endif
+#include <immintrin.h>
+#if !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#endif
 
 namespace bankscope {
 
@@ -45,6 +60,12 @@ void put_varint(std::vector<uint8_t>& o, uint64_t v) {
 void put_zvarint(std::vector<uint8_t>& o, int64_t v) {
   put_varint(o, (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63));
 }
+size_t varint_size(uint64_t v) {
+  size_t n = 1;
+  for (; v >= 0x80; v >>= 7) ++n;
+  return n;
+}
+size_t zvarint_size(int64_t v) { return varint_size((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63)); }
 void put_u32(std::vector<uint8_t>& o, uint32_t v) {
   for (int i = 0; i < 4; ++i) o.push_back(static_cast<uint8_t>(v >> (8 * i)));
 }
@@ -123,6 +144,10 @@ struct Cursor {
     const uint64_t u = varint(what);
     return static_cast<int64_t>(u >> 1) ^ -static_cast<int64_t>(u & 1);
   }
+  // Three per execution: a call each was a twelfth of the reader's time (measured), so inlined.
+#if defined(__GNUC__)
+  __attribute__((always_inline))
+#endif
   uint32_t varint32(const char* what) {
     const uint64_t v = varint(what);
     if (v > std::numeric_limits<uint32_t>::max()) fail(std::string(what) + " " + std::to_string(v) + " exceeds 2^32 - 1");
@@ -150,13 +175,141 @@ std::string tag_name(uint8_t tag) {
 
 bool valid_width(int w) { return w == 1 || w == 2 || w == 4 || w == 8 || w == 16; }
 
+// The baseline x86-64 has no POPCNT: __builtin_popcount would be a libgcc call.
+int popcount32(uint32_t x) {
+  x = x - ((x >> 1) & 0x55555555u);
+  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+  return static_cast<int>((((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
+}
+
+// A full warp of mode 2 (kBytes = 1) or mode 3 (kBytes = 2) offsets at `q` -> out[lane] = base +
+// (offset << shift); returns the OR of the shifted offsets (at least their maximum, and aligned
+// exactly when each is). One path per cost() path: the lanes are stored with the vector width
+// cost() then loads them with, so that its loads are forwarded from these stores (a 64-byte load
+// of lanes stored 16 bytes at a time waits for the stores to retire). Little-endian offsets.
+template <int kBytes>
+uint32_t unpack_portable(const uint8_t* q, uint32_t base, int shift, uint32_t* out) {
+  uint32_t spread = 0;
+  for (int lane = 0; lane < kWarpSize; ++lane) {  // vectorized by the compiler (SSE2)
+    uint32_t off;
+    if constexpr (kBytes == 1) {
+      off = q[lane];
+    } else {
+      off = uint32_t{q[2 * lane]} | uint32_t{q[2 * lane + 1]} << 8;
+    }
+    off <<= shift;
+    spread |= off;
+    out[lane] = base + off;
+  }
+  return spread;
+}
+
+#ifdef BANKSCOPE_TRACE_X86
+template <int kBytes>
+__attribute__((target("avx2"))) uint32_t unpack_avx2(const uint8_t* q, uint32_t base, int shift, uint32_t* out) {
+  const __m128i sh = _mm_cvtsi32_si128(shift);
+  const __m256i vbase = _mm256_set1_epi32(static_cast<int>(base));
+  __m256i spread = _mm256_setzero_si256();
+  for (int k = 0; k < 4; ++k) {
+    const __m256i off = _mm256_sll_epi32(
+        kBytes == 1 ? _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(q + 8 * k)))
+                    : _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q + 16 * k))),
+        sh);
+    spread = _mm256_or_si256(spread, off);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8 * k), _mm256_add_epi32(off, vbase));
+  }
+  __m128i x = _mm_or_si128(_mm256_castsi256_si128(spread), _mm256_extracti128_si256(spread, 1));
+  x = _mm_or_si128(x, _mm_shuffle_epi32(x, 0x4e));
+  x = _mm_or_si128(x, _mm_shuffle_epi32(x, 0xb1));
+  return static_cast<uint32_t>(_mm_cvtsi128_si32(x));
+}
+
+template <int kBytes>
+__attribute__((target("avx512f,avx512bw"))) uint32_t unpack_avx512(const uint8_t* q, uint32_t base, int shift,
+                                                                    uint32_t* out) {
+  const __m128i sh = _mm_cvtsi32_si128(shift);
+  const __m512i vbase = _mm512_set1_epi32(static_cast<int>(base));
+  __m512i off[2];
+  for (int h = 0; h < 2; ++h) {
+    off[h] = _mm512_sll_epi32(
+        kBytes == 1 ? _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q + 16 * h)))
+                    : _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 32 * h))),
+        sh);
+    _mm512_storeu_si512(out + 16 * h, _mm512_add_epi32(off[h], vbase));
+  }
+  return static_cast<uint32_t>(_mm512_reduce_or_epi32(_mm512_or_si512(off[0], off[1])));
+}
+#endif
+
+template <int kBytes>
+uint32_t unpack(CostPath simd, const uint8_t* q, uint32_t base, int shift, uint32_t* out) {
+#ifdef BANKSCOPE_TRACE_X86
+  if (simd == CostPath::kAvx512) return unpack_avx512<kBytes>(q, base, shift, out);
+  if (simd == CostPath::kAvx2) return unpack_avx2<kBytes>(q, base, shift, out);
+#endif
+  (void)simd;
+  return unpack_portable<kBytes>(q, base, shift, out);
+}
+
+// The lanes of a mode 2 (kBytes = 1) or mode 3 (kBytes = 2) execution into w.addr: shift, then one
+// offset per active lane. A full warp (the common case) is unpacked without a branch per lane, then
+// range and alignment are checked once for all (conservatively, through the OR of the offsets);
+// only when that check fails are the lanes walked again, to name the first bad one as mode 1 would.
+template <int kBytes>
+bool read_packed(Cursor& r, TraceWarp& w, uint64_t base, const TracePc& pc, CostPath simd) {
+  const uint8_t shift = r.u8("address shift");
+  if (!r.ok()) return false;
+  if (shift > 4) {
+    r.fail("address shift " + std::to_string(shift) + " above 4");
+    return false;
+  }
+  const int n = w.mask == 0xffffffffu ? kWarpSize : popcount32(w.mask);
+  if (r.left() < static_cast<size_t>(n) * kBytes) {
+    r.fail("truncated in lane offsets (" + std::to_string(n) + " lanes of " + std::to_string(kBytes) + " bytes)");
+    return false;
+  }
+  const uint8_t* q = r.p;
+  r.p += static_cast<size_t>(n) * kBytes;
+  const uint64_t align = static_cast<uint64_t>(pc.width) - 1u;
+  const uint64_t top = uint64_t{0xffffffffu} - static_cast<uint64_t>(pc.width);
+  if (w.mask == 0xffffffffu && base <= top) {
+    // Offsets are below 2^20, so base + spread cannot wrap in 64 bits; spread >= every offset.
+    const uint32_t spread = unpack<kBytes>(simd, q, static_cast<uint32_t>(base), shift, w.addr.data());
+    if (base + spread <= top && ((base | spread) & align) == 0) return true;
+  }
+  // Sparse masks, and any check that failed: lane by lane.
+  const auto offset = [q](int k) -> uint32_t {
+    if constexpr (kBytes == 1) {
+      return q[k];
+    } else {
+      return uint32_t{q[2 * k]} | uint32_t{q[2 * k + 1]} << 8;
+    }
+  };
+  int k = 0;
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    if (!(w.mask >> lane & 1u)) continue;
+    const uint64_t a = base + (uint64_t{offset(k++)} << shift);
+    if (a > top) {
+      r.fail("lane " + std::to_string(lane) + " address " + std::to_string(a) + " outside 0..2^32-1");
+      return false;
+    }
+    if ((a & align) != 0) {
+      r.fail("lane " + std::to_string(lane) + " address " + std::to_string(a) + " not aligned to its width " +
+             std::to_string(pc.width) + " (pc " + std::to_string(pc.pc) + ")");
+      return false;
+    }
+    w.addr[lane] = static_cast<uint32_t>(a);
+  }
+  return true;
+}
+
 }  // namespace
 
 // --- writer -----------------------------------------------------------------------------------
-TraceWriter::TraceWriter(bool header) {
+TraceWriter::TraceWriter(bool header, uint32_t version) : version_(version) {
   if (!header) return;
   out_.insert(out_.end(), kTraceMagic, kTraceMagic + 8);
-  put_u32(out_, kTraceVersion);
+  put_u32(out_, version);
 }
 
 void TraceWriter::record(uint8_t tag, const std::vector<uint8_t>& payload) {
@@ -204,15 +357,44 @@ void TraceWriter::warp(const TraceWarp& w) {
   int n = 0;
   for (int lane = 0; lane < kWarpSize; ++lane)
     if (w.mask >> lane & 1u) a[n++] = w.addr[lane];
-  put_varint(warps_, a[0]);
   const int64_t stride = n > 1 ? int64_t{a[1]} - int64_t{a[0]} : 0;
   bool uniform = true;
   for (int k = 2; k < n && uniform; ++k) uniform = int64_t{a[k]} - int64_t{a[k - 1]} == stride;
-  warps_.push_back(uniform ? 0 : 1);
   if (uniform) {
+    put_varint(warps_, a[0]);
+    warps_.push_back(0);
     put_zvarint(warps_, stride);
   } else {
-    for (int k = 1; k < n; ++k) put_zvarint(warps_, int64_t{a[k]} - int64_t{a[k - 1]});
+    // Scattered lanes: the smallest of the deltas (mode 1) and the fixed-size offsets (modes 2, 3).
+    size_t delta_bytes = varint_size(a[0]);
+    uint32_t lo = a[0], hi = a[0];
+    for (int k = 1; k < n; ++k) {
+      delta_bytes += zvarint_size(int64_t{a[k]} - int64_t{a[k - 1]});
+      lo = std::min(lo, a[k]);
+      hi = std::max(hi, a[k]);
+    }
+    uint32_t spread = 0;  // every bit any lane's distance from lo has
+    for (int k = 0; k < n; ++k) spread |= a[k] - lo;
+    const int shift = std::min(__builtin_ctz(spread), 4);  // spread != 0: the lanes are not all equal
+    const uint32_t span = (hi - lo) >> shift;
+    const int off_bytes = span < 256 ? 1 : span < 65536 ? 2 : 0;
+    const size_t packed_bytes = varint_size(lo) + 1 + static_cast<size_t>(n * off_bytes);
+    // Packed unless the deltas are smaller by more than an eighth: a few bytes buy a decode without
+    // a branch per lane (a GEMM's lane groups: 35 bytes packed against 33 of deltas).
+    if (version_ >= 2 && off_bytes != 0 && packed_bytes <= delta_bytes + delta_bytes / 8) {
+      put_varint(warps_, lo);
+      warps_.push_back(off_bytes == 1 ? 2 : 3);
+      warps_.push_back(static_cast<uint8_t>(shift));
+      for (int k = 0; k < n; ++k) {
+        const uint32_t off = (a[k] - lo) >> shift;
+        warps_.push_back(static_cast<uint8_t>(off));
+        if (off_bytes == 2) warps_.push_back(static_cast<uint8_t>(off >> 8));
+      }
+    } else {
+      put_varint(warps_, a[0]);
+      warps_.push_back(1);
+      for (int k = 1; k < n; ++k) put_zvarint(warps_, int64_t{a[k]} - int64_t{a[k - 1]});
+    }
   }
   // Keep records to about 1 MiB so a reader never holds much more than one.
   if (warps_.size() > (1u << 20)) flush();
@@ -260,10 +442,12 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
   }
   c.p += 8;
   const uint32_t version = c.u32("version");
-  if (version != kTraceVersion) {
-    return Error{"trace: version " + std::to_string(version) + " (this reader reads version " +
-                 std::to_string(kTraceVersion) + ")"};
+  if (version < kTraceOldestVersion || version > kTraceVersion) {
+    return Error{"trace: version " + std::to_string(version) + " (this reader reads versions " +
+                 std::to_string(kTraceOldestVersion) + " to " + std::to_string(kTraceVersion) + ")"};
   }
+  const uint8_t max_mode = version >= 2 ? 3 : 1;  // modes 2 and 3 are version 2's
+  const CostPath simd = cost_path();
 
   TraceSummary sum;
   bool in_launch = false;
@@ -366,9 +550,17 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
           if (w.mask != 0) {
             const uint64_t base = r.varint("base address");
             const uint8_t mode = r.u8("address mode");
-            if (mode > 1) {
-              r.fail("address mode " + std::to_string(mode) + " unknown");
+            if (mode > max_mode) {
+              r.fail("address mode " + std::to_string(mode) + " unknown (version " + std::to_string(version) + ")");
               break;
+            }
+            if (mode >= 2) {
+              const uint64_t b = std::min<uint64_t>(base, 0x100000000u);  // beyond 2^32: every lane fails
+              const bool ok = mode == 2 ? read_packed<1>(r, w, b, pc, simd) : read_packed<2>(r, w, b, pc, simd);
+              if (!ok) break;
+              ++sum.executions;
+              sink.on_warp(w, pc);
+              continue;
             }
             int64_t a = static_cast<int64_t>(base > 0xffffffffu ? 0x100000000u : base);
             const int64_t stride = mode == 0 ? r.zvarint("stride") : 0;

@@ -99,6 +99,7 @@ class TraceAggregator : public TraceSink {
   void on_launch_end(const TraceLaunchEnd& e) override;
   void on_end(const TraceEnd& e) override { report_.end = e; }
   TraceReport take(const TraceSummary& s) {
+    flush_pending();
     report_.summary = s;
     for (LaunchReport& l : report_.launches) {  // ld and st are by_kind's first two, kept apart
       l.ld = l.by_kind[static_cast<size_t>(TraceOpKind::kLoad)];
@@ -109,16 +110,23 @@ class TraceAggregator : public TraceSink {
 
  private:
   uint32_t remap(uint32_t addr) const;
-  AccessCost cost_plain();  // cost(access_) for LDS/STS, through the memo below
+  AccessCost cost_plain(uint32_t pc_index);  // cost(access_) for LDS/STS, through the memos below
   // The same for a warp the reader found evenly spaced (TraceWarp::even): no copy, no re-check.
   AccessCost cost_even(const TraceWarp& w);
   // The memo's cost of an evenly spaced full warp of access_'s op and width; `lanes`, when
   // access_ does not hold them yet, are copied in on a miss only.
   AccessCost memo_cost(int64_t stride, uint32_t base, const TraceWarp* lanes);
-  void record(PcStats& s, LaunchReport& l, size_t kind, const AccessCost& c);
+  void record(PcStats& s, size_t kind, const AccessCost& c);
+  // The current launch's costed executions per kind, added to its by_kind when the next launch
+  // starts or the report is taken: plain adds per execution instead of OpTotals::add()'s saturating
+  // multiply-adds (a tenth of the report's time on random lanes, measured). The sums are the same:
+  // no count of a trace comes near 2^64, and saturation is still applied when they are added.
+  std::array<OpTotals, kTraceOpKinds> pending_{};
+  void flush_pending();
   std::vector<ArrayRemap> remaps_;
   TraceReport report_;
   WarpAccess access_;
+  CostPath simd_ = cost_path();  // the lanes are copied with its vector width
   // cost() of evenly spaced full warps, keyed by (op, width, stride, base mod 4 KiB): moving every
   // lane by a multiple of 4 KiB changes no lane's bank, no word identity and no phase (the rules
   // compare lanes' banks and words, never absolute addresses), so those decide the cost. Rows,
@@ -128,6 +136,27 @@ class TraceAggregator : public TraceSink {
     AccessCost cost;
   };
   std::vector<MemoEntry> memo_ = std::vector<MemoEntry>(4096);
+
+  // cost() of any other LDS/STS warp, keyed exactly by (op, width, mask, every active lane's offset
+  // from B), B = the first active lane's offset rounded down to 128 bytes: moving every lane by a
+  // multiple of 128 bytes (32 banks x 4 bytes) moves no lane to another bank or word group and
+  // keeps equal words equal, and the rules compare only those (the premise is tested against
+  // cost()). Real kernels repeat the same lane pattern across blocks (offsets are block-relative)
+  // and loop iterations; a kernel whose lanes are random never does, so each PC's hit rate is
+  // watched: a PC that misses (3 in 4 of 1024 lookups) skips the memo for its next 16,384 executions.
+  // `addr`: the lanes (access_.addr, or the reader's, copied into access_ when cost() must run).
+  AccessCost exact_cost(uint32_t pc_index, const std::array<uint32_t, kWarpSize>& addr);
+  struct ExactEntry {
+    uint32_t meta = ~0u;  // op << 8 | width; ~0u = empty
+    uint32_t mask = 0;
+    AccessCost cost;
+    std::array<uint32_t, kWarpSize> rel{};  // active lanes' offsets from B, 0 for inactive lanes
+  };
+  std::vector<ExactEntry> exact_ = std::vector<ExactEntry>(2048);
+  struct MemoGate {  // per PC of the current launch
+    uint32_t lookups = 0, hits = 0, skip = 0;
+  };
+  std::vector<MemoGate> gates_;
 };
 
 // Reads `data` once into both the as-traced report and, when remaps are given, the what-if one.

@@ -35,6 +35,14 @@ expect "fast_f4 unswizzled: xor 28 (= Swizzle<3,2,6>)" 0 '^  1  xor 28 +1,048,57
   "$cli" fix "$sc/fast_f4_64x64_t256_unswizzled.json"
 expect "fast_f4: misaligned candidates are skipped and counted" 0 '^skipped: [1-9][0-9]* a wide access becomes misaligned$' -- \
   "$cli" fix "$sc/fast_f4_64x64_t256_unswizzled.json"
+# fast_tma (tma_swizzle 128B): 128 x 64 blocks of 4 warps, 4 LDS.128 each, 4 wavefronts each:
+# 524,288. Only TMA modes are offered (the copy engine writes nothing else); 128-byte rows allow
+# only 128B, so: 128B and none. Unswizzled a quarter-warp's 2 rows x 4 chunks hit 4 chunk
+# positions twice: 2-way, 1,048,576.
+expect "fast_tma: 128B is best, only TMA modes searched" 0 '^  1  tma_swizzle 128B \(= Swizzle<3,2,3>\) \(current\) +524,288 +100\.0% +0  none \(conflict-free\)$' -- \
+  "$cli" fix "$sc/fast_tma.json"
+expect "fast_tma: unswizzled is 2-way" 0 '^  2  none +1,048,576 +200\.0% +0  .*, 2-way$' -- "$cli" fix "$sc/fast_tma.json"
+expect "fast_tma: 2 layouts" 0 'logical \[64\]\[32\]; 2 layouts searched$' -- "$cli" fix "$sc/fast_tma.json"
 # Already padded (131,072 + 131,072): the same wavefronts with 128 bytes fewer.
 expect "[32][33]: xor 31 saves the padding" 0 '^  1  xor 31 +262,144 +100\.0% +0  none' -- "$cli" fix "$sc/seed_transpose_32x33.json" --array tile
 expect "[32][33]: the current stride 33" 0 '^  2  stride 33 \(current\) +262,144 +100\.0% +128  none' -- "$cli" fix "$sc/seed_transpose_32x33.json"

@@ -78,6 +78,46 @@ expect "bad sizes line names file and line" 2 "bad\.txt:1: 'K': expected PARAM=V
 expect "--bin required to measure" 2 '\-\-bin DIR \(the built programs\) is required unless \-\-dry-run' -- \
   "$gpu" realworld --sizes "$tmp/rw/sizes.txt" --cli "$cli" --ncu "$tmp/ncu"
 
+# --predictor: a command run in place of `CLI predict` whose JSON adds an "ldsm" total (as
+# scripts/mma_gemm_predict.py does): the table gains the four ldmatrix counters. The stand-in
+# predicts ld 0/0/0, st 1/1/1 and ldsm 2 instructions, 2 active, 9 wavefronts, 1 conflict.
+cat >"$tmp/predictor" <<'SH'
+#!/usr/bin/env bash
+[[ ${PREDICTOR_FAIL:-} ]] && { echo "predictor: no good" >&2; exit 1; }
+t() { echo "{\"instructions\": $1, \"active_instructions\": $2, \"wavefronts\": $3, \"bank_conflicts\": $4, \"saturated\": false, \"counters\": {\"instructions\": \"$5\", \"active_instructions\": \"$6\", \"wavefronts\": \"$7\", \"bank_conflicts\": \"$8\"}}"; }
+s=smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op
+echo "{\"totals\": {\"ld\": $(t 0 0 0 0 smsp__inst_executed_op_shared_ld.sum smsp__sass_inst_executed_op_shared_ld.sum ${s}_ld.sum x),"
+echo " \"st\": $(t 1 1 1 0 smsp__inst_executed_op_shared_st.sum smsp__sass_inst_executed_op_shared_st.sum ${s}_st.sum x),"
+echo " \"ldsm\": $(t 2 2 9 1 smsp__inst_executed_op_ldsm.sum smsp__sass_inst_executed_op_ldsm.sum ${s}_ldsm.sum smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum)}}"
+SH
+chmod +x "$tmp/predictor"
+csv10() {  # the six ld/st values, then LDSM_INST LDSM_ACTIVE LDSM_WF LDSM_CONFLICTS -> $tmp/ncu.csv
+  local names=(smsp__inst_executed_op_shared_ld.sum smsp__sass_inst_executed_op_shared_ld.sum
+               smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum smsp__inst_executed_op_shared_st.sum
+               smsp__sass_inst_executed_op_shared_st.sum smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum
+               smsp__inst_executed_op_ldsm.sum smsp__sass_inst_executed_op_ldsm.sum
+               smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum
+               smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum)
+  local vals=("$@") i
+  {
+    echo '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"'
+    for i in "${!names[@]}"; do
+      echo "\"0\",\"1\",\"tiny\",\"127.0.0.1\",\"tiny(float *)\",\"1\",\"7\",\"(32, 1, 1)\",\"(1, 1, 1)\",\"0\",\"9.0\",\"Command line profiler metrics\",\"${names[i]}\",\"inst\",\"${vals[i]}\""
+    done
+  } >"$tmp/ncu.csv"
+}
+expect "--predictor dry run: 10 counters" 0 '^1 rows, 10 predictions, 0 errors$' -- \
+  "$gpu" realworld --sizes "$tmp/rw/sizes.txt" --cli "$cli" --predictor "$tmp/predictor" --dry-run
+expect "--predictor dry run: the ldsm wavefronts row" 0 '^tiny +32 +- +smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm\.sum +9$' -- \
+  "$gpu" realworld --sizes "$tmp/rw/sizes.txt" --cli "$cli" --predictor "$tmp/predictor" --dry-run
+csv10 0 0 0 1 1 1 2 2 9 1
+expect "--predictor: ldsm measured = predicted, exit 0" 0 '^1 rows, 10 comparisons, 0 differences$' -- run --predictor "$tmp/predictor"
+expect "--predictor: the ldsm conflicts row says equal" 0 '^tiny +32 +- +smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm\.sum +1 +1  equal$' -- run --predictor "$tmp/predictor"
+csv10 0 0 0 1 1 1 2 2 8 1
+expect "--predictor: ldsm wavefronts differ, exit 5" 5 '^tiny +32 +- +smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm\.sum +9 +8  DIFFERENT$' -- run --predictor "$tmp/predictor"
+expect "--predictor fails: an error row naming it, exit 1" 1 'ERROR .*predictor exited with 1: predictor: no good' -- \
+  env PREDICTOR_FAIL=1 "$gpu" realworld --sizes "$tmp/rw/sizes.txt" --cli "$cli" --predictor "$tmp/predictor" --dry-run
+
 if [[ -n $src ]]; then
   committed=$src/assets/results/h200/realworld_predictions.txt
   (cd "$src" && "$gpu" realworld --cli "$cli" --dry-run) >"$tmp/dry.txt" 2>&1

@@ -53,7 +53,7 @@ TEST_CASE("scenario errors name the file, the field and the reason") {
       {minimal(R"(, "if": "threadIdx.x <")"), "t.json: accesses[0].if: column 14: expression ends early in 'threadIdx.x <'"},
       {R"({"block": [32], "arrays": [{"dims": [32, 32]}], "accesses": [{"op": "ld", "target": "tile[threadIdx.q][0]"}]})", "t.json: accesses[0].target: column 1: unknown variable 'threadIdx.q' in 'threadIdx.q'"},
       {R"({"block": [32], "arrays": [{"dims": [32, 32]}], "accesses": [{"op": "ld", "target": "tile[0]"}]})", "t.json: accesses[0].target: 'tile' has 2 dimension(s) but 1 indices are given"},
-      {R"({"block": [32], "arrays": [{"dims": [32, 32]}], "accesses": [{"op": "xx", "target": "tile[0][0]"}]})", "t.json: accesses[0].op: 'xx' must be \"ld\" or \"st\""},
+      {R"({"block": [32], "arrays": [{"dims": [32, 32]}], "accesses": [{"op": "xx", "target": "tile[0][0]"}]})", "t.json: accesses[0].op: 'xx' must be \"ld\", \"st\", \"ldmatrix\", \"stmatrix\" or \"atom\""},
       {R"({"block": [32, 64], "arrays": [{"dims": [32, 32]}], "accesses": [{"op": "ld", "target": "tile[0][0]"}]})", "t.json: block: 2048 threads; a CUDA block has at most 1024 (and z <= 64)"},
       {minimal(R"(, "issue": "sometimes")"), "t.json: accesses[0].issue: 'sometimes' must be \"branch\", \"predicated\" or \"hoisted\""},
       {minimal(R"(, "issue": 1)"), "t.json: accesses[0].issue: "},
@@ -64,6 +64,12 @@ TEST_CASE("scenario errors name the file, the field and the reason") {
        R"({"op": "st", "target": "tile[0][threadIdx.x]", "loops": [{"var": "j", "end": 25}]},)"
        R"({"op": "ld", "target": "tile[threadIdx.x][0]", "if": "blockIdx.x < j"}]})",
        "t.json: accesses[1].if: 'j' is a loop variable of accesses[0]; a loop variable exists only inside its loop"},
+      {R"({"block": [32], "arrays": [{"dims": [32, 32], "tma_swizzle": "96B"}], "accesses": []})",
+       "t.json: arrays[0].tma_swizzle: '96B' is not a TMA swizzle mode (32B, 64B, 128B or none: CU_TENSOR_MAP_SWIZZLE_<mode>)"},
+      {R"({"block": [32], "arrays": [{"dims": [32, 32], "tma_swizzle": 128}], "accesses": []})",
+       "t.json: arrays[0].tma_swizzle: "},
+      {R"({"block": [32], "arrays": [{"dims": [32, 64], "tma_swizzle": "128B"}], "accesses": [{"op": "ld", "target": "tile[0][0]"}]})",
+       "t.json: arrays[0]: tma_swizzle: rows of 256 bytes are wider than the 128-byte span of CU_TENSOR_MAP_SWIZZLE_128B"},
       {"[1, 2]", "t.json: the top level must be an object"},
       {"{\"name\": \"\xff\"}", "t.json: line 1, column 11: not valid UTF-8"},
   };
@@ -89,6 +95,20 @@ TEST_CASE("a scenario survives a save / load round trip") {
   CHECK(back->defines.size() == 4);
   CHECK(back->defines[2].first == "outX");  // order is kept: defines may use earlier ones
   fs::remove_all(dir);
+}
+
+TEST_CASE("tma_swizzle is read, compiled to its Swizzle and written back as its name") {
+  auto spec = parse_scenario_json(R"({"block": [32], "grid": [1], "arrays": [{"type": "half", "dims": [64, 64], "tma_swizzle": "128B"}],
+    "accesses": [{"op": "ld", "target": "tile[threadIdx.x][0]"}]})", "t.json");
+  REQUIRE_MESSAGE(spec.ok(), (spec.ok() ? "" : spec.error().message));
+  CHECK(spec->arrays[0].tma_swizzle == 128);
+  auto s = compile(*spec);
+  REQUIRE(s.ok());
+  // Row 5, col 0 of a half tile: chunk 0 ^ 5 -> byte 5 * 128 + 5 * 16.
+  CHECK(s->arrays[0].byte_address(5, 0) == 5 * 128 + 5 * 16);
+  const auto j = scenario_to_json(*spec);
+  CHECK(j["arrays"][0]["tma_swizzle"] == "128B");
+  CHECK_FALSE(j["arrays"][0].contains("swizzle"));
 }
 
 TEST_CASE("an access's issue mode is read, and written back when it is not the default") {

@@ -171,3 +171,83 @@ TEST_CASE("with_layout and layout_text") {
         "stride 33 + xor 1 + Swizzle<3,2,6>");
   CHECK(layout_text(PhysicalLayout{32}, 32) == "none");
 }
+
+namespace {
+
+// One warp reads 16-byte column chunks of a half tile: lane l reads row l, chunk k (8 halves), for
+// k = 0 .. chunks-1. Rows of `cols` halves; `tma` = the array's tma_swizzle ("" = none given).
+Scenario column_chunks(int cols, int chunks, const std::string& tma) {
+  const std::string text = R"({"name": "column chunks", "n": 32, "block": [32, 1], "grid": [1, 1],
+    "arrays": [{"name": "tile", "type": "half", "dims": [32, )" + std::to_string(cols) + "]" +
+                           (tma.empty() ? "" : ", \"tma_swizzle\": \"" + tma + "\"") + R"(}],
+    "accesses": [{"op": "ld", "width": 16, "target": "tile[threadIdx.x][8 * k]",
+                  "loops": [{"var": "k", "begin": 0, "end": )" + std::to_string(chunks) + R"(, "step": 1}]}]})";
+  auto spec = parse_scenario_json(text, "column_chunks");
+  REQUIRE_MESSAGE(spec.ok(), spec.error().message);
+  auto s = compile(*spec);
+  REQUIRE_MESSAGE(s.ok(), s.error().message);
+  return *s;
+}
+
+}  // namespace
+
+TEST_CASE("advisor: TMA 128B makes 16-byte column reads of a [32][64] half tile conflict-free, at no byte") {
+  // Rows of 128 bytes: lane l's chunk k sits at byte 128 l + 16 k. Unswizzled a quarter-warp's 8
+  // rows hit one 16-byte bank group: 8-way, 8 wavefronts per quarter, 32 per instruction, 8
+  // instructions: 256. TMA 128B puts chunk k of row l at chunk k ^ (l % 8): 8 distinct per quarter,
+  // 4 per instruction, 32. XOR masks keep 16-byte units whole only with mask bits >= 3, which rows
+  // 8q..8q+7 leave constant: no help. Padding by 8 halves is conflict-free too, at 32 * 16 bytes.
+  const Scenario s = column_chunks(64, 8, "");
+  auto r = advise_layout(s, 0);
+  REQUIRE_MESSAGE(r.ok(), r.error().message);
+  CHECK(r->current.wavefronts == 256);
+  CHECK(r->ideal == 32);
+  REQUIRE(!r->ranked.empty());
+  CHECK(r->ranked[0].text == "tma_swizzle 128B (= Swizzle<3,3,3>)");
+  CHECK(r->ranked[0].wavefronts == 32);
+  CHECK(r->ranked[0].extra_bytes == 0);
+  const LayoutCandidate* pad = find(*r, "stride 72");
+  REQUIRE(pad != nullptr);
+  CHECK(pad->wavefronts == 32);
+  CHECK(pad->extra_bytes == 32 * 16);
+  // 32B and 64B cannot write 128-byte rows: not candidates.
+  CHECK(find(*r, "tma_swizzle 32B (= Swizzle<1,3,3>)") == nullptr);
+  CHECK(find(*r, "tma_swizzle 64B (= Swizzle<2,3,3>)") == nullptr);
+}
+
+TEST_CASE("advisor: an array TMA writes gets only TMA modes, ranked by wavefronts") {
+  // [128][16] half, rows of 32 bytes, written with SWIZZLE_32B; lane l reads row 4 l, chunk k
+  // (k = 0, 1): byte 128 l + 16 k, so a quarter-warp's 8 lanes differ only in address bits 7..9
+  // (l % 8) and share bits 4..6 (k, 0, 0), which pick the 16-byte bank group:
+  //   none  one group, 8-way: 32 per read, 2 reads: 64
+  //   32B   bit 4 ^= bit 7: 2 groups, 4-way: 16 per read, 32 (current)
+  //   64B   bits 4,5 ^= bits 7,8: 4 groups, 2-way: 8 per read, 16
+  //   128B  bits 4..6 ^= bits 7..9: 8 groups, conflict-free: 4 per read, 8
+  // Padding, XOR and generic swizzles are not offered: the copy engine writes none of them.
+  const std::string text = R"({"name": "strided chunks", "n": 32, "block": [32, 1], "grid": [1, 1],
+    "arrays": [{"name": "tile", "type": "half", "dims": [128, 16], "tma_swizzle": "32B"}],
+    "accesses": [{"op": "ld", "width": 16, "target": "tile[4 * threadIdx.x][8 * k]",
+                  "loops": [{"var": "k", "begin": 0, "end": 2, "step": 1}]}]})";
+  auto spec = parse_scenario_json(text, "strided_chunks");
+  REQUIRE_MESSAGE(spec.ok(), spec.error().message);
+  auto s = compile(*spec);
+  REQUIRE_MESSAGE(s.ok(), s.error().message);
+  auto r = advise_layout(*s, 0);
+  REQUIRE_MESSAGE(r.ok(), r.error().message);
+  CHECK(r->current.wavefronts == 32);
+  CHECK(r->current.text == "tma_swizzle 32B (= Swizzle<1,3,3>)");
+  REQUIRE(r->ranked.size() == 4);
+  CHECK(r->ranked[0].text == "tma_swizzle 128B (= Swizzle<3,3,3>)");
+  CHECK(r->ranked[0].wavefronts == 8);
+  CHECK(r->ranked[1].text == "tma_swizzle 64B (= Swizzle<2,3,3>)");
+  CHECK(r->ranked[1].wavefronts == 16);
+  CHECK(r->ranked[2].is_current);
+  CHECK(r->ranked[3].text == "none");
+  CHECK(r->ranked[3].wavefronts == 64);
+  CHECK(r->skipped.empty());
+  // --write: the file says tma_swizzle and nothing else about the layout.
+  const nlohmann::ordered_json j = scenario_to_json(with_layout(*spec, 0, r->ranked[0].layout));
+  CHECK(j["arrays"][0]["tma_swizzle"] == "128B");
+  CHECK_FALSE(j["arrays"][0].contains("swizzle"));
+  CHECK_FALSE(j["arrays"][0].contains("row_stride"));
+}

@@ -211,3 +211,52 @@ TEST_CASE("the body form is written back as bodies and reads back the same") {
   REQUIRE(b.ok());
   CHECK(a->program == b->program);
 }
+
+TEST_CASE("a grid given as expressions of n, blockDim and params follows n; bad ones name the entry") {
+  // fast_sec's launch: ceil(n / 64) x ceil((n + 7) / 64), one block row more than the tiles when
+  // n % 64 is 0 or above 57.
+  const std::string body = R"("block": [256], "params": {"T": 64}, "arrays": [{"dims": [72, 64]}],
+      "accesses": [{"op": "st", "target": "tile[threadIdx.x / 64][threadIdx.x % 64]"}]})";
+  auto spec = parse_scenario_json(R"({"n": 8191, "grid": ["(n + T - 1) / T", "(n + 7 + T - 1) / T"], )" + body, "g.json");
+  REQUIRE(spec.ok());
+  REQUIRE(spec->grid_expr.size() == 2);
+  auto s = compile(*spec);
+  REQUIRE(s.ok());
+  CHECK(s->grid.x == 128);  // ceil(8191 / 64)
+  CHECK(s->grid.y == 129);  // ceil(8198 / 64): the extra block row
+  CHECK(s->grid.z == 1);
+  spec->n = 8000;  // --n: the launch follows
+  s = compile(*spec);
+  REQUIRE(s.ok());
+  CHECK(s->grid.x == 125);
+  CHECK(s->grid.y == 126);  // ceil(8007 / 64)
+  // Per launch: 256 threads = 8 warps a block, one STS each.
+  auto totals = launch_totals(*s);
+  REQUIRE(totals.ok());
+  CHECK(totals->st.instructions == 125u * 126u * 8u);
+  // A number beside an expression is kept as its text; written back as expressions.
+  auto mixed = parse_scenario_json(R"({"n": 100, "grid": [3, "n / 50"], )" + body, "g.json");
+  REQUIRE(mixed.ok());
+  CHECK(mixed->grid_expr == std::vector<std::string>{"3", "n / 50"});
+  auto back = parse_scenario_json(scenario_to_json(*mixed).dump(), "g2.json");
+  REQUIRE(back.ok());
+  CHECK(back->grid_expr == mixed->grid_expr);
+  // Errors name the entry (parse_scenario_json compiles what it reads; the C++ API at compile()).
+  const auto error_of = [&](const std::string& head) -> std::string {
+    auto sp = parse_scenario_json(head + body, "g.json");
+    if (!sp) return sp.error().message;
+    auto cs = compile(*sp);
+    return cs ? std::string("ok") : cs.error().message;
+  };
+  CHECK(error_of(R"({"n": 100, "grid": ["threadIdx.x + 1"], )").find(
+            "grid[0]: 'threadIdx.x + 1' may use n, blockDim and params only") != std::string::npos);
+  CHECK(error_of(R"({"n": 100, "grid": ["1", "n - 100"], )").find("grid[1] = 'n - 100' is 0; it must be in 1..65535") !=
+        std::string::npos);
+  CHECK(error_of(R"({"n": 100, "grid": ["m / 2"], )").find("grid[0]: ") != std::string::npos);
+  CHECK(error_of(R"({"n": 100, "grid": ["1", "2", "3", "4"], )").find("grid") != std::string::npos);
+  ScenarioSpec nn = *spec;
+  nn.n = 0;
+  auto c = compile(nn);
+  REQUIRE_FALSE(c.ok());
+  CHECK(c.error().message == "grid[0]: uses n, but the scenario gives no \"n\" (add \"n\": N)");
+}

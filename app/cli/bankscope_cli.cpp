@@ -35,6 +35,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app/svg/svg_export.hpp"
 #include "fix_cmd.hpp"
 #include "report.hpp"
 #include "sass_cmd.hpp"
@@ -43,9 +44,9 @@
 #include "sim/json_io.hpp"
 #include "sim/kernel_model.hpp"
 #include "sim/predict_report.hpp"
+#include "sim/rules.hpp"
 #include "sim/scenario.hpp"
 #include "sim/sweep.hpp"
-#include "app/svg/svg_export.hpp"
 
 namespace bs = bankscope;
 
@@ -294,17 +295,32 @@ int predict_scenario(const ScenarioArgs& args, int warp, bool as_json, uint64_t 
   // a conflicting statement look clean; the per-launch mean shows what other blocks do.
   auto worst = bs::worst_warp_rows(sc);
   if (!worst) return fail(worst.error().message);
+  // The op column: "ld"/"st", or the ncu kind ("ldsm", "stsm", "atom") with the instruction's
+  // variant ("ldsm.x4", "atom.add") in the access column; wider only where such a kind appears, so
+  // an LDS/STS table is unchanged.
+  const std::vector<bs::Op> kinds = bs::kinds_of(sc);
+  const bool new_kinds =
+      std::any_of(kinds.begin(), kinds.end(), [](bs::Op op) { return !bs::is_plain(op); });
+  const int opw = new_kinds ? 5 : 4;
+  const int accw = new_kinds ? 39 : 40;
   auto access_text = [&](const AccessRow& r) {
-    std::string target = sc.accesses[static_cast<size_t>(r.stmt)].text.substr(3);
-    return target.size() > 38 ? target.substr(0, 35) + "..." : target;
+    const std::string& text = sc.accesses[static_cast<size_t>(r.stmt)].text;
+    const size_t sp = text.find(' ');
+    std::string target = text.substr(sp + 1);
+    if (new_kinds && sp != std::string::npos && text.find('.') < sp)
+      target = text.substr(text.find('.'), sp - text.find('.')) + " " + target;
+    const size_t max = size_t(accw - 2);
+    return target.size() > max ? target.substr(0, max - 3) + "..." : target;
   };
   auto range = [](int lo, int hi) { return lo == hi ? std::to_string(lo) : std::to_string(lo) + ".." + std::to_string(hi); };
   std::cout << "per launch, per statement: summed over all " << with_commas(lt->blocks) << " blocks"
             << (lt->complete ? "" : " (" + bound_text(*lt) + ")") << ", as Nsight Compute counts it\n";
-  std::cout << std::left << std::setw(3) << "#" << std::setw(4) << "op" << std::setw(40) << "access" << std::right
-            << std::setw(18) << "instructions" << std::setw(16) << "wavefronts" << std::setw(16) << "bank conflicts"
-            << std::setw(14) << "wavefronts" << "\n"
-            << std::setw(47 + 18 + 16 + 16) << "" << std::setw(14) << "per instr." << "\n";
+  std::cout << std::left << std::setw(3) << "#" << std::setw(opw) << "op" << std::setw(accw)
+            << "access" << std::right << std::setw(18) << "instructions" << std::setw(16)
+            << "wavefronts" << std::setw(16) << "bank conflicts" << std::setw(14) << "wavefronts"
+            << "\n"
+            << std::setw(47 + 18 + 16 + 16) << "" << std::setw(14) << "per instr."
+            << "\n";
   for (const AccessRow& r : *rows) {
     const bs::CompiledAccess& a = sc.accesses[static_cast<size_t>(r.stmt)];
     const bs::OpTotals& t = lt->per_access[static_cast<size_t>(r.stmt)];
@@ -314,29 +330,33 @@ int predict_scenario(const ScenarioArgs& args, int warp, bool as_json, uint64_t 
     } else {
       mean << std::fixed << std::setprecision(2) << double(t.wavefronts) / double(t.instructions);
     }
-    std::cout << std::left << std::setw(3) << r.stmt << std::setw(4) << bs::op_name(a.op) << std::setw(40)
-              << access_text(r) << std::right << std::setw(18) << count_text(t.instructions, t.saturated)
-              << std::setw(16) << count_text(t.wavefronts, t.saturated) << std::setw(16) << conflicts_text(t)
+    std::cout << std::left << std::setw(3) << r.stmt << std::setw(opw) << bs::totals_key(a.op)
+              << std::setw(accw) << access_text(r) << std::right << std::setw(18)
+              << count_text(t.instructions, t.saturated) << std::setw(16)
+              << count_text(t.wavefronts, t.saturated) << std::setw(16) << conflicts_text(t)
               << std::setw(14) << mean.str() << "\n";
   }
   std::cout << "\nper warp instruction, one warp alone, block 0: warp " << warp << " and the worst of its "
             << sc.warps_per_block() << " warp" << (sc.warps_per_block() == 1 ? "" : "s") << "\n";
   std::cout << std::left << std::setw(47) << "" << std::setw(51) << ("warp " + std::to_string(warp))
             << "| worst warp of block 0\n";
-  std::cout << std::setw(3) << "#" << std::setw(4) << "op" << std::setw(40) << "access" << std::right
-            << std::setw(13) << "instructions" << std::setw(12) << "wavefronts" << std::setw(7) << "n-way"
-            << std::setw(17) << "bank conflicts" << "  |" << std::setw(6) << "warp" << std::setw(12)
-            << "wavefronts" << std::setw(7) << "n-way" << "\n";
+  std::cout << std::setw(3) << "#" << std::setw(opw) << "op" << std::setw(accw) << "access"
+            << std::right << std::setw(13) << "instructions" << std::setw(12) << "wavefronts"
+            << std::setw(7) << "n-way" << std::setw(17) << "bank conflicts"
+            << "  |" << std::setw(6) << "warp" << std::setw(12) << "wavefronts" << std::setw(7)
+            << "n-way"
+            << "\n";
   std::cout << std::setw(47 + 13 + 12) << "per instr." << std::setw(7 + 17) << "per instr." << "  |"
             << std::setw(6 + 12) << "per instr." << "\n";
   for (const AccessRow& r : *rows) {
     const bs::CompiledAccess& a = sc.accesses[static_cast<size_t>(r.stmt)];
     const bs::WorstWarpRow& ww = (*worst)[static_cast<size_t>(r.stmt)];
     const bool none = r.instructions == 0;
-    std::cout << std::left << std::setw(3) << r.stmt << std::setw(4) << bs::op_name(a.op) << std::setw(40)
-              << access_text(r) << std::right << std::setw(13) << r.instructions << std::setw(12)
-              << (none ? "-" : range(r.wf_min, r.wf_max)) << std::setw(7) << (none ? "-" : std::to_string(r.n_way))
-              << std::setw(17) << (none ? "-" : range(r.cf_min, r.cf_max)) << "  |" << std::setw(6)
+    std::cout << std::left << std::setw(3) << r.stmt << std::setw(opw) << bs::totals_key(a.op)
+              << std::setw(accw) << access_text(r) << std::right << std::setw(13) << r.instructions
+              << std::setw(12) << (none ? "-" : range(r.wf_min, r.wf_max)) << std::setw(7)
+              << (none ? "-" : std::to_string(r.n_way)) << std::setw(17)
+              << (none ? "-" : range(r.cf_min, r.cf_max)) << "  |" << std::setw(6)
               << (ww.warp < 0 ? "-" : std::to_string(ww.warp)) << std::setw(12)
               << (ww.warp < 0 ? "-" : range(ww.row.wf_min, ww.row.wf_max)) << std::setw(7)
               << (ww.warp < 0 ? "-" : std::to_string(ww.row.n_way)) << "\n";
@@ -347,6 +367,11 @@ int predict_scenario(const ScenarioArgs& args, int warp, bool as_json, uint64_t 
                "  n-way = most distinct words one bank serves in one instruction\n"
                "  bank conflicts per instr. = wavefronts - ideal; " << cnt::l1tex_bank_conflicts(bs::Op::kLoad) << " and _st\n"
                "  worst warp = the warp of block 0 with the most wavefronts per instruction; '-' = not issued\n";
+  for (bs::Op op : kinds) {
+    if (bs::is_plain(op)) continue;
+    std::cout << "  " << bs::totals_key(op) << ": " << cnt::l1tex_wavefronts(op) << ", "
+              << cnt::l1tex_bank_conflicts(op) << "\n";
+  }
   auto print_counts = [](const bs::OpTotals& t, bs::Op op, const char* prefix) {
     auto line = [&](const std::string& name, const std::string& value) {
       std::cout << "  " << std::left << std::setw(72) << name << std::right << prefix << std::setw(14)
@@ -362,12 +387,10 @@ int predict_scenario(const ScenarioArgs& args, int warp, bool as_json, uint64_t 
   } else {
     std::cout << "\nper launch, " << bound_text(*lt) << ":\n";
   }
-  print_counts(lt->ld, bs::Op::kLoad, lt->complete ? "" : ">= ");
-  print_counts(lt->st, bs::Op::kStore, lt->complete ? "" : ">= ");
+  for (bs::Op op : kinds) print_counts(lt->of(op), op, lt->complete ? "" : ">= ");
   if (!lt->complete) {
     std::cout << estimate_text(*lt) << ":\n";
-    print_counts(lt->estimate_ld, bs::Op::kLoad, "~ ");
-    print_counts(lt->estimate_st, bs::Op::kStore, "~ ");
+    for (bs::Op op : kinds) print_counts(lt->estimate_of(op), op, "~ ");
   }
   std::cout << "worst access: " << lt->max_n_way << "-way"
             << (lt->max_n_way > 1 ? " bank conflict" : " (conflict-free)") << "\n";
@@ -436,10 +459,25 @@ int explain(const ScenarioArgs& args, int warp, std::vector<int64_t> block, int 
   std::cout << "instruction " << access << ": " << wi.text << "\n";
   // The array this statement indexes, not the first one declared.
   const bs::SharedArray& arr = s->arrays[static_cast<size_t>(s->accesses[static_cast<size_t>(wi.stmt)].array)];
+  const bs::WarpAccess& acc = wi.access;
+  const bool matrix = bs::is_matrix(acc.op);
+  const bool atomic = acc.op == bs::Op::kAtomic;
   std::cout << "  " << arr.declaration() << ", warp " << warp << " of block (" << block[0] << ","
-            << block[1] << "," << block[2] << "), " << wi.access.width << "-byte "
-            << (wi.access.op == bs::Op::kLoad ? "loads" : "stores") << ", "
-            << __builtin_popcount(wi.access.mask) << " active lanes\n\n";
+            << block[1] << "," << block[2] << "), ";
+  if (matrix) {
+    // PTX ISA "ldmatrix" (documented): lane 8 i + r gives row r of matrix i.
+    std::cout << bs::op_name(acc.op) << ".x" << acc.matrices << (acc.trans ? ".trans" : "") << ": "
+              << acc.matrices
+              << " 8x8 b16 matrices, lane 8i+r gives the 16-byte row r of matrix i (lanes 0.."
+              << 8 * acc.matrices - 1 << ")\n\n";
+  } else if (atomic) {
+    std::cout << acc.width << "-byte atom." << bs::atom_name(acc.atom) << ", "
+              << __builtin_popcount(acc.mask)
+              << " active lanes; each lane is served alone: lanes on one word serialize (R8)\n\n";
+  } else {
+    std::cout << acc.width << "-byte " << (acc.op == bs::Op::kLoad ? "loads" : "stores") << ", "
+              << __builtin_popcount(acc.mask) << " active lanes\n\n";
+  }
   if (!wi.issued) {
     std::cout << "  no lane is active: the warp branches around it (not issued, 0 wavefronts)\n";
     return 0;
@@ -448,28 +486,76 @@ int explain(const ScenarioArgs& args, int warp, std::vector<int64_t> block, int 
     std::cout << "  issued with no active lane (predicated): counted as an instruction, 0 wavefronts\n";
     return 0;
   }
+  // Atomics: lanes on the same address, each served in its own wavefront (R8).
+  auto same_address = [&](int lane) {
+    std::vector<int> others;
+    for (int o = 0; o < bs::kWarpSize; ++o) {
+      if (o != lane && rep.lanes[static_cast<size_t>(o)].active &&
+          acc.addr[static_cast<size_t>(o)] == acc.addr[static_cast<size_t>(lane)]) {
+        others.push_back(o);
+      }
+    }
+    return others;
+  };
+  auto matrix_row = [](int lane) {
+    return "matrix " + std::to_string(lane / 8) + " row " + std::to_string(lane % 8);
+  };
   std::cout << "lanes -> banks\n";
   for (int lane = 0; lane < bs::kWarpSize; ++lane) {
     const bs::LaneDetail& d = rep.lanes[static_cast<size_t>(lane)];
     std::cout << "  lane " << std::setw(2) << lane;
     if (!d.active) {
-      std::cout << "  inactive\n";
+      std::cout << (matrix && lane >= 8 * acc.matrices
+                        ? "  unused (no row of a .x" + std::to_string(acc.matrices) + ")"
+                        : "  inactive")
+                << "\n";
       continue;
     }
+    if (matrix) std::cout << "  " << matrix_row(lane);
     std::cout << "  byte " << std::setw(6) << d.addr << "  bank";
     for (int k = 0; k < d.words; ++k) std::cout << (k ? "," : " ") << std::setw(2) << d.bank[static_cast<size_t>(k)];
     std::cout << "  word";
     for (int k = 0; k < d.words; ++k) std::cout << (k ? "," : " ") << std::setw(5) << d.word[static_cast<size_t>(k)];
-    std::cout << "  -> wavefront " << d.wavefront << "\n";
+    std::cout << "  -> wavefront " << d.wavefront;
+    if (atomic) {
+      const std::vector<int> others = same_address(lane);
+      if (!others.empty()) {
+        std::cout << "  same address as lane";
+        if (others.size() > 1) std::cout << "s";
+        for (size_t i = 0; i < others.size(); ++i) std::cout << (i ? "," : "") << " " << others[i];
+        std::cout << ": serialized";
+      }
+    }
+    std::cout << "\n";
   }
-  std::cout << "\nwavefronts (one per cycle): each cell is the lowest lane a bank serves; '+' = more lanes get\n"
-               "the same word (broadcast); '.' = bank idle\n";
+  if (matrix) {
+    std::cout << "\nwavefronts (one per cycle): each cell is the lowest lane whose row a bank "
+                 "serves; '+' = more lanes\n"
+                 "give the same row (read once); '.' = bank idle; then the 16-byte rows the "
+                 "wavefront reads\n";
+  } else if (atomic) {
+    std::cout << "\nwavefronts (one per cycle): each cell is the one lane a bank serves; '*' = "
+                 "other lanes wait for\n"
+                 "the same address (an atomic serializes them, no broadcast); '.' = bank idle\n";
+  } else {
+    std::cout << "\nwavefronts (one per cycle): each cell is the lowest lane a bank serves; '+' = "
+                 "more lanes get\n"
+                 "the same word (broadcast); '.' = bank idle\n";
+  }
   std::cout << "        bank";
   for (int b = 0; b < nb; ++b) std::cout << std::setw(4) << b;
   std::cout << "\n";
+  // An atomic lane is served in one wavefront of its own (R8): its d.wavefront, and for CAS also
+  // the first pass, half the wavefronts earlier (bank_model.cpp lays the passes out that way).
+  const int passes = bs::rules::second_pass(acc) ? 2 : 1;
+  const int per_pass = static_cast<int>(rep.wavefronts.size()) / passes;
+  auto served_alone_in = [&](const bs::LaneDetail& d, int w) {
+    return d.wavefront == w || (passes == 2 && d.wavefront - per_pass == w);
+  };
   for (size_t w = 0; w < rep.wavefronts.size(); ++w) {
     const bs::WavefrontDetail& wf = rep.wavefronts[w];
     std::cout << "  wf " << std::setw(3) << w << " p" << wf.phase << " ";
+    uint32_t rows = 0;  // ldmatrix: lanes whose row this wavefront reads
     for (int b = 0; b < nb; ++b) {
       int first = -1, count = 0;
       for (const auto& [bank, word] : wf.words) {
@@ -477,16 +563,29 @@ int explain(const ScenarioArgs& args, int warp, std::vector<int64_t> block, int 
         for (int lane = 0; lane < bs::kWarpSize; ++lane) {
           const bs::LaneDetail& d = rep.lanes[static_cast<size_t>(lane)];
           if (!d.active || d.phase != wf.phase) continue;
+          if (atomic && !served_alone_in(d, static_cast<int>(w))) continue;
           for (int k = 0; k < d.words; ++k) {
             if (d.word[static_cast<size_t>(k)] == word) {
               if (first < 0) first = lane;
               ++count;
+              rows |= uint32_t{1} << lane;
             }
           }
         }
       }
-      std::string cell = first < 0 ? "." : std::to_string(first) + (count > 1 ? "+" : "");
+      std::string cell = first < 0 ? "." : std::to_string(first);
+      if (first >= 0 && atomic && !same_address(first).empty()) cell += "*";
+      if (first >= 0 && !atomic && count > 1) cell += "+";
       std::cout << std::setw(4) << cell;
+    }
+    if (matrix) {
+      std::cout << "   reads";
+      const char* sep = " ";
+      for (uint32_t m = rows; m != 0; m &= m - 1) {
+        const int lane = __builtin_ctz(m);
+        std::cout << sep << "m" << lane / 8 << ".r" << lane % 8;
+        sep = ", ";
+      }
     }
     std::cout << "\n";
   }
@@ -533,6 +632,11 @@ int compare(const ScenarioArgs& a_args, const ScenarioArgs& b_args, uint64_t max
   if (!wa) return fail(wa.error().message);
   auto wb = warp_rows(*b, 0);
   if (!wb) return fail(wb.error().message);
+  // ld and st, then every other kind either side has, each under its own counters.
+  std::vector<bs::Op> kinds = bs::kinds_of(*a);
+  for (bs::Op op : bs::kinds_of(*b)) {
+    if (std::find(kinds.begin(), kinds.end(), op) == kinds.end()) kinds.push_back(op);
+  }
   auto source = [](const ScenarioArgs& x) {
     return x.path.empty() ? std::string("built-in seed kernel") : x.path;
   };
@@ -562,8 +666,13 @@ int compare(const ScenarioArgs& a_args, const ScenarioArgs& b_args, uint64_t max
               << std::setw(7) << nway(*wa, i) << std::setw(15) << wf(*wb, i) << std::setw(7) << nway(*wb, i)
               << "\n";
   }
-  std::cout << "(wavefronts: per warp instruction, this warp alone: " << cnt::l1tex_wavefronts(bs::Op::kLoad)
-            << " and _st;\n n-way: most distinct words one bank serves in one instruction)\n";
+  std::cout << "(wavefronts: per warp instruction, this warp alone: "
+            << cnt::l1tex_wavefronts(bs::Op::kLoad) << " and _st";
+  for (bs::Op op : kinds) {
+    if (!bs::is_plain(op))
+      std::cout << ",\n " << bs::totals_key(op) << ": " << cnt::l1tex_wavefronts(op);
+  }
+  std::cout << ";\n n-way: most distinct words one bank serves in one instruction)\n";
   std::cout << "\nper launch (" << n_text(a->spec) << " / " << n_text(b->spec)
             << "), as Nsight Compute counts it" << (ta->complete && tb->complete ? ", exact" : "") << "\n";
   for (const auto* t : {&*ta, &*tb}) {
@@ -573,9 +682,9 @@ int compare(const ScenarioArgs& a_args, const ScenarioArgs& b_args, uint64_t max
     std::cout << "  " << std::left << std::setw(70) << name << std::right << std::setw(14) << x
               << std::setw(14) << y << "\n";
   };
-  for (bs::Op op : {bs::Op::kLoad, bs::Op::kStore}) {
-    const bs::OpTotals& x = op == bs::Op::kLoad ? ta->ld : ta->st;
-    const bs::OpTotals& y = op == bs::Op::kLoad ? tb->ld : tb->st;
+  for (bs::Op op : kinds) {
+    const bs::OpTotals& x = ta->of(op);
+    const bs::OpTotals& y = tb->of(op);
     row(cnt::inst_executed(op), count_text(x.instructions, x.saturated), count_text(y.instructions, y.saturated));
     row(cnt::sass_inst_executed(op), count_text(x.active_instructions, x.saturated),
         count_text(y.active_instructions, y.saturated));
@@ -585,8 +694,11 @@ int compare(const ScenarioArgs& a_args, const ScenarioArgs& b_args, uint64_t max
   if (!ta->complete || !tb->complete) {
     std::cout << "\nper launch, incomplete: the ratio below compares lower bounds\n";
   }
-  const double wa_total = double(ta->ld.wavefronts) + double(ta->st.wavefronts);
-  const double wb_total = double(tb->ld.wavefronts) + double(tb->st.wavefronts);
+  double wa_total = 0, wb_total = 0;
+  for (bs::Op op : kinds) {
+    wa_total += double(ta->of(op).wavefronts);
+    wb_total += double(tb->of(op).wavefronts);
+  }
   std::cout << "\nB issues ";
   if (wa_total == wb_total) {
     std::cout << "as many shared-memory wavefronts as A";

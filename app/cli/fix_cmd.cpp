@@ -3,6 +3,7 @@
 // names it as --write.
 #include "fix_cmd.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <iomanip>
@@ -110,14 +111,19 @@ int run_fix(const FixArgs& a) {
   if (a.budget >= 0) std::cout << " within " << with_commas(uint64_t(a.budget)) << " extra bytes";
   std::cout << "\nper launch, wavefronts = " << counters::wavefronts(Op::kLoad)
             << " + _st; conflict-free minimum " << with_commas(r->ideal) << "\n\n";
+  // The layout column: 30 wide, or wider for a long name (a TMA mode with its Swizzle, current).
+  const int shown = std::min<int>(a.top, static_cast<int>(r->ranked.size()));
+  auto name_of = [](const LayoutCandidate& c) { return c.text + (c.is_current ? " (current)" : ""); };
+  size_t longest = name_of(r->current).size();
+  for (int i = 0; i < shown; ++i) longest = std::max(longest, name_of(r->ranked[size_t(i)]).size());
+  const int nw_col = static_cast<int>(std::max<size_t>(30, longest + 2));
   std::cout << std::right << std::setw(3) << "#"
-            << "  " << std::left << std::setw(30) << "layout" << std::right << std::setw(14)
+            << "  " << std::left << std::setw(nw_col) << "layout" << std::right << std::setw(14)
             << "wavefronts" << std::setw(14) << "% of current" << std::setw(13) << "extra bytes"
             << "  worst access\n";
-  const int shown = std::min<int>(a.top, static_cast<int>(r->ranked.size()));
   bool current_shown = false;
   auto print_row = [&](const std::string& rank, const LayoutCandidate& c) {
-    std::string name = c.text + (c.is_current ? " (current)" : "");
+    const std::string name = name_of(c);
     std::string worst = "none (conflict-free)";
     if (c.worst_access >= 0) {
       const ScenarioSpec cs = with_layout(s->spec, array, c.layout);
@@ -127,7 +133,7 @@ int run_fix(const FixArgs& a) {
       if (label.size() > 40) label = label.substr(0, 37) + "...";
       worst = label + (nw ? ", " + std::to_string(*nw) + "-way" : "");
     }
-    std::cout << std::right << std::setw(3) << rank << "  " << std::left << std::setw(30) << name
+    std::cout << std::right << std::setw(3) << rank << "  " << std::left << std::setw(nw_col) << name
               << std::right << std::setw(14) << with_commas(c.wavefronts) << std::setw(14)
               << percent(c.wavefronts, r->current.wavefronts) << std::setw(13)
               << with_commas(c.extra_bytes) << "  " << worst << "\n";

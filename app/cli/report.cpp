@@ -67,6 +67,14 @@ nlohmann::json launch_json(const LaunchReport& l, const LaunchReport* w) {
   }
   j["not_modelled_executions"] = nm;
   if (w != nullptr) j["what_if"] = totals_json(*w);
+  // Executions the what-if layout leaves without an instruction (a vector lane moved off its
+  // alignment): named only when there are some, so other outputs are unchanged.
+  nlohmann::json wnm = nlohmann::json::object();
+  for (int k = 0; w != nullptr && k < kTraceOpKinds; ++k) {
+    const uint64_t extra = w->uncosted_by_kind[k] > l.uncosted_by_kind[k] ? w->uncosted_by_kind[k] - l.uncosted_by_kind[k] : 0;
+    if (extra != 0) wnm[trace_op_kind_name(static_cast<TraceOpKind>(k))] = extra;
+  }
+  if (!wnm.empty()) j["what_if_misaligned_executions"] = wnm;
   return j;
 }
 
@@ -136,6 +144,14 @@ void print_launch(const LaunchReport& l, const LaunchReport* w) {
                   static_cast<unsigned long long>(l.uncosted_by_kind[k]));
     }
   }
+  for (int k = 0; w != nullptr && k < kTraceOpKinds; ++k) {
+    if (w->uncosted_by_kind[k] > l.uncosted_by_kind[k]) {
+      const uint64_t extra = w->uncosted_by_kind[k] - l.uncosted_by_kind[k];
+      std::printf("  what-if: %s: %llu warp executions whose lanes the layout misaligns: no such instruction, "
+                  "not in the what-if totals\n",
+                  trace_op_kind_name(static_cast<TraceOpKind>(k)), static_cast<unsigned long long>(extra));
+    }
+  }
 }
 
 }  // namespace
@@ -148,7 +164,7 @@ CLI::App* add_report_command(CLI::App& app, ReportArgs& a) {
   r->add_option("--by", a.by, "one row per SASS instruction (pc) or per source line (line)")
       ->check(CLI::IsMember({"pc", "line"}));
   r->add_option("--array", a.arrays, "a shared array of the kernel: NAME@BYTE_OFFSET:TYPE[ROWS][COLS]");
-  r->add_option("--layout", a.layouts, "what-if layout: NAME:stride=S, NAME:xor=M or NAME:swizzle=B,M,S");
+  r->add_option("--layout", a.layouts, "what-if layout: NAME:stride=S, NAME:xor=M, NAME:swizzle=B,M,S or NAME:tma_swizzle=32B|64B|128B");
   return r;
 }
 

@@ -196,6 +196,36 @@ std::map<int, std::vector<Group>> by_line(const SassFunction& f) {
   return out;
 }
 
+// What `check` matches a SASS instruction to: the scenario op ("ld", "st", "ldmatrix",
+// "stmatrix"; "" = not checked) and a key that must agree: bytes per lane for LDS/STS, and for
+// LDSM/STSM the matrix form, num + 8 * trans ("LDSM.16.M88.4" -> 4, "LDSM.16.MT88.2" -> 10).
+std::string check_op(const std::string& base) {
+  if (base == "LDS") return "ld";
+  if (base == "STS") return "st";
+  if (base == "LDSM") return "ldmatrix";
+  if (base == "STSM") return "stmatrix";
+  // ATOMS is not matched: nvcc 13 attributes atomicAdd's ATOMS to the CUDA header that inlines it
+  // (sm_20_atomic_functions.hpp), not to the kernel's line (measured here), so an atom access
+  // with a line is reported as "nvcc emits no ATOMS on line N".
+  return "";
+}
+bool is_matrix_op(const std::string& op) { return op == "ldmatrix" || op == "stmatrix"; }
+int matrix_key(int num, bool trans) { return num + (trans ? 8 : 0); }
+int sass_key(const SassSharedInst& s) {
+  if (s.base != "LDSM" && s.base != "STSM") return s.width;
+  const size_t dot = s.opcode.rfind('.');
+  const int num = dot == std::string::npos ? 0 : std::atoi(s.opcode.c_str() + dot + 1);
+  return matrix_key(num, s.opcode.find(".MT88") != std::string::npos);
+}
+const char* sass_kind(const std::string& op) {
+  return op == "ld" ? "LDS" : op == "st" ? "STS" : op == "ldmatrix" ? "LDSM" : op == "stmatrix" ? "STSM" : "ATOMS";
+}
+// "16 bytes", or "ldmatrix.x4.trans" for a matrix key.
+std::string key_text(const std::string& op, int key) {
+  if (!is_matrix_op(op)) return std::to_string(key) + " bytes";
+  return op + ".x" + std::to_string(key & 7) + (key & 8 ? ".trans" : "");
+}
+
 }  // namespace
 
 CLI::App* add_sass_command(CLI::App& app, SassArgs& a) {
@@ -279,13 +309,14 @@ int run_check(const SassArgs& a) {
     bool in_loop = false, predicated = false, branch = false;
     std::string guard;
   };
-  std::map<std::pair<int, std::string>, Site> sites;
+  std::map<std::pair<int, std::string>, Site> sites;  // width: sass_key()
   for (const SassSharedInst& s : fn->shared) {
-    if (s.base != "LDS" && s.base != "STS") continue;
+    const std::string op = check_op(s.base);
+    if (op.empty()) continue;
     if (!s.src_file.empty() && !same_file(s.src_file, a.cu)) continue;  // inlined from a header
-    Site& site = sites[{s.src_line, s.base == "LDS" ? "ld" : "st"}];
-    ++site.remaining[s.width];
-    site.opcode.emplace(s.width, s.opcode);
+    Site& site = sites[{s.src_line, op}];
+    ++site.remaining[sass_key(s)];
+    site.opcode.emplace(sass_key(s), s.opcode);
     site.in_loop |= s.in_loop;
     site.predicated |= s.issue == SassIssue::kPredicated;
     site.branch |= s.issue == SassIssue::kBranch;
@@ -311,9 +342,10 @@ int run_check(const SassArgs& a) {
     Site* site = site_of(x);
     const CompiledAccess& ca = sc->accesses[i];
     const int64_t n = ca.instructions_per_warp();
+    const int key = is_matrix_op(x.op) ? matrix_key(ca.matrices, ca.trans) : ca.width;
     bool ok = false;
     if (site != nullptr) {
-      auto it = site->remaining.find(ca.width);
+      auto it = site->remaining.find(key);
       if (it != site->remaining.end() && it->second > 0) {
         if (!site->in_loop && it->second >= n) {
           it->second -= int(n);
@@ -333,7 +365,7 @@ int run_check(const SassArgs& a) {
       if (want != got) {
         const char* how = got == "predicated" ? "predicates" : got == "branch" ? "branches around" : "hoists";
         problems.push_back(ca.where + " (line " + std::to_string(x.line) + "): scenario says issue \"" + want +
-                           "\", nvcc " + how + " its " + (x.op == "ld" ? "LDS" : "STS") +
+                           "\", nvcc " + how + " its " + sass_kind(x.op) +
                            (site->guard.empty() ? "" : " (" + site->guard + ")") + ": set \"issue\": \"" + got + "\"");
       }
     }
@@ -343,11 +375,13 @@ int run_check(const SassArgs& a) {
     const AccessSpec& x = spec->accesses[i];
     const CompiledAccess& ca = sc->accesses[i];
     const int64_t n = ca.instructions_per_warp();
+    const bool matrix = is_matrix_op(x.op);
+    const int key = matrix ? matrix_key(ca.matrices, ca.trans) : ca.width;
     const std::string head = ca.where + " (line " + std::to_string(x.line) + "): scenario " +
-                             (x.op == "ld" ? "reads " : "writes ") + std::to_string(ca.width) + " bytes x " +
-                             std::to_string(n) + " per warp";
+                             (matrix || x.op == "atom" ? "issues " : x.op == "ld" ? "reads " : "writes ") + key_text(x.op, key) +
+                             " x " + std::to_string(n) + " per warp";
     Site* site = site_of(x);
-    const char* kind = x.op == "ld" ? "LDS" : "STS";
+    const char* kind = sass_kind(x.op);
     if (site == nullptr) {
       problems.push_back(head + ", nvcc emits no " + kind + " on line " + std::to_string(x.line));
       continue;
@@ -357,6 +391,14 @@ int run_check(const SassArgs& a) {
     for (auto& [w, cnt] : site->remaining) {
       if (cnt == 0) continue;
       emitted += (emitted.empty() ? "" : ", ") + site->opcode[w] + " x " + std::to_string(cnt);
+      if (matrix) {  // another matrix form on this line: the same count, another num or .trans
+        const bool count_match = site->in_loop ? n % cnt == 0 : n == cnt;
+        if (fix.empty() && count_match && w != key) {
+          fix = std::string(": set \"num\": ") + std::to_string(w & 7) + ", \"trans\": " + (w & 8 ? "true" : "false");
+          cnt = 0;
+        }
+        continue;
+      }
       const bool bytes_match = site->in_loop ? (n * ca.width) % (int64_t(cnt) * w) == 0
                                              : n * ca.width == int64_t(cnt) * w;
       if (fix.empty() && bytes_match && w != ca.width) {

@@ -4,12 +4,21 @@
 // words that share a bank with other words in the same phase (a bank conflict) are hatched and
 // outlined. The header row lights up the banks that serve in the current wavefront.
 //
+// ldmatrix/stmatrix (issue 11): each lane's 16-byte row is outlined across its words and labelled
+// "m<matrix>.r<row>" (lane 8i + r gives row r of matrix i, PTX ISA), and a strip under the grid
+// shows the 8x8 matrices as 8 rows each, lit as their wavefronts serve them, with the rows the
+// current wavefront reads spelled out. Atomics: a word that several lanes update is labelled with
+// the lane count ("8x") and outlined twice in purple: its lanes are served one per wavefront
+// (sim/rules.hpp R8), unlike a load's broadcast; n-way then counts lanes, as the model does.
+//
 // Every word the instruction touches is drawn, however far apart: an array of more than kMaxRows
 // rows shows only the rows holding a touched word, and each run of rows skipped between them is a
-// thin break marker ("... 31 rows"), so the words stacked in a bank always number its n-way.
+// thin break marker ("+31" rows), so the words stacked in a bank always number its n-way.
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "panels/panels.hpp"
@@ -44,6 +53,9 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
   const int bank_bytes = rep.cfg.bank_bytes;
   const int cycle = state.anim.cycle;
   const int waves = rep.cost.wavefronts;
+  const bool matrix = is_matrix(rep.access.op);
+  const bool atomic = rep.access.op == Op::kAtomic;
+  const int row_words = matrix ? std::max(1, 16 / bank_bytes) : 1;  // words of one 16-byte row
 
   // word -> lanes, wavefronts; bank -> most distinct words in one phase (n-way).
   std::map<uint32_t, WordInfo> words;
@@ -63,7 +75,8 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
       const LaneDetail& d = rep.lanes[static_cast<size_t>(l)];
       for (int j = 0; j < d.words; ++j) {
         auto& v = per_bank[d.bank[static_cast<size_t>(j)]];
-        if (std::find(v.begin(), v.end(), d.word[static_cast<size_t>(j)]) == v.end()) {
+        // An atomic serves every lane alone (R8): a bank costs its lanes, not its distinct words.
+        if (atomic || std::find(v.begin(), v.end(), d.word[static_cast<size_t>(j)]) == v.end()) {
           v.push_back(d.word[static_cast<size_t>(j)]);
         }
       }
@@ -123,10 +136,65 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
   // 8- and 16-byte lanes get a note under the grid (below): its height comes out of the grid's.
   const int note_phases = static_cast<int>(rep.phase_masks.size());
   char note[160] = "";
-  if (note_phases > 1) {
+  // ldmatrix: the lanes whose row starts at a word, and the wavefronts that serve each lane's row.
+  std::map<uint32_t, std::vector<int>> row_lanes;
+  std::array<std::vector<int>, kWarpSize> lane_waves{};
+  if (matrix) {
+    for (int l = 0; l < kWarpSize; ++l) {
+      const LaneDetail& d = rep.lanes[static_cast<size_t>(l)];
+      if (!d.active) continue;
+      row_lanes[d.word[0]].push_back(l);
+      for (int j = 0; j < d.words; ++j) {
+        for (int k : words[d.word[static_cast<size_t>(j)]].wavefronts) {
+          auto& v = lane_waves[static_cast<size_t>(l)];
+          if (std::find(v.begin(), v.end(), k) == v.end()) v.push_back(k);
+        }
+      }
+    }
+  }
+  std::string reads_now;  // "wavefront 3 reads m0.r3"
+  if (matrix && cycle < waves) {
+    // "wavefront 3 reads m0 row 3", "wavefront 0 reads m0 rows 0-7": per matrix, its rows served
+    // now.
+    reads_now = std::string("wavefront ") + std::to_string(cycle) +
+                (rep.access.op == Op::kStmatrix ? " writes" : " reads");
+    const char* sep = " ";
+    for (int m = 0; m < 4; ++m) {
+      std::string rows_text;
+      int n = 0;
+      for (int r = 0; r < 8; ++r) {
+        const auto& v = lane_waves[static_cast<size_t>(8 * m + r)];
+        if (std::find(v.begin(), v.end(), cycle) == v.end()) continue;
+        rows_text += (n++ ? "," : "") + std::to_string(r);
+      }
+      if (n == 0) continue;
+      reads_now += sep + ("m" + std::to_string(m)) + (n == 1 ? " row " : " rows ") +
+                   (n == 8 ? "0-7" : rows_text);
+      sep = ", ";
+    }
+  }
+  if (matrix) {
+    // One line, so the grid keeps its height in lecture mode: the rows being served, or at the end
+    // what the strip above shows.
+    if (reads_now.empty()) {
+      std::snprintf(note, sizeof note, "%s.x%d: one phase per 8x8 matrix", op_name(rep.access.op),
+                    rep.access.matrices);
+    } else {
+      std::snprintf(note, sizeof note, "%s", reads_now.c_str());
+    }
+  } else if (atomic) {
+    int most = 0;
+    for (const auto& [w, info] : words) most = std::max(most, int(info.lanes.size()));
+    std::snprintf(
+        note, sizeof note, "%s: every lane is served alone%s",
+        most > 1 ? "atomic" : "atomic, no shared word",
+        most > 1 ? "; \"Nx\" = N lanes on one word, one per wavefront (no broadcast)" : "");
+  } else if (note_phases > 1) {
     std::snprintf(note, sizeof note, "%d-byte lanes, %d phases of %d: n-way is per phase, a bank shows all %d",
                   rep.access.width, note_phases, kWarpSize / note_phases, note_phases);
   }
+  // The matrices strip (ldmatrix/stmatrix): one line of 8 boxes per matrix, above the note.
+  const float strip_h = matrix ? font + 6 : 0.0f;
   float note_wrap = std::max(1.0f, view.width - 2);
   float note_h = note[0] ? lf->CalcTextSizeA(font, 1e9f, note_wrap, note).y + 2 : 0.0f;
   // Where the wrapped note would push a grid already at its smallest rows past the view (lecture
@@ -136,9 +204,14 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
   char note_short[96] = "";
   const float min_grid_h =
       header_h + degree_h + 2 + kMinCellPx * (float(word_rows) + kBreakScale * float(breaks));
-  if (note[0] && min_grid_h + note_h > view.height) {
-    std::snprintf(note_short, sizeof note_short, "%d-byte lanes, %d phases of %d: hover",
-                  rep.access.width, note_phases, kWarpSize / note_phases);
+  if (note[0] && min_grid_h + strip_h + note_h > view.height) {
+    if (matrix || atomic) {
+      std::snprintf(note_short, sizeof note_short, "%s",
+                    matrix ? reads_now.c_str() : "atomic: hover");
+    } else {
+      std::snprintf(note_short, sizeof note_short, "%d-byte lanes, %d phases of %d: hover",
+                    rep.access.width, note_phases, kWarpSize / note_phases);
+    }
     note_text = note_short;
     if (lf->CalcTextSizeA(font, 1e9f, 0, note_short).x > view.width - 2) {
       std::snprintf(note_short, sizeof note_short, "%d phases: hover", note_phases);
@@ -146,7 +219,7 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
     note_wrap = 0;  // one line
     note_h = font + 2;
   }
-  const float cell_h = std::clamp((view.height - header_h - degree_h - 2 - note_h) /
+  const float cell_h = std::clamp((view.height - header_h - degree_h - 2 - strip_h - note_h) /
                                       (float(word_rows) + kBreakScale * float(breaks)),
                                   kMinCellPx, font * 2);
   const float break_h = cell_h * kBreakScale;
@@ -201,7 +274,8 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
       }
       dl->AddPolyline(zig.data(), static_cast<int>(zig.size()), col, 0, 1.0f);
       char label[32];
-      std::snprintf(label, sizeof label, "... %lld", static_cast<long long>(skipped));
+      // "+31": not "... 31", which the layout check reads as ImGui's ellipsis (a shortened text).
+      std::snprintf(label, sizeof label, "+%lld", static_cast<long long>(skipped));
       const float small = std::min(font, break_h + 2);
       if (small >= 7) {
         dl->AddText(ImGui::GetFont(), small, ImVec2(origin.x, y + (break_h - small) / 2), col,
@@ -251,9 +325,27 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
         if (c.y - a.y >= 14.0f) hatch_rect(dl, ImVec2(a.x + stripe, a.y), c, palette::kConflict, 6.0f, 1.0f);
         dl->AddRect(a, c, palette::kConflict, 0, 0, 1.0f);
       }
-      // Lane marker: the (first) lane's number when it fits, "+" when several lanes share the word.
+      const bool serialized = atomic && info.lanes.size() > 1;
+      if (serialized) {
+        // Lanes on one word of an atomic: a double outline, by shape as well as colour.
+        dl->AddRect(a, c, palette::kSerialize, 0, 0, 2.0f);
+        dl->AddRect(ImVec2(a.x + 3, a.y + 3), ImVec2(c.x - 3, c.y - 3), palette::kSerialize, 0, 0,
+                    1.0f);
+        std::snprintf(cell_name, sizeof cell_name, ".serialized.w%06u", word);
+        record_rect(state, view.id() + cell_name, a, c);
+      }
+      if (ImGui::IsMouseHoveringRect(a, c)) hovered_word = static_cast<int>(word);
+      // ldmatrix/stmatrix rows are labelled once across their words, below.
+      if (matrix) continue;
+      // Lane marker: the (first) lane's number when it fits, "+" when several lanes share the word
+      // (a broadcast or one writer); an atomic's shared word shows its lane count, "8x".
       char label[12];
-      std::snprintf(label, sizeof label, info.lanes.size() > 1 ? "%d+" : "%d", info.lanes.front());
+      if (serialized) {
+        std::snprintf(label, sizeof label, "%zux", info.lanes.size());
+      } else {
+        std::snprintf(label, sizeof label, info.lanes.size() > 1 ? "%d+" : "%d",
+                      info.lanes.front());
+      }
       // A smaller size when the body font does not fit (two digits in a 1/32 column), so lanes
       // 10..31 are labelled like 0..9; none below kMinLabelPx, where no lane gets one.
       const ImVec2 full = ImGui::CalcTextSize(label);
@@ -267,17 +359,95 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
         std::snprintf(cell_name, sizeof cell_name, ".lane_label.w%06u", word);
         record_rect(state, view.id() + cell_name, a, c);
       }
-      if (ImGui::IsMouseHoveringRect(a, c)) hovered_word = static_cast<int>(word);
+    }
+    if (matrix) {
+      // Each 16-byte row that starts in this bank row: outlined across its words, "m0.r3".
+      for (int b = 0; b < banks; ++b) {
+        const uint32_t word = static_cast<uint32_t>(row * banks + b);
+        auto rl = row_lanes.find(word);
+        if (rl == row_lanes.end()) continue;
+        const int lane = rl->second.front();
+        const int span = std::min(row_words, banks - b);
+        const ImVec2 a(x0 + float(b) * cell_w, y);
+        const ImVec2 c(x0 + float(b + span) * cell_w - gap,
+                       y + cell_h - (cell_h >= 6 ? 1.0f : 0.0f));
+        dl->AddRect(a, c, palette::kOutline, 0, 0, cell_h >= 10 ? 2.0f : 1.0f);
+        char label[16];
+        std::snprintf(label, sizeof label, rl->second.size() > 1 ? "m%d.r%d+" : "m%d.r%d", lane / 8,
+                      lane % 8);
+        const ImVec2 full = ImGui::CalcTextSize(label);
+        const float size =
+            std::min({font, font * (c.x - a.x - 2) / full.x, font * (cell_h + 2) / full.y});
+        const WordInfo& info = words[word];
+        bool now = false, done = !info.wavefronts.empty();
+        for (int k : info.wavefronts) {
+          if (k == cycle) now = true;
+          if (k >= cycle) done = false;
+        }
+        if (cycle >= waves) done = true, now = false;
+        const ImU32 fill = now ? palette::kServe : done ? palette::kDone : palette::kWaiting;
+        if (size >= kMinLabelPx) {
+          const ImVec2 ts = ImGui::GetFont()->CalcTextSizeA(size, 1e9f, 0, label);
+          dl->AddText(ImGui::GetFont(), size,
+                      ImVec2((a.x + c.x - ts.x) / 2, a.y + (cell_h - ts.y) / 2), text_on(fill),
+                      label);
+        }
+        char cell_name[40];
+        std::snprintf(cell_name, sizeof cell_name, ".matrix_row.m%dr%d", lane / 8, lane % 8);
+        record_rect(state, view.id() + cell_name, a, c);
+      }
     }
     y += cell_h;
   }
   const ImVec2 grid_end(x0 + float(banks) * cell_w, y);
   record_rect(state, view.id() + ".bank_words", ImVec2(x0, gy), grid_end);
   float bottom = grid_end.y;
+  if (matrix) {
+    // The matrices: "m0" and its 8 rows, each box lit as the wavefronts that read it are served.
+    float x = origin.x;
+    const float by = grid_end.y + 3;
+    const float box_w = std::max(6.0f, std::min(cell_w, (view.width - 4 * (font * 1.6f)) / 34.0f));
+    for (int m = 0; m < rep.access.matrices; ++m) {
+      char label[8];
+      std::snprintf(label, sizeof label, "m%d", m);
+      const ImVec2 ls = lf->CalcTextSizeA(label_font, 1e9f, 0, label);
+      dl->AddText(lf, label_font, ImVec2(x, by + (font - ls.y) / 2), text_col, label);
+      x += ls.x + 3;
+      const float mx = x;
+      for (int r = 0; r < 8; ++r) {
+        const int lane = 8 * m + r;
+        const auto& v = lane_waves[static_cast<size_t>(lane)];
+        bool now = false, done = !v.empty();
+        for (int k : v) {
+          if (k == cycle) now = true;
+          if (k >= cycle) done = false;
+        }
+        if (cycle >= waves) done = true, now = false;
+        const ImU32 fill = now ? palette::kServe : done ? palette::kDone : palette::kWaiting;
+        const ImVec2 a(x, by), c(x + box_w - 1, by + font + 2);
+        dl->AddRectFilled(a, c, fill);
+        char rl[4];
+        std::snprintf(rl, sizeof rl, "%d", r);
+        const float small = std::min(font, box_w * 1.2f);
+        const ImVec2 ts = ImGui::GetFont()->CalcTextSizeA(small, 1e9f, 0, rl);
+        if (small >= kMinLabelPx) {
+          dl->AddText(ImGui::GetFont(), small,
+                      ImVec2(a.x + (box_w - 1 - ts.x) / 2, a.y + (font + 2 - ts.y) / 2),
+                      text_on(fill), rl);
+        }
+        x += box_w;
+      }
+      dl->AddRect(ImVec2(mx - 1, by - 1), ImVec2(x, by + font + 3), palette::kOutline, 0, 0, 1.0f);
+      record_rect(state, view.id() + ".matrix." + std::to_string(m), ImVec2(mx, by),
+                  ImVec2(x, by + font + 2));
+      x += font * 0.6f;
+    }
+    bottom = by + font + 4;
+  }
   if (note[0]) {
     // 8- and 16-byte lanes are served a half or a quarter warp at a time (sim/rules.hpp R3):
     // n-way is one phase's, while a bank shows the words of every phase. Wrapped in the pane.
-    const ImVec2 at(origin.x, grid_end.y + 2);
+    const ImVec2 at(origin.x, bottom + 2);
     const bool folded = note_text != note;
     dl->AddText(lf, font, at, folded ? ImGui::GetColorU32(ImGuiCol_TextDisabled) : text_col,
                 note_text, nullptr, note_wrap);
@@ -294,8 +464,17 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
     ImGui::BeginTooltip();
     ImGui::Text("word %d (byte 0x%x), bank %d%s", hovered_word, unsigned(hovered_word * bank_bytes),
                 hovered_word % banks, info.conflict ? "  -- CONFLICT" : "");
+    if (atomic && info.lanes.size() > 1) {
+      ImGui::Text("%zu lanes update this word: an atomic serves them one per wavefront",
+                  info.lanes.size());
+    }
     for (int l : info.lanes) {
       const LaneDetail& d = rep.lanes[static_cast<size_t>(l)];
+      if (matrix) {
+        ImGui::Text("lane %2d  matrix %d row %d  row addr 0x%04x  wavefront %d", l, l / 8, l % 8,
+                    d.addr, d.wavefront);
+        continue;
+      }
       ImGui::Text("lane %2d  addr 0x%04x  bank %2d  word %u  wavefront %d", l, d.addr, d.bank[0],
                   d.word[0], d.wavefront);
     }

@@ -210,6 +210,18 @@ void draw_controls(const AppModel& model, UiState& state) {
       arr.swizzle_shift = std::clamp(sw[2], 0, 16);
       cfg.touch();
     }
+    // Written by TMA (CU_TENSOR_MAP_SWIZZLE_*): the mode is the whole layout (rule R10); a stride,
+    // XOR or swizzle beside it is shown as the model's one-line error.
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+    if (ImGui::BeginCombo("TMA swizzle", tma_swizzle_name(arr.tma_swizzle).c_str())) {
+      for (int span : {0, 32, 64, 128}) {
+        if (ImGui::Selectable(tma_swizzle_name(span).c_str(), arr.tma_swizzle == span)) {
+          arr.tma_swizzle = span;
+          cfg.touch();
+        }
+      }
+      ImGui::EndCombo();
+    }
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
     if (ImGui::BeginCombo("element", arr.type.c_str())) {
       for (ElementType t : kAllElementTypes) {
@@ -267,15 +279,21 @@ void draw_controls(const AppModel& model, UiState& state) {
       ImGui::EndDisabled();
       const int stmt = pane.instructions[static_cast<size_t>(pane.selected)].stmt;
       std::string& op = cfg.spec.accesses[static_cast<size_t>(stmt)].op;
-      int is_store = op == "st";
-      ImGui::TextUnformatted("op:");
-      ImGui::SameLine();
-      bool changed = ImGui::RadioButton("ld", &is_store, 0);
-      ImGui::SameLine();
-      changed |= ImGui::RadioButton("st", &is_store, 1);
-      if (changed) {
-        op = is_store ? "st" : "ld";
-        cfg.touch();
+      if (op != "ld" && op != "st") {
+        // ldmatrix, stmatrix, atom: their own fields make them; the ld/st switch does not apply.
+        const std::string& text = pane.instructions[static_cast<size_t>(pane.selected)].text;
+        ImGui::Text("op: %s", text.substr(0, text.find(' ')).c_str());
+      } else {
+        int is_store = op == "st";
+        ImGui::TextUnformatted("op:");
+        ImGui::SameLine();
+        bool changed = ImGui::RadioButton("ld", &is_store, 0);
+        ImGui::SameLine();
+        changed |= ImGui::RadioButton("st", &is_store, 1);
+        if (changed) {
+          op = is_store ? "st" : "ld";
+          cfg.touch();
+        }
       }
     }
     int64_t n = cfg.spec.n;

@@ -176,9 +176,13 @@ void draw_launch_numbers(const PaneModel& pane, UiState& state, const PaneView& 
     }
     ImGui::TableHeadersRow();
     const std::optional<uint64_t> none;
-    for (const Op op : {Op::kLoad, Op::kStore}) {
-      const OpTotals& o = op == Op::kLoad ? t.ld : t.st;
-      const CounterSet* m = k ? (op == Op::kLoad ? &k->measured_ld : &k->measured_st) : nullptr;
+    for (const Op op : shown_kinds(pane.scenario)) {
+      const OpTotals& o = t.of(op);
+      // GPU results files carry LDS/STS counters only: the other kinds have no measured column.
+      const CounterSet* m = !k                 ? nullptr
+                            : op == Op::kLoad  ? &k->measured_ld
+                            : op == Op::kStore ? &k->measured_st
+                                               : nullptr;
       compare_row(counters::wavefronts(op), o.wavefronts, count_text(o.wavefronts, o.saturated),
                   m ? m->wavefronts_sass : none, m ? m->wavefronts : none, measured);
       const bool unknown = o.saturated && (o.wavefronts == kCountMax || o.ideal == kCountMax);

@@ -57,6 +57,8 @@ inline constexpr ImU32 kFuture = IM_COL32(0x4A, 0x4A, 0x52, 0xFF);    // timelin
 inline constexpr ImU32 kIdleBank = IM_COL32(0x33, 0x33, 0x3A, 0xFF);
 inline constexpr ImU32 kEmptyWord = IM_COL32(0x2B, 0x2B, 0x30, 0xFF);
 inline constexpr ImU32 kOutline = IM_COL32(0xFF, 0xFF, 0xFF, 0xFF);
+// reddish purple + a double outline: an atomic's lanes on one word, served one after another
+inline constexpr ImU32 kSerialize = IM_COL32(0xCC, 0x79, 0xA7, 0xFF);
 }  // namespace palette
 
 // A viridis-like ramp over the banks (perceptually ordered, colour-blind safe).

@@ -73,7 +73,8 @@ class Trace:
 
         array:  "NAME@BYTE_OFFSET:TYPE[ROWS][COLS]" as the kernel declared it (dense, row-major),
                 e.g. "tile@0:float[32][32]"; or a list of them
-        layout: "NAME:stride=S", "NAME:xor=M" or "NAME:swizzle=B,M,S" (parts joined by ';'); or a list
+        layout: "NAME:stride=S", "NAME:xor=M", "NAME:swizzle=B,M,S" (parts joined by ';') or
+                "NAME:tma_swizzle=32B|64B|128B" (the tile as TMA writes it); or a list
         """
         return Trace(self._t, _specs(array, "array"), _specs(layout, "layout"))
 

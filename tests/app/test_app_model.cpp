@@ -199,8 +199,11 @@ TEST_CASE("scenario files: a failed load keeps the previous scenario; save then 
 
 TEST_CASE("presets: after the lesson's files, the other scenario files sorted by name") {
   const std::vector<Preset> p = find_presets(std::string(BANKSCOPE_ASSETS_DIR) + "/scenarios");
-  REQUIRE(p.size() >= 11);
-  for (size_t i = 11; i < p.size(); ++i) CHECK(p[i - 1].name < p[i].name);
+  REQUIRE(p.size() >= 13);
+  // The lesson ends with the ldmatrix pair (issue 11), presets 11 and 12.
+  CHECK(p[10].name == "ldmatrix_64x64_half");
+  CHECK(p[11].name == "ldmatrix_64x64_half_swizzled");
+  for (size_t i = 13; i < p.size(); ++i) CHECK(p[i - 1].name < p[i].name);
   CHECK(find_presets("/nonexistent/dir").empty());
 }
 
@@ -1074,4 +1077,94 @@ TEST_CASE(
   REQUIRE(run(s, m, "stride 35").ok());
   m.update(s);
   CHECK(find_result(s, 0, m.pane(0)) == nullptr);
+}
+
+// Issue 11, item 4: the lecture pair. Warp 0's costliest ldmatrix.x4 (all four k steps cost the
+// same: the first is picked): unswizzled 32 wavefronts (8 per matrix: 128-byte rows put a matrix's
+// 8 rows in one bank group), swizzled 4. Per launch each pane lists the ldsm counters only (no
+// ld/st rows of zeros): 128 instructions, 4,096 vs 512 wavefronts.
+TEST_CASE("the ldmatrix lecture pair: 8x8 matrices, 32 vs 4 wavefronts, per-launch ldsm totals") {
+  UiState s = seed_state();
+  AppModel m;
+  REQUIRE(run(s, m, "scenario " + kScenarios + "ldmatrix_64x64_half.json").ok());
+  s.edit = 1;
+  REQUIRE(run(s, m, "scenario " + kScenarios + "ldmatrix_64x64_half_swizzled.json").ok());
+  s.compare = true;
+  m.update(s);
+  const PaneModel& a = m.pane(0);
+  const PaneModel& b = m.pane(1);
+  REQUIRE(a.ok);
+  REQUIRE(b.ok);
+  CHECK(a.report.access.op == Op::kLdmatrix);
+  CHECK(a.report.access.matrices == 4);
+  CHECK(a.report.cost.wavefronts == 32);
+  CHECK(a.report.cost.bank_conflicts() == 28);
+  CHECK(b.report.cost.wavefronts == 4);
+  CHECK(b.report.cost.bank_conflicts() == 0);
+  // One phase per 8x8 matrix: lanes 8i..8i+7.
+  REQUIRE(a.report.phase_masks.size() == 4);
+  for (size_t i = 0; i < 4; ++i) CHECK(a.report.phase_masks[i] == (0xffu << (8 * i)));
+  // Unswizzled, wavefront 8m + r serves row r of matrix m (lane 8m + r) alone: lane 8m + r's 4
+  // words are all in it (the bank view lights that row, explain says "reads m<m>.r<r>").
+  for (int lane = 0; lane < 32; ++lane) {
+    CAPTURE(lane);
+    CHECK(a.report.lanes[static_cast<size_t>(lane)].wavefront == lane);
+    CHECK(a.report.wavefronts[static_cast<size_t>(lane)].lanes == (1u << lane));
+  }
+  // Swizzled: wavefront m serves all 8 rows of matrix m.
+  for (size_t w = 0; w < 4; ++w) CHECK(b.report.wavefronts[w].lanes == (0xffu << (8 * w)));
+  CHECK(m.total_cycles(s) == 32);
+  REQUIRE(a.totals);
+  REQUIRE(b.totals);
+  CHECK(a.totals->ldsm.instructions == 128);
+  CHECK(a.totals->ldsm.wavefronts == 4096);
+  CHECK(a.totals->ldsm.bank_conflicts() == 3584);
+  CHECK(b.totals->ldsm.wavefronts == 512);
+  CHECK(a.totals->ld.wavefronts == 0);
+  CHECK(shown_kinds(a.scenario) == std::vector<Op>{Op::kLdmatrix});
+  // The ld/st switch does not apply to an ldmatrix statement: one message, nothing changed.
+  s.edit = 0;
+  const Result<bool> r = run(s, m, "op st");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message.find("ldmatrix") != std::string::npos);
+  CHECK(s.configs[0].spec.accesses[0].op == "ldmatrix");
+}
+
+// An atomic's same-address lanes: hist[lane % 4] puts 8 lanes on each of 4 words; an atomic serves
+// each alone (R8), so the report has 8 wavefronts and every word appears in 8 of them, one lane
+// each, where a load of the same words is one broadcast wavefront.
+TEST_CASE("app: an atomic's lanes on one word are served one per wavefront, a load's together") {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "bankscope_atom_hist.json").string();
+  for (const char* op : {"atom", "ld"}) {
+    CAPTURE(op);
+    {
+      std::ofstream f(path);
+      f << R"({"name": "histogram", "block": [32], "grid": [1], "arrays": [{"name": "hist", "type": "int", "dims": [4]}],
+               "accesses": [{"op": ")"
+        << op << R"(", )" << (std::string(op) == "atom" ? R"("atom": "add", )" : "")
+        << R"("target": "hist[lane % 4]"}]})";
+    }
+    UiState s = seed_state();
+    AppModel m;
+    s.compare = false;
+    REQUIRE(run(s, m, "scenario " + path).ok());
+    m.update(s);
+    const PaneModel& a = m.pane(0);
+    REQUIRE_MESSAGE(a.ok, a.error);
+    const bool atomic = std::string(op) == "atom";
+    CHECK(a.report.cost.wavefronts == (atomic ? 8 : 1));
+    CHECK(a.report.cost.n_way == (atomic ? 8 : 1));
+    size_t served_word0 = 0;
+    for (const WavefrontDetail& w : a.report.wavefronts) {
+      for (const auto& bw : w.words) served_word0 += bw.second == 0 ? 1 : 0;
+      if (atomic) CHECK(__builtin_popcount(w.lanes) == 4);  // one lane per bank 0..3
+    }
+    CHECK(served_word0 == (atomic ? 8u : 1u));
+    REQUIRE(a.totals);
+    CHECK(a.totals->of(atomic ? Op::kAtomic : Op::kLoad).wavefronts == (atomic ? 8u : 1u));
+    CHECK(shown_kinds(a.scenario) ==
+          (atomic ? std::vector<Op>{Op::kAtomic} : std::vector<Op>{Op::kLoad, Op::kStore}));
+  }
+  std::filesystem::remove(path);
 }

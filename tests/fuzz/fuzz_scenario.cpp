@@ -7,14 +7,16 @@
 //   a 0 byte, then bytes that build a random but plausible ScenarioSpec (shapes, layouts, several
 //     statements with loops 1-2 deep whose names repeat across statements, index expressions and
 //     guards that use loop variables and blockIdx, the three issue modes; and the newer grammar:
-//     loops with init/cond/update (+=, *=, <<=, >>=, /=, -=, bounds of n, blockDim, params and outer
-//     loop variables), bodies shared by consecutive statements, nested, with scoped defines that
-//     use the loop variable, params, 1- to 4-D arrays of every element type, arrays at byte
-//     offsets of an extern buffer). A loop built to never end or never run (s *= 1, a false cond)
-//     must be a one-line compile error. Mutated JSON rarely
-//     stays a valid scenario, so without this mode the kernel model behind the loader would hardly
-//     be fuzzed. Now and then a statement names another statement's loop variable: compile() must
-//     reject it (C scoping), in one line.
+//     loops with init/cond/update (+=, *=, <<=, >>=, /=, -=, bounds of n, blockDim, params and
+//     outer loop variables), bodies shared by consecutive statements, nested, with scoped defines
+//     that use the loop variable, params, 1- to 4-D arrays of every element type, arrays at byte
+//     offsets of an extern buffer; and issue 11's kinds: ldmatrix/stmatrix with num and trans and
+//     row addresses that are often 16-byte aligned, atom with its operation and width). A loop
+//     built to never end or never run (s *= 1, a false cond), or a bad kind field (num 3, a width
+//     on ldmatrix, an unknown atom, a 64-bit atom add), must be a one-line compile error. Mutated
+//     JSON rarely stays a valid scenario, so without this mode the kernel model behind the loader
+//     would hardly be fuzzed. Now and then a statement names another statement's loop variable:
+//     compile() must reject it (C scoping), in one line.
 // A scenario that compiles is run: warp 0 of block 0; save -> load -> save gives the same file; and
 // per-launch totals equal the brute force over every block in every field (on the scenario and on a
 // copy shrunk to a few blocks), and a run capped at a few simulated blocks counts no more than the
@@ -47,16 +49,23 @@ constexpr int64_t kMaxBruteWork = int64_t{1} << 11;
 
 // How often the differential check ran, printed at exit so a test log shows it was exercised.
 struct Tally {
-  uint64_t compared = 0, multi_statement = 0, errors_agreed = 0, new_grammar = 0;
+  uint64_t compared = 0, multi_statement = 0, errors_agreed = 0, new_grammar = 0, new_kinds = 0,
+           jsonl_checked = 0;
   Tally() {
     std::atexit([] {
-      std::fprintf(stderr, "fuzz_scenario: launch_totals == brute force on %llu launches (%llu with several statements, "
-                           "%llu with bodies, init/cond/update loops, params, N-D arrays or extern offsets), "
-                           "both failing on %llu\n",
+      std::fprintf(stderr,
+                   "fuzz_scenario: launch_totals == brute force on %llu launches (%llu with "
+                   "several statements, "
+                   "%llu with bodies, init/cond/update loops, params, N-D arrays or extern "
+                   "offsets, %llu with "
+                   "ldmatrix/stmatrix/atom), both failing on %llu; %llu such instructions equal to "
+                   "predict --jsonl\n",
                    static_cast<unsigned long long>(tally().compared),
                    static_cast<unsigned long long>(tally().multi_statement),
                    static_cast<unsigned long long>(tally().new_grammar),
-                   static_cast<unsigned long long>(tally().errors_agreed));
+                   static_cast<unsigned long long>(tally().new_kinds),
+                   static_cast<unsigned long long>(tally().errors_agreed),
+                   static_cast<unsigned long long>(tally().jsonl_checked));
     });
   }
   static Tally& tally() {
@@ -75,9 +84,38 @@ bool at_most(const OpTotals& a, const OpTotals& b) {
 }
 
 std::string totals_text(const LaunchTotals& t) {
-  return "ld " + std::to_string(t.ld.instructions) + "/" + std::to_string(t.ld.wavefronts) + "/" +
-         std::to_string(t.ld.ideal) + ", st " + std::to_string(t.st.instructions) + "/" +
-         std::to_string(t.st.wavefronts) + "/" + std::to_string(t.st.ideal);
+  std::string out;
+  for (Op op : kAllOps) {
+    const OpTotals& o = t.of(op);
+    out += std::string(out.empty() ? "" : ", ") + op_name(op) + " " +
+           std::to_string(o.instructions) + "/" + std::to_string(o.wavefronts) + "/" +
+           std::to_string(o.ideal);
+  }
+  return out;
+}
+// Every kind's totals, and each kind's total is the sum of its own statements' (no kind counted
+// under another's counters).
+bool same_totals(const LaunchTotals& a, const LaunchTotals& b) {
+  for (Op op : kAllOps) {
+    if (!same(a.of(op), b.of(op))) return false;
+  }
+  return true;
+}
+bool kinds_apart(const Scenario& s, const LaunchTotals& t) {
+  for (Op op : kAllOps) {
+    OpTotals sum;
+    for (size_t i = 0; i < s.accesses.size(); ++i) {
+      if (s.accesses[i].op == op) sum += t.per_access[i];
+    }
+    if (!same(sum, t.of(op))) return false;
+  }
+  return true;
+}
+bool at_most_totals(const LaunchTotals& a, const LaunchTotals& b) {
+  for (Op op : kAllOps) {
+    if (!at_most(a.of(op), b.of(op))) return false;
+  }
+  return true;
 }
 
 std::string err_text(const Error& e) { return e.message; }
@@ -88,6 +126,7 @@ bool uses_new_grammar(const ScenarioSpec& s) {
     if (a.dims.size() > 2) return true;
   }
   for (const AccessSpec& a : s.accesses) {
+    if (a.op != "ld" && a.op != "st") return true;
     for (const LoopSpec& l : a.loops) {
       if (l.body >= 0 || !l.old_form()) return true;
     }
@@ -104,6 +143,7 @@ struct SpecBuilder {
   std::vector<std::string> vars;  // names an expression may use
   bool names_foreign_loop_variable = false;  // some statement names a loop variable it does not declare
   bool bad_loop = false;                     // some loop never ends or never runs
+  bool bad_kind = false;                     // a bad ldmatrix/stmatrix/atom field
   int next_body = 0, next_scoped = 0;
 
   // A uniform bound: what every thread computes alike (constants, n, blockDim, params, `outer`).
@@ -235,6 +275,9 @@ struct SpecBuilder {
         a.swizzle_base = in.ConsumeIntegralInRange<int>(0, 4);
         a.swizzle_shift = in.ConsumeIntegralInRange<int>(0, 6);
       }
+      // Now and then a TMA-written array (tma_swizzle 32B/64B/128B): valid only with dense rows of
+      // at most the span, a multiple of 16 bytes, nothing else in the layout; else one line.
+      if (in.ConsumeIntegralInRange<int>(0, 7) == 0) a.tma_swizzle = 32 << in.ConsumeIntegralInRange<int>(0, 2);
       s.arrays.push_back(a);
     }
     // An extern buffer, with some arrays at byte offsets in it (aligned to the element, mostly; an
@@ -357,6 +400,49 @@ struct SpecBuilder {
         static const int kWidths[] = {1, 2, 4, 8, 16};
         a.width = kWidths[in.ConsumeIntegralInRange<size_t>(0, 4)];
       }
+      // Issue 11's kinds (0 keeps ld/st, so an exhausted input builds what it did before).
+      switch (in.ConsumeIntegralInRange<int>(0, 7)) {
+        case 5:
+        case 6: {
+          a.op = in.ConsumeBool() ? "ldmatrix" : "stmatrix";
+          static const int kNums[] = {1, 2, 4, 4, 3};
+          a.num = kNums[in.ConsumeIntegralInRange<size_t>(0, 4)];
+          a.trans = in.ConsumeBool();
+          if (a.num == 3) bad_kind = true;
+          if (a.width != 0) {
+            if (in.ConsumeBool())
+              a.width = 0;  // mostly none, as it must be
+            else
+              bad_kind = true;
+          }
+          // Often a 16-byte aligned row: the last index a multiple of 16 bytes' worth of elements.
+          const int64_t esize = element_size(*parse_element_type(arr.type));
+          if (esize <= 16 && in.ConsumeBool()) {
+            const int64_t per = 16 / esize, cols = arr.dims.back(), q = cols / per;
+            if (q >= 1) {
+              a.target = arr.name;
+              for (size_t d = 0; d + 1 < arr.dims.size(); ++d)
+                a.target += "[" + index(arr.dims[d]) + "]";
+              const std::string qs = std::to_string(q);
+              a.target += "[((" + expr(2) + ") % " + qs + " + " + qs + ") % " + qs + " * " +
+                          std::to_string(per) + "]";
+            }
+          }
+          break;
+        }
+        case 7: {
+          a.op = "atom";
+          static const char* const kAtoms[] = {"add", "min", "max", "exch", "cas", "xor"};
+          a.atom = kAtoms[in.ConsumeIntegralInRange<size_t>(0, 5)];
+          if (a.atom == "xor") bad_kind = true;
+          if (in.ConsumeBool()) a.width = in.ConsumeBool() ? 8 : 4;
+          // A 64-bit add/min/max (given, or the element size) is not one instruction: an error,
+          // as is a width other than 4 or 8. Left to compile() to decide, checked below by kind.
+          break;
+        }
+        default:
+          break;
+      }
       s.accesses.push_back(a);
       vars.resize(saved_vars);
       for (const LoopSpec& l : a.loops) declared.push_back(l.var);
@@ -388,18 +474,28 @@ void check_launch(const Scenario& s, const std::string& what) {
   if (!fast) FUZZ_NOTE(fuzz::one_line(fast.error().message), "error is not one line: '" + fast.error().message + "'");
   if (fast) {
     FUZZ_CHECK(fast->blocks == static_cast<uint64_t>(blocks), "launch_totals counted " + std::to_string(fast->blocks) + " blocks of " + std::to_string(blocks));
-    FUZZ_CHECK(fast->ld.wavefronts >= fast->ld.ideal && fast->st.wavefronts >= fast->st.ideal, "fewer wavefronts than ideal: " + what);
+    for (Op op : kAllOps) {
+      FUZZ_CHECK(fast->of(op).wavefronts >= fast->of(op).ideal,
+                 "fewer wavefronts than ideal: " + what);
+    }
+    FUZZ_CHECK(kinds_apart(s, *fast), "a kind's launch total is not the sum of its statements (" +
+                                          totals_text(*fast) + "): " + what);
   }
   if (work > kMaxBruteWork) return;
   auto brute = launch_totals_brute_force(s);
   if (fast.ok() && brute.ok()) {
-    bool equal = same(fast->ld, brute->ld) && same(fast->st, brute->st) && fast->blocks == brute->blocks &&
-                 fast->max_n_way == brute->max_n_way && fast->per_access.size() == brute->per_access.size();
+    bool equal = same_totals(*fast, *brute) && fast->blocks == brute->blocks &&
+                 fast->max_n_way == brute->max_n_way &&
+                 fast->per_access.size() == brute->per_access.size();
     for (size_t i = 0; equal && i < fast->per_access.size(); ++i) equal = same(fast->per_access[i], brute->per_access[i]);
     FUZZ_CHECK(equal, "launch_totals " + totals_text(*fast) + " != brute force " + totals_text(*brute) + " for " + what);
     ++Tally::tally().compared;
     if (s.accesses.size() > 1) ++Tally::tally().multi_statement;
     if (uses_new_grammar(s.spec)) ++Tally::tally().new_grammar;
+    if (std::any_of(s.accesses.begin(), s.accesses.end(),
+                    [](const CompiledAccess& a) { return !is_plain(a.op); })) {
+      ++Tally::tally().new_kinds;
+    }
     FUZZ_CHECK(fast->complete && fast->blocks_counted == fast->blocks && brute->complete,
                "an uncapped run says it is incomplete for " + what);
     // Capped at 2 simulated blocks: what it counted is part of the whole (a lower bound).
@@ -411,10 +507,11 @@ void check_launch(const Scenario& s, const std::string& what) {
                    capped->complete == (capped->blocks_counted == capped->blocks),
                "a capped run counted " + std::to_string(capped->blocks_counted) + " of " + std::to_string(capped->blocks) +
                    " blocks with " + std::to_string(capped->blocks_simulated) + " simulated for " + what);
-    FUZZ_CHECK(at_most(capped->ld, brute->ld) && at_most(capped->st, brute->st),
-               "a capped run counted more than the whole: " + totals_text(*capped) + " > " + totals_text(*brute) + " for " + what);
+    FUZZ_CHECK(at_most_totals(*capped, *brute),
+               "a capped run counted more than the whole: " + totals_text(*capped) + " > " +
+                   totals_text(*brute) + " for " + what);
     if (capped->complete) {
-      FUZZ_CHECK(same(capped->ld, brute->ld) && same(capped->st, brute->st),
+      FUZZ_CHECK(same_totals(*capped, *brute),
                  "a capped run that completed differs from the brute force for " + what);
     }
   } else {
@@ -453,6 +550,19 @@ void check_scenario(const ScenarioSpec& spec) {
       const AccessReport r = simulate(w.access, s.spec.banks);
       FUZZ_CHECK(c.wavefronts == r.cost.wavefronts && c.ideal_wavefronts == r.cost.ideal_wavefronts,
                  "cost() != simulate() in " + w.text + "\n" + saved);
+      // Issue 11's kinds: the scenario's instruction through the JSONL path (`predict --jsonl`)
+      // costs the same, so the two readers of these kinds cannot drift apart.
+      if (!is_plain(w.access.op) && w.access.mask != 0 && s.spec.banks.is_default()) {
+        auto p = parse_pattern_object(pattern_to_json(w.access));
+        FUZZ_CHECK(p.ok(), "the JSONL reader rejects a scenario instruction (" +
+                               (p.ok() ? std::string() : p.error().message) + ") in " + w.text +
+                               "\n" + saved);
+        const auto out = predict_pattern(*p);
+        FUZZ_CHECK(out["wavefronts"].get<int>() == c.wavefronts &&
+                       out["bank_conflicts"].get<int>() == c.bank_conflicts(),
+                   "predict --jsonl != scenario cost in " + w.text + "\n" + saved);
+        ++Tally::tally().jsonl_checked;
+      }
       for (int lane = 0; lane < kWarpSize; ++lane) {
         if (!((w.access.mask >> lane) & 1u)) continue;
         const uint32_t addr = w.access.addr[static_cast<size_t>(lane)];
@@ -487,6 +597,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (builder.names_foreign_loop_variable) {
       FUZZ_CHECK(!compiled.ok(), "a statement naming another statement's loop variable compiled:\n" +
                                      scenario_to_json(spec).dump(2));
+    }
+    if (builder.bad_kind) {
+      FUZZ_CHECK(!compiled.ok(),
+                 "a bad ldmatrix/stmatrix/atom field compiled:\n" + scenario_to_json(spec).dump(2));
     }
     if (builder.bad_loop) {
       FUZZ_CHECK(!compiled.ok(), "a loop that never ends or never runs compiled:\n" + scenario_to_json(spec).dump(2));

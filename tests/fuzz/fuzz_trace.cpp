@@ -1,15 +1,45 @@
 // fuzz_trace.cpp: libFuzzer target for the trace reader (sim/trace.hpp) and the report over it
 // (sim/trace_report.hpp). Traces come from other machines: any bytes must give either a report or
-// one line starting "trace: ", never a crash; a report's per-PC numbers must be consistent.
+// one line starting "trace: ", never a crash; a report's per-PC numbers must be consistent, and
+// those of LDS/STS equal to the brute force (simulate(), the model without fast paths or memos,
+// warp by warp): the decoder's vector paths and the report's memos are checked on every input.
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "fuzz_check.hpp"
 #include "sim/trace.hpp"
 #include "sim/trace_report.hpp"
 
 using namespace bankscope;
+
+namespace {
+// Per launch and PC: simulate()'s wavefronts and ideal summed over the LDS/STS executions.
+struct BruteForce : TraceSink {
+  std::vector<std::vector<std::pair<uint64_t, uint64_t>>> sums;
+  std::vector<TracePc> pcs;
+  void on_launch(const TraceLaunch&) override {
+    sums.emplace_back();
+    pcs.clear();
+  }
+  void on_pc(const TracePc& p) override {
+    sums.back().emplace_back(0, 0);
+    pcs.push_back(p);
+  }
+  void on_warp(const TraceWarp& w, const TracePc& p) override {
+    if (!is_modelled(p.kind) || w.mask == 0) return;
+    WarpAccess a;
+    a.op = p.kind == TraceOpKind::kStore ? Op::kStore : Op::kLoad;
+    a.width = p.width;
+    a.mask = w.mask;
+    a.addr = w.addr;
+    const AccessCost c = simulate(a).cost;
+    sums.back()[w.pc_index].first += static_cast<uint64_t>(c.wavefronts);
+    sums.back()[w.pc_index].second += static_cast<uint64_t>(c.ideal_wavefronts);
+  }
+};
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The what-if path too: a 32x32 float tile at offset 0 padded to stride 33.
@@ -37,6 +67,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(costed == kinds, "costed executions != the kinds' instructions");
     FUZZ_CHECK(l.ld.instructions == l.by_kind[0].instructions && l.st.instructions == l.by_kind[1].instructions,
                "ld/st totals differ from their kinds'");
+  }
+  BruteForce brute;
+  FUZZ_CHECK(read_trace(data, size, brute).ok(), "the second read of a trace failed");
+  FUZZ_CHECK(brute.sums.size() == r->traced.launches.size(), "launch counts differ between two reads");
+  for (size_t li = 0; li < brute.sums.size(); ++li) {
+    const LaunchReport& l = r->traced.launches[li];
+    for (size_t p = 0; p < l.pcs.size(); ++p) {
+      if (!is_modelled(l.pcs[p].pc.kind)) continue;
+      FUZZ_CHECK(l.pcs[p].wavefronts == brute.sums[li][p].first && l.pcs[p].ideal == brute.sums[li][p].second,
+                 "pc " + std::to_string(l.pcs[p].pc.pc) + ": report differs from simulate() summed warp by warp");
+    }
   }
   return 0;
 }

@@ -52,7 +52,7 @@ from make_seed_trace import record, string, varint, zz as zvarint  # noqa: E402
 
 
 def trace_seeds():
-    """Traces written as sim/trace.hpp documents them (version 1)."""
+    """Traces written as sim/trace.hpp documents them (versions 1 and 2)."""
     head = b"BSTRACE\0" + (1).to_bytes(4, "little")
     launch = record("K", varint(0) + string("k") + b"".join(varint(x) for x in (1, 1, 1, 32, 32, 1))
                     + varint(4096) + varint(1024) + varint(0))
@@ -71,7 +71,23 @@ def trace_seeds():
             + record("W", varint(len(warps)) + b"".join(warps))
             + record("E", varint(0) + varint(len(warps)) + varint(0) + varint(0)))
     full = head + body + record("Z", varint(1) + zvarint(0))
-    return [full, head + body, full[: len(full) // 2]]
+    # Version 2: the same launch with scattered warps in modes 2 (shift, 1-byte offsets) and 3
+    # (shift, 2-byte offsets), full and partial masks, and a warp repeated (the report's memo).
+    head2 = b"BSTRACE\0" + (2).to_bytes(4, "little")
+    def packed(mode, shift, offs):
+        return bytes([shift]) + b"".join(o.to_bytes(mode - 1, "little") for o in offs)
+    perm = [7 * lane % 32 for lane in range(32)]
+    spread = [997 * lane % 12288 for lane in range(32)]
+    warps2 = [warp(0, w, 1, 0xffffffff, 1024, 2, packed(2, 2, perm)) for w in range(3)]
+    warps2 += [warp(0, 3, 0, 0xffffffff, 1024, 3, packed(3, 2, spread))]
+    warps2 += [warp(0, 4, 1, 0x0000ff0f, 1024, 2, packed(2, 2, perm[:12]))]
+    warps2 += [warp(0, 5, 2, 0xffffffff, 1024, 3, packed(3, 4, [o % 4096 for o in spread]))]
+    body2 = (launch + pc(0, 0x100, 1, 4, "STS", 12) + pc(1, 0x200, 0, 4, "LDS", 14)
+             + pc(2, 0x300, 0, 16, "LDS.128", 20)
+             + record("W", varint(len(warps2)) + b"".join(warps2))
+             + record("E", varint(0) + varint(len(warps2)) + varint(0) + varint(0)))
+    full2 = head2 + body2 + record("Z", varint(1) + zvarint(0))
+    return [full, head + body, full[: len(full) // 2], full2, full2[: len(full2) * 2 // 3]]
 
 
 # Multi-statement scenarios for the launch_totals == brute force check (issue 16): statements that
