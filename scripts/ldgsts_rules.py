@@ -136,6 +136,114 @@ def h5_lane_runs(p):
     return grouped_cost(p, lambda l: ids[l])
 
 
+# ---------------------------------------------------------------------------------------------
+# The rules fitted on the measured probe (2026-12-01g), adopted as R9 in sim/RULES.md
+# ---------------------------------------------------------------------------------------------
+
+def _banks(addr, width):
+    return {(addr // 4 + k) % BANKS for k in range(max(1, width // 4))}
+
+
+def h6_ca_serial(p):
+    """H6 (.ca, measured 427 of 434 .ca lines of the probe + patterns_v2): the data of each lane is
+    read from the L1's data banks (source bank = source / 4 mod 32, the line's place in the L1)
+    and written to the destination banks. Phases as R9. Within a phase, in lane order, a lane's
+    slot = max(number of earlier lanes of the phase sharing a source or a destination bank with
+    it, 1 + the latest slot among those lanes) (0 without any); the phase costs its last slot + 1.
+    Conflicts = wavefronts - active phases. Contiguous sources reduce it to R9."""
+    src, dst, w = src_of(p), p["offsets"], p["width"]
+    per_phase = {}
+    for l in active(p):
+        per_phase.setdefault(phase_of(l, w), []).append(l)
+    wf = 0
+    for lanes in per_phase.values():
+        slot = {}
+        for i, l in enumerate(lanes):
+            sb, db = _banks(src[l], w), _banks(dst[l], w)
+            earlier = [m for m in lanes[:i] if sb & _banks(src[m], w) or db & _banks(dst[m], w)]
+            slot[l] = max([len(earlier)] + [slot[m] + 1 for m in earlier])
+        wf += max(slot.values()) + 1
+    return wf, wf - len(per_phase)
+
+
+def h7_cg_sector(p):
+    """H7 (.cg, measured 131 of 141 .cg lines): lanes repeating an earlier active lane's destination
+    are dropped; one wavefront per distinct (source 128-byte line, destination 128-byte row,
+    16-byte half swapped or not = bit 4 of source xor destination, 32-byte rotation = (destination
+    / 32 - source / 32) mod 4); no conflicts (0 on all 150 measured .cg lines)."""
+    src, dst = src_of(p), p["offsets"]
+    seen, keys = set(), set()
+    for l in active(p):
+        if dst[l] in seen:
+            continue
+        seen.add(dst[l])
+        keys.add((src[l] // LINE, dst[l] // LINE, ((src[l] ^ dst[l]) >> 4) & 1,
+                  (dst[l] // SECTOR - src[l] // SECTOR) % 4))
+    return len(keys), 0
+
+
+# The dihedral group of the four 32-byte sectors of a line: rotations s -> s + r and reflections
+# s -> r - s (mod 4). Reversal and the XOR swizzles inside a row are reflections/rotations of it.
+D4 = [tuple((s + r) % 4 for s in range(4)) for r in range(4)] + \
+     [tuple((r - s) % 4 for s in range(4)) for r in range(4)]
+
+
+def h8_cg_dihedral(p):
+    """H8 (.cg, measured 141 of 150 .cg lines): lanes repeating an earlier active lane's destination
+    are dropped. A kept lane is a 16-byte piece: source line, source piece p = source % 128 / 16
+    (sector p / 2), destination row, destination piece q (chunk q / 2), halves swapped = (p ^ q) & 1,
+    and its source sector's fill: both halves read by kept lanes, or only the lower, or only the
+    upper. One wavefront moves, from one source line into one destination row, pieces of one fill
+    kind and one swap setting whose sectors map to their chunks by ONE symmetry g of D4 (g(p / 2)
+    = q / 2). Each (line, row) costs the fewest such wavefronts covering its pieces; no conflicts."""
+    src, dst = src_of(p), p["offsets"]
+    seen, kept = set(), []
+    for l in active(p):
+        if dst[l] in seen:
+            continue
+        seen.add(dst[l])
+        kept.append(l)
+    halves = {}
+    for l in kept:
+        halves.setdefault(src[l] // SECTOR, set()).add((src[l] // 16) % 2)
+    groups = {}
+    for l in kept:
+        h = halves[src[l] // SECTOR]
+        fill = 2 if len(h) == 2 else min(h)
+        piece = ((src[l] % LINE) // 16, (dst[l] % LINE) // 16, fill)
+        groups.setdefault((src[l] // LINE, dst[l] // LINE), set()).add(piece)
+    wf = 0
+    for pieces in groups.values():
+        pieces = sorted(pieces)
+        n = len(pieces)
+        passes = set()
+        for xh in (0, 1):
+            for g in D4:
+                for fill in (0, 1, 2):
+                    m = 0
+                    for i, (ps, qs, f) in enumerate(pieces):
+                        if f == fill and (ps ^ qs) & 1 == xh and g[ps // 2] == qs // 2:
+                            m |= 1 << i
+                    if m:
+                        passes.add(m)
+        best = [n + 1] * (1 << n)  # fewest passes covering each subset (DP over masks)
+        best[0] = 0
+        for m in range(1 << n):
+            if best[m] > n:
+                continue
+            for ps in passes:
+                t = m | ps
+                if best[m] + 1 < best[t]:
+                    best[t] = best[m] + 1
+        wf += best[(1 << n) - 1]
+    return wf, 0
+
+
+def r9_model(p):
+    """R9 as the model applies it (sim/ldgsts.hpp): H6 for .ca, H8 for .cg."""
+    return h8_cg_dihedral(p) if is_cg(p) else h6_ca_serial(p)
+
+
 HYPOTHESES = {
     "H0_dest_only": h0_dest_only,
     "H1_per_line": h1_per_line,
@@ -143,6 +251,10 @@ HYPOTHESES = {
     "H3_line_shift": h3_line_shift,
     "H4_bandwidth": h4_bandwidth,
     "H5_lane_runs": h5_lane_runs,
+    "H6_ca_serial": h6_ca_serial,
+    "H7_cg_sector": h7_cg_sector,
+    "H8_cg_dihedral": h8_cg_dihedral,
+    "R9_model": r9_model,
 }
 
 
@@ -208,6 +320,43 @@ def selftest():
         ("alt H5", h5_lane_runs(_p(4, [l * 4 for l in L], [(l % 2) * 1024 + (l // 2) * 4 for l in L]))[0], 32),
         # Inactive lanes' sources do not count: lane 0 only -> 1 everywhere.
         ("one lane H1", h1_per_line(_p(4, [l * 4 for l in L], [l * 16384 for l in L], mask=1)), (1, 0)),
+        # H6: lanes 0-2 (4 B): lane 2 shares a source bank with lane 0 (sources 0 and 128: bank 0)
+        # and a destination bank with lane 1 (destinations 4 and 132: bank 1); lanes 0 and 1 share
+        # nothing. Slots 0, 0, max(2 earlier, 0 + 1) = 2 -> 3 wavefronts, 2 conflicts (a best
+        # packing would need 2; the measured mask_rand_1 has this shape and counts 3).
+        ("H6 chain", h6_ca_serial(_p(4, [0, 4, 132] + [0] * 29, [0, 8, 128] + [0] * 29, mask=0x7)), (3, 2)),
+        # H6: lane 1 after lane 0 on the source bank (slot 1), lane 2 after lane 1 on the destination
+        # bank only: slot max(1, 1 + 1) = 2 -> 3 / 2 (list scheduling; the count alone would say 2).
+        ("H6 rec", h6_ca_serial(_p(4, [0, 4, 132] + [0] * 29, [0, 128, 8] + [0] * 29, mask=0x7)), (3, 2)),
+        # H6 with contiguous sources is R9: es2 4 B destinations -> 2 / 1.
+        ("H6 = R9", h6_ca_serial(_p(4, [l * 8 for l in L])), (2, 1)),
+        # H6, 4 B, every source on bank 0 (stride 128), contiguous destinations: lane l has l earlier
+        # source conflicts -> 32 / 31 (measured ls_w4ca_dcontig_stride128 32/31).
+        ("H6 src col", h6_ca_serial(_p(4, [l * 4 for l in L], [l * 128 for l in L])), (32, 31)),
+        # H7: 8 lanes of one source line into one row rotated by three 16-byte pieces (q = p + 3
+        # mod 8): every piece swaps halves (3 is odd); 32-byte rotations q//2 - p//2 alternate 1, 2
+        # -> 2 (measured ls_w16cg_line0_rot3 2).
+        ("H7 rot3", h7_cg_sector(_p(16, [((l + 3) % 8) * 16 for l in range(8)] + [0] * 24,
+                                     [l * 16 for l in L], mask=0xFF, cache="cg")), (2, 0)),
+        # H7: the same line reversed inside the row (q = 7 - p): halves swap, rotations
+        # (3 - p//2) - p//2 = 3, 1, 3, 1 ... -> 2 keys; measured ls_w16cg_line0_rev is 1 (an open miss).
+        ("H7 rev", h7_cg_sector(_p(16, [(7 - l) * 16 for l in range(8)] + [0] * 24,
+                                    [l * 16 for l in L], mask=0xFF, cache="cg")), (2, 0)),
+        # H7: all lanes one destination -> one kept lane -> 1 (measured ldgsts16cg_es0 1).
+        # H8: rot3 as above: even pieces move sector s -> chunk s + 1, odd pieces s -> s + 2, all
+        # halves swapped; no symmetry of D4 does both -> 2 (measured 2).
+        ("H8 rot3", h8_cg_dihedral(_p(16, [((l + 3) % 8) * 16 for l in range(8)] + [0] * 24,
+                                       [l * 16 for l in L], mask=0xFF, cache="cg")), (2, 0)),
+        # H8: the line reversed in its row: sector s -> chunk 3 - s (a reflection), halves swapped
+        # -> 1 (measured ls_w16cg_line0_rev 1).
+        ("H8 rev", h8_cg_dihedral(_p(16, [(7 - l) * 16 for l in range(8)] + [0] * 24,
+                                      [l * 16 for l in L], mask=0xFF, cache="cg")), (1, 0)),
+        # H8: piece p -> 2p (32-byte destination stride): row 0 holds s0 -> c0 and s1 -> c2 unswapped,
+        # s0 -> c1 and s1 -> c3 swapped; neither pair is one rotation or reflection -> 2 + 2 per
+        # row, two rows -> 8 (measured ls_w16cg_line0_es2 8).
+        ("H8 es2", h8_cg_dihedral(_p(16, [l * 32 for l in range(8)] + [0] * 24,
+                                      [l * 16 for l in L], mask=0xFF, cache="cg")), (8, 0)),
+        ("H7 es0", h7_cg_sector(_p(16, [0] * 32, cache="cg")), (1, 0)),
     ]
     bad = 0
     for name, got, want in checks:

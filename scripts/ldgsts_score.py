@@ -184,7 +184,8 @@ def main():
             print("    %-40s %3d/%-3d | %s" % (rid, m[0], m[1], " ".join("%s=%s" % (k.split("__", 1)[-1], v)
                                                                       for k, v in sorted(cs.items()))))
     if a.predicted:
-        pred = {r.get("id"): r for r in load(a.predicted)}
+        # prediction lines carry no "op": keep them all
+        pred = {r.get("id"): r for r in load(a.predicted, only_ldgsts=False)}
         n = ok = 0
         bad = []
         for r in rows:

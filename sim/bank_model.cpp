@@ -15,6 +15,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "ldgsts.hpp"
 #include "rules.hpp"
 
 // x86-64 with GCC or Clang: cost() has AVX-512 and AVX2 paths, compiled with target attributes (the
@@ -1122,6 +1123,9 @@ CostPath cost_path() {
 const char* cost_implementation() { return cost_path_name(cost_path()); }
 
 AccessCost cost_on(CostPath p, const WarpAccess& a, const BankConfig& cfg) {
+  // R9 (sim/ldgsts.hpp) costs cp.async from its sources too; an access alone has none, so it gets
+  // the harness's contiguous row (predict_pattern passes a pattern's "src").
+  if (a.op == Op::kLdgsts && cfg.is_default()) return ldgsts_cost(a, ldgsts_default_sources(a));
   // The fast paths know LDS/STS of the default geometry only; everything else takes run<>.
   if (!is_plain(a.op) || !cfg.is_default()) return run<false>(a, cfg, nullptr);
   assert(cost_path_supported(p) && "cost_on() on a path this CPU lacks");

@@ -1,5 +1,6 @@
 // json_io.cpp: scenario files and JSONL patterns <-> value types, with errors that name the field.
 #include "json_io.hpp"
+#include "ldgsts.hpp"
 
 #include <cerrno>
 #include <climits>
@@ -866,7 +867,9 @@ Result<Pattern> parse_pattern_line(const std::string& line) {
 
 ojson predict_pattern(const Pattern& p, const BankConfig& cfg) {
   ojson out = p.object;
-  const AccessCost c = cost(p.access, cfg);
+  // R9: cp.async's cost depends on the per-lane global sources ("src"), which the access lacks.
+  const AccessCost c = p.access.op == Op::kLdgsts && cfg.is_default() ? ldgsts_cost(p.access, p.src)
+                                                                      : cost(p.access, cfg);
   out["wavefronts"] = c.wavefronts;
   out["bank_conflicts"] = c.bank_conflicts();
   return out;

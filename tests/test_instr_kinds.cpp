@@ -193,8 +193,11 @@ TEST_CASE("ldgsts: per-lane global source offsets (\"src\"), default and errors"
   REQUIRE(g.ok());
   CHECK(g->src_given);
   CHECK(g->src[31] == 507904);
-  // The shared-side prediction does not read src (R9 costs destinations only): 1 / 0 as without.
-  CHECK(predict_pattern(*g)["wavefronts"] == 1);
+  // R9 reads src: all 32 sources on bank 0 (16384-byte stride), each lane served alone -> 32 / 31
+  // (measured on the H200: ls_w4ca_dcontig_stride16384 32/31), where the destinations alone give 1.
+  CHECK(predict_pattern(*g)["wavefronts"] == 32);
+  CHECK(predict_pattern(*g)["bank_conflicts"] == 31);
+  CHECK(predict_pattern(*d)["wavefronts"] == 2);   // contiguous 8-byte row: two half-warp phases
   CHECK(predict_pattern(*g)["src"].size() == 32);  // echoed
   struct Row {
     std::string line;

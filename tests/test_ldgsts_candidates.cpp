@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/json_io.hpp"
+#include "sim/ldgsts.hpp"
 #include "sim/ldgsts_candidates.hpp"
 
 using namespace bankscope;
@@ -144,9 +145,12 @@ TEST_CASE(
     const WarpAccess& a = p->access;
     const lc::Sources& s = p->src;
     WarpAccess ca = a;
-    ca.bypass_l1 =
-        false;  // the Python H0 is R9 (.ca); the model's .cg rule is still the assumed one
+    ca.bypass_l1 = false;  // the Python H0 is the old R9 (.ca, destinations only)
+    // cost() of an access alone uses the contiguous default source, where R9 (H6) is the old rule.
     CHECK(pair(cost(ca)) == want(e["H0_dest_only"]));
+    // R9 as adopted (sim/ldgsts.hpp) with the pattern's sources = the Python twin, both kinds.
+    CHECK(pair(ldgsts_cost(a, s)) == want(e["R9_model"]));
+    CHECK(pair(ldgsts_cost(ca, s)) == want(e["H6_ca_serial"]));
     CHECK(pair(lc::per_source_line(a, s)) == want(e["H1_per_line"]));
     CHECK(pair(lc::line_shift(a, s)) == want(e["H3_line_shift"]));
     CHECK(pair(lc::bandwidth(a, s)) == want(e["H4_bandwidth"]));

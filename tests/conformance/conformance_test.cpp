@@ -7,7 +7,7 @@
 // device.
 //
 //   conformance_test --measured FILE [--suite patterns.jsonl] [--open ID_PREFIX]
-//                                                                compare; exit 77 if FILE is missing
+//                    [--open-list FILE]                          compare; exit 77 if FILE is missing
 //   conformance_test --selftest DIR                              check the checker on testdata/
 //
 // A missing measurement file is SKIPPED (exit 77, ctest SKIP_RETURN_CODE), never passed: the
@@ -180,6 +180,7 @@ std::string g_measured_path;
 std::string g_suite_path;
 std::string g_selftest_dir;
 std::string g_open_prefix;
+std::string g_open_list_path;
 
 std::string read_or_fail(const std::string& path) {
   auto t = bankscope::read_text_file(path);
@@ -200,14 +201,42 @@ TEST_CASE("every measured pattern matches the model on both metrics") {
   // --open PREFIX: lines whose id starts with PREFIX have no fitted rule yet (sim/RULES.md says
   // which); they are listed and counted as differing, never as matching, and every other line
   // must match.
+  // --open-list FILE: the exact ids the adopted rule is known to miss (one per line, '#' starts a
+  // comment); a listed id that now matches, or is not measured, fails too, so the list cannot go
+  // stale and hide what a rule change fixed or broke.
+  std::set<std::string> open_ids;
+  if (!g_open_list_path.empty()) {
+    std::istringstream in(read_or_fail(g_open_list_path));
+    std::string line;
+    while (std::getline(in, line)) {
+      const std::string body = line.substr(0, line.find('#'));
+      std::istringstream words(body);
+      std::string id;
+      if (words >> id) open_ids.insert(id);
+    }
+  }
   size_t open = 0;
+  std::set<std::string> differing;
   for (const Mismatch& m : c.mismatches) {
-    if (!g_open_prefix.empty() && m.id.rfind(g_open_prefix, 0) == 0) ++open;
+    differing.insert(m.id);
+    if ((!g_open_prefix.empty() && m.id.rfind(g_open_prefix, 0) == 0) || open_ids.count(m.id))
+      ++open;
   }
   if (open > 0) {
-    std::printf("  %zu of the differing patterns are open (id prefix %s, no rule fitted yet)\n", open,
-                g_open_prefix.c_str());
+    std::printf("  %zu of the differing patterns are open (no rule fitted yet: %s)\n", open,
+                g_open_list_path.empty() ? ("id prefix " + g_open_prefix).c_str()
+                                         : g_open_list_path.c_str());
   }
+  size_t stale = 0;
+  for (const std::string& id : open_ids) {
+    if (differing.count(id) == 0) {
+      std::printf("  listed open in %s but %s: %s\n", g_open_list_path.c_str(),
+                  c.ids.count(id) ? "matches the model" : "not measured", id.c_str());
+      ++stale;
+    }
+  }
+  CHECK_MESSAGE(stale == 0, stale, " id(s) of ", g_open_list_path,
+                " are not open any more (listed above)");
   const size_t closed = c.mismatches.size() - open;
   CHECK_MESSAGE(closed == 0, closed, " of ", c.patterns,
                 " pattern(s) differ from the model (listed above)");
@@ -279,11 +308,13 @@ int main(int argc, char** argv) {
   rest.push_back(argv[0]);
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if ((a == "--measured" || a == "--suite" || a == "--selftest" || a == "--open") && i + 1 < argc) {
-      std::string& dst = a == "--measured" ? g_measured_path
-                         : a == "--suite"  ? g_suite_path
-                         : a == "--open"   ? g_open_prefix
-                                           : g_selftest_dir;
+    if ((a == "--measured" || a == "--suite" || a == "--selftest" || a == "--open" || a == "--open-list") &&
+        i + 1 < argc) {
+      std::string& dst = a == "--measured"    ? g_measured_path
+                         : a == "--suite"     ? g_suite_path
+                         : a == "--open"      ? g_open_prefix
+                         : a == "--open-list" ? g_open_list_path
+                                              : g_selftest_dir;
       dst = argv[++i];
     } else {
       rest.push_back(argv[i]);

@@ -7,7 +7,7 @@
 #
 #   python3 tests/conformance/gen_ldgsts_fresh.py                  # writes ldgsts_fresh.jsonl
 #   python3 tests/conformance/gen_ldgsts_fresh.py --check          # exit 1 if the file differs
-#   python3 tests/conformance/gen_ldgsts_fresh.py --predict --rule-ca H1_per_line --rule-cg H3_line_shift
+#   python3 tests/conformance/gen_ldgsts_fresh.py --predict --rule-ca H6_ca_serial --rule-cg H8_cg_dihedral
 #       # writes ldgsts_fresh_predicted.jsonl: {"id", "wavefronts", "bank_conflicts", "rule"} per line,
 #       # from scripts/ldgsts_rules.py; commit it BEFORE measuring (scripts/h200_ldgsts.sh with
 #       # LDGSTS_BATCH=tests/conformance/ldgsts_fresh.jsonl scores the measurement against it)
@@ -109,8 +109,8 @@ def main():
     ap = argparse.ArgumentParser(description="fresh cp.async batch for predict-then-measure")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--predict", action="store_true", help="write the predictions of the chosen rules")
-    ap.add_argument("--rule-ca", default="H1_per_line", help=".ca rule (scripts/ldgsts_rules.py HYPOTHESES)")
-    ap.add_argument("--rule-cg", default="H3_line_shift", help=".cg rule")
+    ap.add_argument("--rule-ca", default="H6_ca_serial", help=".ca rule (scripts/ldgsts_rules.py HYPOTHESES)")
+    ap.add_argument("--rule-cg", default="H8_cg_dihedral", help=".cg rule")
     ap.add_argument("--out", default=OUT_FILE)
     ap.add_argument("--pred-out", default=PRED_FILE)
     a = ap.parse_args()

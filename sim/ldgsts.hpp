@@ -1,0 +1,166 @@
+// ldgsts.hpp: R9, the shared-memory side of cp.async (LDGSTS) as Nsight Compute counts it
+// (`smsp__sass_l1tex_data_{pipe_lsu_wavefronts,bank_conflicts_pipe_lsu}_mem_shared_op_ldgsts`), as
+// a function of the shared destinations AND the per-lane global sources (sim/RULES.md R9; fitted on
+// the H200 probe assets/results/h200/2026-12-01g/ldgsts/, scripts/ldgsts_rules.py H6/H8 hold the
+// same rules in Python: H6_ca_serial, H8_cg_dihedral). Measured, not documented: NVIDIA documents
+// neither.
+//
+//   .ca (H6): each lane's data is read from the L1's data banks (source bank = source / 4 mod 32)
+//   and written to the destination banks. Phases as a store of the width (R3: warp, half-warps,
+//   quarter-warps). Within a phase, in lane order, a lane's slot = max(number of earlier lanes of
+//   the phase sharing a source bank or a destination bank with it, 1 + the latest slot among those
+//   lanes); the phase costs its last slot + 1. Conflicts = wavefronts - active phases.
+//   With contiguous sources (the old single-row patterns) this is R8's store rule without CAS.
+//   .cg (H8): lanes repeating an earlier active lane's destination are dropped. A kept lane is a
+//   16-byte piece (source piece p = source % 128 / 16 in sector p / 2; destination piece q in chunk
+//   q / 2; halves swapped = (p ^ q) & 1; its source sector's fill among kept lanes: both halves,
+//   lower only, upper only). One wavefront moves, from one source line into one destination row,
+//   pieces of one fill and one swap setting whose sectors reach their chunks by ONE symmetry of
+//   the four sectors (a rotation s -> s + r or a reflection s -> r - s, mod 4). Each (line, row)
+//   costs the fewest such wavefronts that cover its pieces; no conflicts.
+// Known misses (listed with numbers in tests/conformance/ldgsts_src_v1_open.txt and
+// patterns_v2_open.txt): .ca lines whose random sources AND destinations both conflict (off by
+// 1-2); .cg lines with two lanes per source piece, a 16-byte shifted row, an 80-byte stride, random
+// ones.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "bank_model.hpp"
+#include "rules.hpp"
+
+namespace bankscope {
+
+using LdgstsSources = std::array<uint32_t, kWarpSize>;  // lane -> global source byte offset
+
+// The harness's source when a pattern gives none: lane * width (one contiguous row).
+inline LdgstsSources ldgsts_default_sources(const WarpAccess& a) {
+  LdgstsSources s{};
+  for (int l = 0; l < kWarpSize; ++l) s[size_t(l)] = uint32_t(l) * uint32_t(a.width);
+  return s;
+}
+
+namespace ldgsts_detail {
+
+inline constexpr uint32_t kLineBytes = 128;   // documented: an L1/L2 cache line
+inline constexpr uint32_t kSectorBytes = 32;  // documented: a sector
+inline constexpr int kBanks = 32;             // default geometry only (cost() checks)
+
+// Bit mask of the 4-byte banks a `width`-byte lane at byte `addr` touches (width-aligned).
+inline uint32_t bank_bits(uint32_t addr, int width) {
+  uint32_t m = 0;
+  for (int k = 0; k < std::max(1, width / 4); ++k) m |= 1u << ((addr / 4 + uint32_t(k)) % kBanks);
+  return m;
+}
+
+inline AccessCost cost_ca(const WarpAccess& a, const LdgstsSources& src) {
+  uint32_t phase_mask[kWarpSize];
+  const int n = rules::phases(a, BankConfig{}, phase_mask);
+  AccessCost c;
+  for (int p = 0; p < n; ++p) {
+    int lanes[kWarpSize];
+    int k = 0;
+    for (int l = 0; l < kWarpSize; ++l) {
+      if ((phase_mask[p] >> l) & 1u) lanes[k++] = l;
+    }
+    std::array<int, kWarpSize> slot{};
+    int last = 0;
+    for (int i = 0; i < k; ++i) {
+      const int l = lanes[i];
+      const uint32_t sb = bank_bits(src[size_t(l)], a.width);
+      const uint32_t db = bank_bits(a.addr[size_t(l)], a.width);
+      int count = 0, after = 0;
+      for (int j = 0; j < i; ++j) {
+        const int m = lanes[j];
+        if ((sb & bank_bits(src[size_t(m)], a.width)) ||
+            (db & bank_bits(a.addr[size_t(m)], a.width))) {
+          ++count;
+          after = std::max(after, slot[size_t(m)] + 1);
+        }
+      }
+      slot[size_t(l)] = std::max(count, after);
+      last = std::max(last, slot[size_t(l)]);
+    }
+    c.wavefronts += last + 1;
+    c.n_way = std::max(c.n_way, last + 1);
+  }
+  c.ideal_wavefronts = n;
+  return c;
+}
+
+// The dihedral group of a line's four 32-byte sectors: s -> s + r and s -> r - s (mod 4).
+inline int d4(int g, int s) {
+  return g < 4 ? (s + g) % 4 : ((g - 4) - s + 8) % 4;
+}
+
+inline AccessCost cost_cg(const WarpAccess& a, const LdgstsSources& src) {
+  const uint32_t active = rules::active_lanes(a);
+  // Kept lanes: a lane repeating an earlier active lane's destination is dropped.
+  std::set<uint32_t> seen;
+  std::array<int, kWarpSize> kept{};
+  int nk = 0;
+  for (int l = 0; l < kWarpSize; ++l) {
+    if (((active >> l) & 1u) && seen.insert(a.addr[size_t(l)]).second) kept[size_t(nk++)] = l;
+  }
+  // Fill of each source sector among the kept lanes: bit 0 lower half read, bit 1 upper half read.
+  std::map<uint32_t, int> fill;
+  for (int i = 0; i < nk; ++i) {
+    const uint32_t s = src[size_t(kept[size_t(i)])];
+    fill[s / kSectorBytes] |= 1 << ((s / 16) % 2);
+  }
+  // Pieces per (source line, destination row): (source piece, destination piece, fill kind).
+  std::map<std::pair<uint32_t, uint32_t>, std::set<std::tuple<int, int, int>>> groups;
+  for (int i = 0; i < nk; ++i) {
+    const int l = kept[size_t(i)];
+    const uint32_t s = src[size_t(l)], d = a.addr[size_t(l)];
+    const int f = fill[s / kSectorBytes];
+    const int kind = f == 3 ? 2 : f == 1 ? 0 : 1;
+    groups[{s / kLineBytes, d / kLineBytes}].insert(
+        {int((s % kLineBytes) / 16), int((d % kLineBytes) / 16), kind});
+  }
+  AccessCost c;
+  for (const auto& [key, set] : groups) {
+    const std::vector<std::tuple<int, int, int>> pieces(set.begin(), set.end());
+    const int n = int(pieces.size());  // <= 8: distinct destinations in one 128-byte row
+    std::vector<uint32_t> passes;
+    for (int xh = 0; xh < 2; ++xh) {
+      for (int g = 0; g < 8; ++g) {
+        for (int kind = 0; kind < 3; ++kind) {
+          uint32_t m = 0;
+          for (int i = 0; i < n; ++i) {
+            const auto [p, q, k] = pieces[size_t(i)];
+            if (k == kind && ((p ^ q) & 1) == xh && d4(g, p / 2) == q / 2) m |= 1u << i;
+          }
+          if (m) passes.push_back(m);
+        }
+      }
+    }
+    // Fewest passes covering every piece: shortest path over subsets.
+    std::vector<int> best(size_t(1) << n, n + 1);
+    best[0] = 0;
+    for (uint32_t m = 0; m < (1u << n); ++m) {
+      if (best[m] > n) continue;
+      for (uint32_t ps : passes) best[m | ps] = std::min(best[m | ps], best[m] + 1);
+    }
+    c.wavefronts += best[(size_t(1) << n) - 1];
+  }
+  c.ideal_wavefronts = c.wavefronts;
+  c.n_way = c.wavefronts > 0 ? 1 : 0;
+  return c;
+}
+
+}  // namespace ldgsts_detail
+
+// R9 for a validated ldgsts access of the default bank geometry and its sources.
+inline AccessCost ldgsts_cost(const WarpAccess& a, const LdgstsSources& src) {
+  return a.bypass_l1 ? ldgsts_detail::cost_cg(a, src) : ldgsts_detail::cost_ca(a, src);
+}
+
+}  // namespace bankscope
