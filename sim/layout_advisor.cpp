@@ -205,8 +205,12 @@ Result<AdvisorResult> advise_layout(const Scenario& s, int array, const AdvisorO
     c.pad = l.row_stride - cols;
     c.extra_bytes = sc->arrays[static_cast<size_t>(array)].bytes() - logical_bytes;
     bool sat = false;
-    c.wavefronts = sat_add(lt->ld.wavefronts, lt->st.wavefronts, &sat);
-    c.conflicts = sat_add(lt->ld.conflicts, lt->st.conflicts, &sat);
+    // Every kind's wavefronts (ld, st, ldmatrix, stmatrix, atomics): the bank cycles the kernel
+    // spends, whatever instruction spends them.
+    for (Op op : kAllOps) {
+      c.wavefronts = sat_add(c.wavefronts, lt->of(op).wavefronts, &sat);
+      c.conflicts = sat_add(c.conflicts, lt->of(op).conflicts, &sat);
+    }
     for (size_t i = 0; i < lt->per_access.size(); ++i) {
       if (lt->per_access[i].conflicts > c.worst_conflicts) {
         c.worst_conflicts = lt->per_access[i].conflicts;
@@ -217,7 +221,8 @@ Result<AdvisorResult> advise_layout(const Scenario& s, int array, const AdvisorO
     // The compiled layout: a TMA mode's Swizzle is filled in there, for the text.
     c.text = layout_text(sc->arrays[static_cast<size_t>(array)].layout, cols);
     *out = c;
-    res.ideal = sat_add(lt->ld.ideal, lt->st.ideal, &sat);  // the same for every layout
+    res.ideal = 0;  // the same for every layout
+    for (Op op : kAllOps) res.ideal = sat_add(res.ideal, lt->of(op).ideal, &sat);
     return true;
   };
 

@@ -47,8 +47,8 @@ struct LayoutCandidate {
   PhysicalLayout layout;     // row_stride explicit (cols + pad)
   int pad = 0;               // elements added to each row
   uint64_t extra_bytes = 0;  // the array's bytes minus rows * cols * element size
-  uint64_t wavefronts = 0;   // per launch, ld + st, every access of the kernel
-  uint64_t conflicts = 0;    // wavefronts - ideal, ld + st
+  uint64_t wavefronts = 0;   // per launch, every access of the kernel, every kind (ld, st, ldsm, stsm, atom)
+  uint64_t conflicts = 0;    // wavefronts - ideal, every kind
   int worst_access = -1;     // the statement with the most conflicts per launch; -1 = none
   uint64_t worst_conflicts = 0;
   int parts = 0;            // how many of padding, XOR, swizzle it uses (0 = as declared, unpadded)

@@ -250,6 +250,7 @@ TEST_CASE("advisor: an array TMA writes gets only TMA modes, ranked by wavefront
   CHECK(j["arrays"][0]["tma_swizzle"] == "128B");
   CHECK_FALSE(j["arrays"][0].contains("swizzle"));
   CHECK_FALSE(j["arrays"][0].contains("row_stride"));
+}
 
 TEST_CASE("every ranked candidate costs what running the kernel in that layout costs") {
   // The advisor costs candidates from one logical profile of the launch (launch_profile()); the
@@ -328,4 +329,24 @@ TEST_CASE(
       CHECK(fast->ranked[i].worst_access == slow->ranked[i].worst_access);
     }
   }
+}
+
+TEST_CASE("advisor: an ldmatrix kernel is ranked by its ldmatrix wavefronts too (every kind counts)") {
+  // ldmatrix_64x64_half.json: 8 blocks x 4 warps x 4 k steps = 128 ldmatrix.x4 per launch. Rows
+  // of 128 bytes: a matrix's 8 rows start in one 16-byte bank group, 8 wavefronts a matrix, 32 an
+  // instruction: 4,096 per launch; the ideal is 4 an instruction: 512. A layout that spreads the 8
+  // rows of a matrix over 8 bank groups (128-byte swizzle, or padding by 8 halves) costs 512.
+  auto spec = load_scenario_file(std::string(BANKSCOPE_SOURCE_DIR) + "/assets/scenarios/ldmatrix_64x64_half.json");
+  REQUIRE(spec.ok());
+  auto s = compile(*spec);
+  REQUIRE(s.ok());
+  auto r = advise_layout(*s, 0);
+  REQUIRE_MESSAGE(r.ok(), r.error().message);
+  CHECK(r->current.wavefronts == 4096);
+  CHECK(r->current.conflicts == 3584);
+  CHECK(r->ideal == 512);
+  REQUIRE_FALSE(r->ranked.empty());
+  CHECK(r->ranked[0].wavefronts == 512);
+  CHECK(r->ranked[0].conflicts == 0);
+  CHECK(r->ranked[0].extra_bytes == 0);  // a swizzle, not padding, wins the tie on bytes
 }
