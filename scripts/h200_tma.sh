@@ -7,13 +7,15 @@
 # Steps: build bankscope-tma-probe (sm_90) -> its SASS (one UTMALDG.2D per kernel; the reads kernel
 # holds exactly one LDS.128 and one LDSM.16.M88.4) -> the aligned cases (every mode NONE/32B/64B/128B
 # x element sizes 1, 2, 4, 8, 16 x box shapes, each byte's landing place against the model's
-# tma_swizzle layout) -> the misaligned cases (box 128/256/512 bytes past a repeat boundary: does
-# the pattern follow the address or the offset?) -> ncu on the reads kernel (a 64x64 half tile by
+# tma_swizzle layout) -> the misaligned cases (box 128/256/512 bytes past a repeat boundary: the
+# pattern of the address, as measured on 2026-12-01f) -> ncu on the reads kernel (a 64x64 half tile by
 # TMA, none and 128B, one warp: one LDS.128 column and one ldmatrix.x4) beside the model's
-# prediction. About 1 minute. Files in $OUT:
+# prediction. About 1 minute. Expected since the model follows the 2026-12-01f run (rows narrower
+# than the span padded to it; the pattern on the shared address): both totals end ", all cases
+# equal" (aligned 330 of 330, misaligned 12 of 12), exit 0. Files in $OUT:
 #   tma_log.txt               this script's output
 #   tma_aligned.txt           one line per case ("case ...: equal" or the first difference) + total
-#   tma_misaligned.txt        the same for the misaligned cases (which formula holds)
+#   tma_misaligned.txt        the same for the misaligned cases
 #   tma_reads_predicted.txt   the model's wavefronts for the two reads of each launch
 #   tma_reads_ncu.csv         ncu's instruction-level counters of those launches
 #   tma_sass.txt              the probe's shared-memory and TMA instructions
@@ -45,16 +47,15 @@ cat "$OUT/tma_sass.txt"
 
 step "aligned cases: every mode x element size x box, against the model"
 timeout 180 "$BIN" --cases aligned > "$OUT/tma_aligned.txt"
-echo "aligned exit: $? (0 = every case the model takes is equal to it)"
-# Differences first (the cases the model takes), then the refused cases that surprise (not the
-# address formula); refused cases that follow it are expected and only counted.
-grep -v ': equal$' "$OUT/tma_aligned.txt" | grep -v '^total' | grep -v ': refused; ' | head -n 20
-grep ': refused; ' "$OUT/tma_aligned.txt" | grep -v '(address bits)' | head -n 10
+echo "aligned exit: $? (0 = all cases equal)"
+# Anything but "equal": a difference (and the rival hypothesis that explains it, if one does), a
+# case the model refuses, a case skipped for the window.
+grep -v ': equal$' "$OUT/tma_aligned.txt" | grep -v '^total' | head -n 20
 
-step "misaligned cases: address bits or offset?"
+step "misaligned cases: the pattern of the shared address"
 # Separate process: a fault here (if the copy engine refuses the placement) cannot lose the above.
 timeout 60 "$BIN" --cases misaligned > "$OUT/tma_misaligned.txt"
-echo "misaligned exit: $?"
+echo "misaligned exit: $? (0 = all cases equal)"
 cat "$OUT/tma_misaligned.txt"
 
 step "reads of a TMA-filled 64x64 half tile: the model's prediction and ncu"
@@ -72,5 +73,5 @@ grep -E 'tma_probe_reads' "$OUT/tma_reads_ncu.csv" | awk -F'","' '{print $1 " | 
 step "summary"
 echo "aligned: $(tail -n 1 "$OUT/tma_aligned.txt")"
 echo "misaligned: $(tail -n 1 "$OUT/tma_misaligned.txt")"
-grep -h 'refused; [nNt][eoh]' "$OUT/tma_aligned.txt" "$OUT/tma_misaligned.txt" | grep -v 'address bits' | head -n 5
+echo "expected: both end ', all cases equal'"
 grep '^predict' "$OUT/tma_reads_predicted.txt"

@@ -86,16 +86,24 @@ static_assert(Swizzle{5, 0, 5}.apply(3 * 32 + 1) == 3 * 32 + (1 ^ 3), "Swizzle<5
 //
 // tma_span names a layout the TMA writes (0 = none, 32/64/128 = CU_TENSOR_MAP_SWIZZLE_<span>B): it
 // is carried for checks and names only; make_shared_array() sets `swizzle` to the equivalent
-// Swizzle<B,4-log2(elem),3> (see tma_swizzle_on_elements), so offset() needs no other case.
+// Swizzle<B,4-log2(elem),3> (see tma_swizzle_on_elements), row_stride to the span for rows
+// narrower than it, and swizzle_phase to where the array starts within the pattern's repeat, so
+// offset() needs no other case.
+//
+// swizzle_phase (elements, 0 unless set for a TMA array): the swizzle acts on the shared address,
+// not on the offset inside the array (measured on the H200, 2026-12-01f), so it is applied to
+// phase + offset, and the phase taken off again. The phase is a multiple of 128 bytes, below
+// which the swizzle never reaches, so the result stays in the same 128-byte line.
 struct PhysicalLayout {
   int row_stride = 0;  // elements between the starts of consecutive rows
   int xor_mask = 0;    // col ^= (row & xor_mask); 0 = none
   Swizzle swizzle{};
   int tma_span = 0;    // 0, 32, 64 or 128: written by TMA with that swizzle mode
+  int swizzle_phase = 0;  // elements: (array base % pattern repeat) / element size
 
   BANKSCOPE_HD constexpr int64_t offset(int64_t row, int64_t col) const {
     const int64_t c = col ^ (row & static_cast<int64_t>(xor_mask));
-    return swizzle.apply(row * row_stride + c);
+    return swizzle.apply(row * row_stride + c + swizzle_phase) - swizzle_phase;
   }
 };
 
@@ -115,10 +123,17 @@ struct PhysicalLayout {
 //
 // i.e. CuTe's Swizzle<B,4,3> on bytes: the B chunk bits above bit 4 are XORed with the B bits from
 // bit 7 up. Within one span-wide row the 16-byte chunks are permuted; 16-byte units stay whole. The
-// pattern repeats every 2^(7+B) bytes (256/512/1024), so it depends on the address, not the offset
-// inside the box: a box that starts off a repeat boundary sees a shifted pattern (the model asks
-// for the base aligned to the repeat). Status: documented; H200 probe pending (kernels/tma_probe.cu,
-// scripts/h200_tma.sh).
+// pattern repeats every 2^(7+B) bytes (256/512/1024).
+//
+// Measured on the H200 (2026-12-01f, kernels/tma_probe.cu, assets/results/h200/2026-12-01f/tma/):
+// - the pattern follows the shared ADDRESS bits, not the offset inside the box: all 12 boxes placed
+//   128/256/512 bytes past a repeat boundary matched the formula on the address;
+// - a box whose rows are narrower than the span gets each row padded to the span (row r starts at
+//   r * span; the rest of the span is not written), then the formula: each of the 73 narrow-row
+//   boxes the old (dense) model took matched that byte for byte; the 18 it refused (48-byte rows)
+//   differ from the dense formula where and by as many bytes as padding predicts.
+// The destination must be 128-byte aligned (documented: CUDA C++ Programming Guide, TMA swizzle
+// table, cited not quoted; 128, 256 and 512 past a repeat ran on the H200).
 inline constexpr int kTmaSwizzleModes = 4;  // NONE, 32B, 64B, 128B (CUtensorMapSwizzle 0..3)
 
 // 0 (none), 32, 64, 128 -> 0, 1, 2, 3 (the CUtensorMapSwizzle value and the B of Swizzle<B,4,3>);
@@ -139,7 +154,8 @@ BANKSCOPE_HD constexpr uint32_t tma_swizzle_byte(uint32_t addr, int mode) {
 
 // The same permutation on element offsets of an element of `elem_bytes` (1, 2, 4, 8 or 16 bytes,
 // 2^k): byte = element << k, so Swizzle<B,4,3> on bytes is Swizzle<B,4-k,3> on elements, exact for
-// every element size up to the 16-byte unit. Valid when the array starts on a repeat boundary.
+// every element size up to the 16-byte unit. From a base off a repeat boundary, apply it to the
+// offset plus the phase (PhysicalLayout::swizzle_phase).
 BANKSCOPE_HD constexpr Swizzle tma_swizzle_on_elements(int mode, int elem_bytes) {
   int k = 0;
   while ((1 << k) < elem_bytes) ++k;
@@ -151,6 +167,8 @@ static_assert(tma_swizzle_byte(5 * 32 + 16, 1) == 5 * 32 + 0, "32B: row 5 (bit 7
 static_assert(tma_swizzle_on_elements(3, 4).apply(9 * 32 + 4) == 9 * 32 + ((1 ^ 1) << 2),
               "128B on floats is fast_tma's Swizzle<3,2,3>");
 
+// 128B on floats from byte 128 of a repeat (phase 32 floats): row 0, chunk 0 is on line 1 -> chunk 1.
+static_assert(PhysicalLayout{32, 0, Swizzle{3, 2, 3}, 128, 32}.offset(0, 0) == 4, "phase: the address's line");
 static_assert(PhysicalLayout{33}.offset(1, 0) == 33, "padding: row 1 starts one word later");
 static_assert(PhysicalLayout{32, 31}.offset(5, 0) == 5 * 32 + 5, "xor: column 0 of row 5 lands at 5");
 

@@ -124,32 +124,37 @@ std::string SharedArray::declaration() const {
 
 namespace {
 
-// A TMA-written box: the copy engine writes the box densely (row r at r * cols elements) and
-// swizzles the shared-memory address with the documented Swizzle<B,4,3> on bytes; the layout is
-// that and nothing else. Sets layout.swizzle to the equivalent swizzle on element offsets.
+// A TMA-written box. Measured on the H200 (2026-12-01f): the copy engine places row r at r * span
+// bytes when rows are narrower than the span (the rest of the span is not written), and applies
+// the documented Swizzle<B,4,3> to the shared ADDRESS, so a box off a repeat boundary sees the
+// pattern of the address it lands on. The layout is that and nothing else: sets row_stride (the
+// span, in elements, or the row), the equivalent swizzle on element offsets and its phase.
 std::optional<Error> check_tma_layout(ElementType type, const TileShape& shape, PhysicalLayout& layout, uint32_t base) {
   const int span = layout.tma_span;
   const int mode = tma_swizzle_mode(span);
   const std::string name = "CU_TENSOR_MAP_SWIZZLE_" + std::to_string(span) + "B";
   if (mode <= 0) return Error{"tma_swizzle: " + std::to_string(span) + " is not a TMA swizzle span (32B, 64B or 128B)"};
-  const int64_t row_bytes = int64_t(shape.cols) * element_size(type);
+  const int elem = element_size(type);
+  const int64_t row_bytes = int64_t(shape.cols) * elem;
   // Documented (cuTensorMapEncodeTiled): the box's inner dimension in bytes is at most the span
   // and a multiple of 16.
   if (row_bytes > span) {
     return Error{"tma_swizzle: rows of " + std::to_string(row_bytes) + " bytes are wider than the " +
                  std::to_string(span) + "-byte span of " + name +
                  " (a box's inner dimension is at most the span: split the tile into boxes of " +
-                 std::to_string(span / element_size(type)) + " columns)"};
+                 std::to_string(span / elem) + " columns)"};
   }
   if (row_bytes % 16 != 0) {
     return Error{"tma_swizzle: rows of " + std::to_string(row_bytes) +
                  " bytes are not a multiple of 16 bytes (a TMA box's inner dimension must be)"};
   }
-  if (layout.row_stride != 0 && layout.row_stride != shape.cols) {
-    return Error{"tma_swizzle: the copy engine writes rows densely; row_stride " + std::to_string(layout.row_stride) +
-                 " != " + std::to_string(shape.cols) + " columns cannot be combined with it"};
+  const int stride = span / elem;  // rows narrower than the span are padded to it (measured)
+  if (layout.row_stride != 0 && layout.row_stride != shape.cols && layout.row_stride != stride) {
+    return Error{"tma_swizzle: the copy engine places rows " + std::to_string(span) + " bytes apart (" +
+                 std::to_string(stride) + " " + element_name(type) + "s); row_stride " +
+                 std::to_string(layout.row_stride) + " cannot be combined with it"};
   }
-  const Swizzle sw = tma_swizzle_on_elements(mode, element_size(type));
+  const Swizzle sw = tma_swizzle_on_elements(mode, elem);
   if (layout.xor_mask != 0 ||
       (!layout.swizzle.is_identity() &&
        (layout.swizzle.bits != sw.bits || layout.swizzle.base != sw.base || layout.swizzle.shift != sw.shift))) {
@@ -157,15 +162,17 @@ std::optional<Error> check_tma_layout(ElementType type, const TileShape& shape, 
                  std::to_string(sw.bits) + "," + std::to_string(sw.base) + "," + std::to_string(sw.shift) +
                  "> on " + element_name(type) + " offsets)"};
   }
-  // The pattern follows address bits 4..(6+B): it is the offset's pattern only from a repeat boundary.
-  const uint32_t repeat = static_cast<uint32_t>(tma_repeat_bytes(mode));
-  if (base % repeat != 0) {
-    return Error{"tma_swizzle: the array starts at byte " + std::to_string(base) + ", not a multiple of " +
-                 std::to_string(repeat) + " (" + name + " repeats every " + std::to_string(repeat) +
-                 " bytes of the shared address; align the box to it)"};
+  // Documented (CUDA C++ Programming Guide, TMA swizzle table; PTX ISA: cited, not read here): a
+  // tensor copy's shared destination is 128-byte aligned; a less aligned one is not measured. From
+  // any 128-byte-aligned base the pattern is that of the address (measured: 128, 256 and 512 bytes
+  // past a repeat on the H200).
+  if (base % 128 != 0) {
+    return Error{"tma_swizzle: the array starts at byte " + std::to_string(base) +
+                 ", not a multiple of 128 (a TMA box's shared-memory destination must be 128-byte aligned)"};
   }
-  layout.row_stride = shape.cols;
+  layout.row_stride = stride;
   layout.swizzle = sw;
+  layout.swizzle_phase = static_cast<int>(base % static_cast<uint32_t>(tma_repeat_bytes(mode))) / elem;
   return std::nullopt;
 }
 
@@ -227,15 +234,6 @@ Result<SharedArray> make_shared_array(const std::string& name, ElementType type,
     for (int r = 0; r < shape.rows; ++r) {
       for (int c = 0; c < shape.cols; ++c) {
         const int64_t off = layout.offset(r, c);
-        if ((off < 0 || off >= slots) && layout.tma_span != 0) {
-          // The documented swizzle permutes whole span-wide blocks of the address; a box that ends
-          // inside one would send this element past its end. What the copy engine does then is
-          // not documented: the model refuses the box rather than guess.
-          return Error{"tma_swizzle: element [" + std::to_string(r) + "][" + std::to_string(c) +
-                       "] would land past the end of the box (" + std::to_string(slots * element_size(type)) +
-                       " bytes, not a multiple of the " + std::to_string(layout.tma_span) +
-                       "-byte span); give a whole number of spans"};
-        }
         if (off < 0 || off >= slots) {
           return Error{"layout: element [" + std::to_string(r) + "][" + std::to_string(c) +
                        "] maps to offset " + std::to_string(off) + ", outside the array (" +

@@ -79,7 +79,9 @@ std::string tma_swizzle_name(int span_bytes);
 // Checks a layout against its shape: stride >= cols, xor mask and swizzle keep every element
 // inside the array, total size within the per-block limit, base a multiple of the element size.
 // A TMA layout (layout.tma_span != 0): rows at most the span and a multiple of 16 bytes, no
-// padding, xor or other swizzle, base a multiple of the pattern's repeat; its swizzle is set.
+// padding, xor or other swizzle of its own, base a multiple of 128 bytes; its row stride is set
+// to the span (rows narrower than it are padded, measured), its swizzle and the swizzle's phase
+// (the base within the pattern's repeat: the swizzle follows the address, measured).
 Result<SharedArray> make_shared_array(const std::string& name, ElementType type, TileShape shape,
                                       PhysicalLayout layout, uint32_t base = 0);
 

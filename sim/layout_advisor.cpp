@@ -122,7 +122,10 @@ std::string layout_text(const PhysicalLayout& l, int cols) {
     t = "tma_swizzle " + tma_swizzle_name(l.tma_span);
     if (!l.swizzle.is_identity()) {
       t += " (= Swizzle<" + std::to_string(l.swizzle.bits) + "," + std::to_string(l.swizzle.base) + "," +
-           std::to_string(l.swizzle.shift) + ">)";
+           std::to_string(l.swizzle.shift) + ">";
+      // Rows narrower than the span: the copy engine pads them to it (measured).
+      if (l.row_stride != cols && l.row_stride != 0) t += ", stride " + std::to_string(l.row_stride);
+      t += ")";
     }
     return t;
   }
@@ -256,7 +259,8 @@ Result<AdvisorResult> advise_layout(const Scenario& s, int array, const AdvisorO
     if (row_bytes > span || row_bytes % 16 != 0) continue;
     PhysicalLayout l{cols};
     l.tma_span = span;
-    l.swizzle = tma_swizzle_on_elements(tma_swizzle_mode(span), elem);  // its placement, for the dedup
+    // Its placement, for the dedup: rows padded to the span, the swizzle and its phase at this base.
+    if (auto placed = make_shared_array(arr.name, arr.type, arr.shape, l, arr.base)) l = placed->layout;
     tma_cands.push_back(l);
   }
   const bool tma_only = cur.tma_span != 0;

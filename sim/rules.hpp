@@ -37,10 +37,11 @@
 //   [measured] R9  cp.async .ca (LDGSTS) shared side: as R8 without the CAS doubling. H200: 71 of
 //         71. .cg: OPEN, no rule fits its 25 measured patterns yet (RULES.md); the store rule with
 //         R2's sharing stays in place and is known to be wrong there.
-//   [documented, H200 probe pending] R10 where TMA puts a tile (issue 11; a layout rule, applied by
+//   [documented; measured in part] R10 where TMA puts a tile (issue 11; a layout rule, applied by
 //         make_shared_array, not a bank rule): CU_TENSOR_MAP_SWIZZLE_32B/64B/128B = Swizzle<B,4,3>
-//         on the shared byte address (B = 1, 2, 3), the box written densely. bank_math.hpp,
-//         sim/RULES.md; kernels/tma_probe.cu measures it.
+//         on the shared byte address (B = 1, 2, 3; documented); rows narrower than the span padded
+//         to it, and the pattern on the address bits, not the offset in the box (measured on the
+//         H200, 2026-12-01f). bank_math.hpp, sim/RULES.md; kernels/tma_probe.cu measures it.
 #pragma once
 
 #include <cstdint>

@@ -217,12 +217,14 @@ TEST_CASE("advisor: TMA 128B makes 16-byte column reads of a [32][64] half tile 
 
 TEST_CASE("advisor: an array TMA writes gets only TMA modes, ranked by wavefronts") {
   // [128][16] half, rows of 32 bytes, written with SWIZZLE_32B; lane l reads row 4 l, chunk k
-  // (k = 0, 1): byte 128 l + 16 k, so a quarter-warp's 8 lanes differ only in address bits 7..9
-  // (l % 8) and share bits 4..6 (k, 0, 0), which pick the 16-byte bank group:
-  //   none  one group, 8-way: 32 per read, 2 reads: 64
-  //   32B   bit 4 ^= bit 7: 2 groups, 4-way: 16 per read, 32 (current)
-  //   64B   bits 4,5 ^= bits 7,8: 4 groups, 2-way: 8 per read, 16
-  //   128B  bits 4..6 ^= bits 7..9: 8 groups, conflict-free: 4 per read, 8
+  // (k = 0, 1). A wider mode pads each 32-byte row to its span (measured on the H200, 2026-12-01f),
+  // so row 4 l starts at 4 l x span. A quarter-warp's 8 lanes (l % 8) then share bits 4..6 but for
+  // what the swizzle XORs in, and those pick the 16-byte bank group:
+  //   none  byte 128 l + 16 k: one group, 8-way: 32 per read, 2 reads: 64
+  //   32B   byte 128 l + 16 k, bit 4 ^= bit 7 (l & 1): 2 groups, 4-way: 16 per read, 32 (current)
+  //   64B   byte 256 l + 16 k, bits 4,5 ^= bits 7,8 (0, l & 1): 2 groups, 4-way: 32, 4096 bytes more
+  //   128B  byte 512 l + 16 k, bits 4..6 ^= bits 7..9 (0, 0, l & 1): 2 groups, 4-way: 32, 12288 more
+  // (Under the old dense-row assumption 128B was conflict-free here, 8: the padding takes that away.)
   // Padding, XOR and generic swizzles are not offered: the copy engine writes none of them.
   const std::string text = R"({"name": "strided chunks", "n": 32, "block": [32, 1], "grid": [1, 1],
     "arrays": [{"name": "tile", "type": "half", "dims": [128, 16], "tma_swizzle": "32B"}],
@@ -237,16 +239,18 @@ TEST_CASE("advisor: an array TMA writes gets only TMA modes, ranked by wavefront
   CHECK(r->current.wavefronts == 32);
   CHECK(r->current.text == "tma_swizzle 32B (= Swizzle<1,3,3>)");
   REQUIRE(r->ranked.size() == 4);
-  CHECK(r->ranked[0].text == "tma_swizzle 128B (= Swizzle<3,3,3>)");
-  CHECK(r->ranked[0].wavefronts == 8);
-  CHECK(r->ranked[1].text == "tma_swizzle 64B (= Swizzle<2,3,3>)");
-  CHECK(r->ranked[1].wavefronts == 16);
-  CHECK(r->ranked[2].is_current);
+  CHECK(r->ranked[0].is_current);
+  CHECK(r->ranked[1].text == "tma_swizzle 64B (= Swizzle<2,3,3>, stride 32)");
+  CHECK(r->ranked[1].wavefronts == 32);
+  CHECK(r->ranked[1].extra_bytes == 4096);
+  CHECK(r->ranked[2].text == "tma_swizzle 128B (= Swizzle<3,3,3>, stride 64)");
+  CHECK(r->ranked[2].wavefronts == 32);
+  CHECK(r->ranked[2].extra_bytes == 12288);
   CHECK(r->ranked[3].text == "none");
   CHECK(r->ranked[3].wavefronts == 64);
   CHECK(r->skipped.empty());
-  // --write: the file says tma_swizzle and nothing else about the layout.
-  const nlohmann::ordered_json j = scenario_to_json(with_layout(*spec, 0, r->ranked[0].layout));
+  // --write: the file says tma_swizzle and nothing else about the layout (the padding is implied).
+  const nlohmann::ordered_json j = scenario_to_json(with_layout(*spec, 0, r->ranked[2].layout));
   CHECK(j["arrays"][0]["tma_swizzle"] == "128B");
   CHECK_FALSE(j["arrays"][0].contains("swizzle"));
   CHECK_FALSE(j["arrays"][0].contains("row_stride"));

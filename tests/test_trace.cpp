@@ -200,7 +200,19 @@ TEST_CASE("trace what-if: bad specs are one line") {
         "CU_TENSOR_MAP_SWIZZLE_64B (a box's inner dimension is at most the span: split the tile into boxes of 16 "
         "columns)");
   CHECK(apply_layout_spec(*tile, "tile:stride=33;tma_swizzle=128B").error().message.find(
-            "tma_swizzle: the copy engine writes rows densely") != std::string::npos);
+            "tma_swizzle: the copy engine places rows 128 bytes apart (32 floats); row_stride 33") != std::string::npos);
+  // The copy's shared destination must be 128-byte aligned (documented); off the 1024-byte repeat
+  // the pattern is that of the address (measured): taken, shifted by the array's line.
+  auto at64 = parse_array_spec("tile@64:float[32][32]");
+  REQUIRE(at64.ok());
+  CHECK(apply_layout_spec(*at64, "tile:tma_swizzle=128B").error().message ==
+        "--layout 'tile:tma_swizzle=128B': tma_swizzle: the array starts at byte 64, not a multiple of 128 (a TMA "
+        "box's shared-memory destination must be 128-byte aligned)");
+  auto at128 = parse_array_spec("tile@128:float[32][32]");
+  REQUIRE(at128.ok());
+  auto shifted = apply_layout_spec(*at128, "tile:tma_swizzle=128B");
+  REQUIRE(shifted.ok());
+  CHECK(shifted->byte_address(0, 0) == 128 + 16);  // line 1 of the repeat: chunk 0 ^ 1
 }
 
 TEST_CASE("trace what-if: the seed's tile as if TMA wrote it with SWIZZLE_128B") {

@@ -275,8 +275,9 @@ struct SpecBuilder {
         a.swizzle_base = in.ConsumeIntegralInRange<int>(0, 4);
         a.swizzle_shift = in.ConsumeIntegralInRange<int>(0, 6);
       }
-      // Now and then a TMA-written array (tma_swizzle 32B/64B/128B): valid only with dense rows of
-      // at most the span, a multiple of 16 bytes, nothing else in the layout; else one line.
+      // Now and then a TMA-written array (tma_swizzle 32B/64B/128B): valid only with rows of at
+      // most the span, a multiple of 16 bytes (padded to the span), nothing else in the layout and
+      // a 128-byte-aligned base; else one line.
       if (in.ConsumeIntegralInRange<int>(0, 7) == 0) a.tma_swizzle = 32 << in.ConsumeIntegralInRange<int>(0, 2);
       s.arrays.push_back(a);
     }
