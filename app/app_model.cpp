@@ -892,6 +892,7 @@ std::vector<Preset> find_presets(const std::string& dir) {
     const size_t ra = rank(a.name), rb = rank(b.name);
     return ra != rb ? ra < rb : a.name < b.name;
   });
+  for (Preset& p : out) p.lesson = rank(p.name) < std::size(kLessonPresets);
   return out;
 }
 

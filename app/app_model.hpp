@@ -113,6 +113,7 @@ struct TraceState {
 struct Preset {
   std::string name;  // file stem, e.g. "seed_transpose_32x32"
   std::string path;
+  bool lesson = false;  // one of the lesson's presets (listed first; the others fold away)
 };
 
 struct UiState {

@@ -21,13 +21,13 @@ fi
 nvcc_version=$( (nvcc --version 2>/dev/null || /usr/local/cuda/bin/nvcc --version 2>/dev/null) | grep -m1 release || echo "nvcc: unknown")
 {
   echo "# SASS of bankscope-gpu's transpose kernels (kernels/transpose_kernels.cuh via kernels/kernels.cu,"
-  echo "# and the fast_shift / fast_f4v kernels of kernels/fast_transpose.cuh via kernels/bench.cu)."
+  echo "# and the fast_shift / fast_f4v / fast_sec kernels of kernels/fast_transpose.cuh via kernels/bench.cu)."
   echo "# Made by scripts/sass_dump.sh from $(basename "$bin"): compiled by the project's CMake build,"
   echo "# nvcc -O3 --generate-code=arch=compute_90,code=sm_90 -lineinfo ($nvcc_version);"
   echo "# disassembled by cuobjdump $("$cuobjdump" --version | grep -m1 -o "release.*") (cuobjdump -sass), encoding comments dropped."
   echo "# The H200 runs this code (same compiler and flags). Read by sim/sass.hpp; checked by tests/gpu/test_gpu_host.cpp."
   "$cuobjdump" -sass "$bin" | awk '
-    /Function : / { keep = ($0 ~ /k_transpose_|fast_shift|fast_f4v/) && !($3 in seen); seen[$3] = 1 }
+    /Function : / { keep = ($0 ~ /k_transpose_|fast_shift|fast_f4v|fast_sec/) && !($3 in seen); seen[$3] = 1 }
     /^Fatbin / { keep = 0 }                                  # the next translation unit begins
     keep {
       if ($0 ~ /^[ \t]*\/\* 0x[0-9a-f]+ \*\/[ \t]*$/) next   # encoding-only line

@@ -165,7 +165,7 @@ BANKSCOPE_HD constexpr Swizzle tma_swizzle_on_elements(int mode, int elem_bytes)
 static_assert(tma_swizzle_byte(7 * 128 + 0 * 16, 3) == 7 * 128 + 7 * 16, "128B: row 7, chunk 0 -> chunk 7");
 static_assert(tma_swizzle_byte(5 * 32 + 16, 1) == 5 * 32 + 0, "32B: row 5 (bit 7 set), chunk 1 -> chunk 0");
 static_assert(tma_swizzle_on_elements(3, 4).apply(9 * 32 + 4) == 9 * 32 + ((1 ^ 1) << 2),
-              "128B on floats is fast_tma's Swizzle<3,2,3>");
+              "128B on floats is Swizzle<3,2,3> (the bench's TMA kernel)");
 
 // 128B on floats from byte 128 of a repeat (phase 32 floats): row 0, chunk 0 is on line 1 -> chunk 1.
 static_assert(PhysicalLayout{32, 0, Swizzle{3, 2, 3}, 128, 32}.offset(0, 0) == 4, "phase: the address's line");

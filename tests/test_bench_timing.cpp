@@ -99,7 +99,7 @@ TEST_CASE(
   std::vector<std::string> table;
   for (const BenchKernel& k : bench_kernels()) table.push_back(k.name);
   CHECK(bench_kernel_names() == table);
-  CHECK(table.size() == 37);  // 22 + issue 15's six fast_f4v and nine fast_shift rows
+  CHECK(table.size() == 42);  // 22 + issue 15's six fast_f4v, nine fast_shift and five fast_sec rows
 }
 
 TEST_CASE("every bench kernel with a symbol is in the committed resource-usage file") {
@@ -111,7 +111,7 @@ TEST_CASE("every bench kernel with a symbol is in the committed resource-usage f
     CHECK(find_compiled(usage, k).has_value());
     ++found;
   }
-  CHECK(found == 35);  // 37 rows less cudaMemcpy and cuBLAS
+  CHECK(found == 40);  // 42 rows less cudaMemcpy and cuBLAS
   // Spot values (CUDA 13.0, sm_90), as ptxas -v reported them for the old hand-written table.
   CHECK(find_compiled(usage, kernel("seed_32x32"))->regs_per_thread == 16);
   CHECK(find_compiled(usage, kernel("tiled_32x8_32x33"))->regs_per_thread == 28);

@@ -142,13 +142,29 @@ void draw_controls(const AppModel& model, UiState& state) {
 
   if (ImGui::CollapsingHeader("Scenario", ImGuiTreeNodeFlags_DefaultOpen)) {
     if (ImGui::Button("seed pair 32 | 33")) load_seed_pair(state), state.compare = true;
-    for (size_t i = 0; i < state.presets.size(); ++i) {
+    // The lesson's presets are listed; the other shipped scenarios (real kernels, bench tiles)
+    // fold under one line, closed by default, so the sidebar keeps its height as they grow.
+    auto preset_row = [&](size_t i) {
       char label[96];
       std::snprintf(label, sizeof label, "%s%zu %s", i < 9 ? "" : "  ", i + 1, state.presets[i].name.c_str());
       if (i >= 9) std::snprintf(label, sizeof label, "   %s", state.presets[i].name.c_str());
       if (ImGui::Selectable(label, cfg.source == state.presets[i].path)) {
         Result<bool> r = load_preset(state, static_cast<int>(i));
         set_message(state, r ? "loaded " + state.presets[i].path : r.error().message, !r);
+      }
+    };
+    size_t others = 0;
+    for (size_t i = 0; i < state.presets.size(); ++i) {
+      if (state.presets[i].lesson) preset_row(i);
+      else ++others;
+    }
+    if (others > 0) {
+      char more[64];
+      std::snprintf(more, sizeof more, "more scenarios (%zu)", others);
+      if (ImGui::TreeNode(more)) {
+        for (size_t i = 0; i < state.presets.size(); ++i)
+          if (!state.presets[i].lesson) preset_row(i);
+        ImGui::TreePop();
       }
     }
     ImGui::SetNextItemWidth(-1);
