@@ -112,7 +112,7 @@ def test_corrupt_files(repo, tmp_path):
     (dict(array=TILE, layout="til:stride=33"), ValueError, "--layout 'til:stride=33': no --array named 'til'"),
     (dict(array="tile@0:flot[32][32]", layout="tile:stride=33"), ValueError,
      "--array 'tile@0:flot[32][32]': unknown element type 'flot'"),
-    (dict(array=TILE, layout="tile:strde=33"), ValueError, "--layout 'tile:strde=33': unknown key 'strde' (stride, xor, swizzle)"),
+    (dict(array=TILE, layout="tile:strde=33"), ValueError, "--layout 'tile:strde=33': unknown key 'strde' (stride, xor, swizzle, tma_swizzle)"),
     (dict(array=TILE, layout=[]), ValueError, "--array needs a --layout to try"),
     (dict(array=TILE, layout=33), TypeError, "layout: expected a string or a list of strings, got int"),
 ])
