@@ -86,7 +86,7 @@ bad "ldmatrix with a width" '{"op": "ldmatrix", "num": 4, "width": 16, "target":
 bad "ldmatrix num 3" '{"op": "ldmatrix", "num": 3, "target": "s[lane][0]"}' 'accesses\[0\]\.num: 3 must be 1, 2 or 4'
 bad "unknown atom" '{"op": "atom", "atom": "inc", "target": "s[0][lane]"}' "accesses\[0\]\.atom: 'inc' must be" int
 bad "64-bit atom add" '{"op": "atom", "atom": "add", "target": "s[0][lane]"}' 'accesses\[0\]\.atom: atom add of 8 bytes is not one instruction on sm_90' double
-expect "misaligned row address" 1 '^bankscope-cli: accesses\[0\] \(ldmatrix\.x1 s\[lane\]\[4 \* lane\]\): at thread \(1,0,0\) of block \(0,0,0\): row address byte 136 \(lane 1\) is not 16-byte aligned' -- \
+expect "misaligned row address" 1 '^bankscope-cli: accesses\[0\] \(ldmatrix\.x1 s\[lane\]\[4 \* lane\]\): row address byte 136 \(lane 1\) is not 16-byte aligned' -- \
   bash -c "printf '%s' '{\"name\": \"b\", \"block\": [32], \"grid\": [1], \"arrays\": [{\"name\": \"s\", \"type\": \"half\", \"dims\": [64, 64]}], \"accesses\": [{\"op\": \"ldmatrix\", \"num\": 1, \"target\": \"s[lane][4 * lane]\"}]}' >'$tmp/mis.json' && '$cli' predict '$tmp/mis.json'"
 
 echo "$passed passed, $failed failed"
