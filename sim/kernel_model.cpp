@@ -263,9 +263,22 @@ Result<bool> for_each_instruction(const Scenario& s, const Dim3& block, int warp
       s, block, warp,
       [&](int stmt, const int64_t* values, const LogicalExecution& x) -> Result<bool> {
         const CompiledAccess& a = s.accesses[static_cast<size_t>(stmt)];
+        if (!is_issued(a, x.mask)) {
+          // The warp branches around it: nothing is executed, so nothing is mapped or validated
+          // (as the advisor's profile, which never records such executions).
+          WarpAccess none;
+          none.op = a.op;
+          none.width = a.width;
+          none.matrices = a.matrices;
+          none.trans = a.trans;
+          none.atom = a.atom;
+          none.mask = 0;
+          fn(stmt, values, none, false);
+          return true;
+        }
         auto acc = map_access(s, a, values, x);
         if (!acc) return acc.error();
-        fn(stmt, values, *acc, is_issued(a, acc->mask));
+        fn(stmt, values, *acc, true);
         return true;
       },
       only_stmt);
@@ -779,12 +792,12 @@ Result<LaunchTotals> totals_from_profile(const Scenario& s, const LaunchProfile&
   for (size_t i = 0; i < p.executions.size(); ++i) {
     const LogicalExecution& x = p.executions[i];
     const CompiledAccess& a = s.accesses[static_cast<size_t>(x.stmt)];
+    // Every execution is mapped and validated, as launch_totals does, an empty one too (an
+    // ldmatrix whose row lanes are not all active is refused either way; fuzz_scenario compares).
+    auto acc = map_access(s, a, p.first_loop_values[i].data(), x);
+    if (!acc) return acc.error();
     AccessCost c;  // issued with no active lane (predicated): an instruction, 0 wavefronts
-    if (x.mask != 0) {
-      auto acc = map_access(s, a, p.first_loop_values[i].data(), x);
-      if (!acc) return acc.error();
-      c = cost(*acc, s.spec.banks);
-    }
+    if (x.mask != 0) c = cost(*acc, s.spec.banks);
     OpTotals& o = lt.per_access[static_cast<size_t>(x.stmt)];
     o.add(c, p.times[i], x.mask != 0);
     // A clamped multiplicity: the true count exceeds 2^64 - 1, as the block-by-block sum would say.
