@@ -224,19 +224,6 @@ Candidate seed_candidate(const std::string& name) {
           }};
 }
 
-// cuTensorMapEncodeTiled through the runtime's driver entry point (no -lcuda at link time).
-using EncodeTiledFn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
-                                   const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
-                                   CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
-EncodeTiledFn encode_tiled_fn() {
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult q{};
-  BANKSCOPE_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q));
-  if (fn == nullptr || q != cudaDriverEntryPointSuccess) throw std::runtime_error("cuTensorMapEncodeTiled: not found in the driver");
-  return reinterpret_cast<EncodeTiledFn>(fn);
-}
-
 // The n x n fp32 matrix at `in` as a 2-D tensor, boxes of kTmaRows x kTmaCols, 128-byte swizzle.
 CUtensorMap encode_tma_map(EncodeTiledFn encode, const float* in, int n) {
   CUtensorMap map{};

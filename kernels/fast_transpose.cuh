@@ -48,6 +48,7 @@
 #include <cuda.h>  // CUtensorMap (a type only: no -lcuda)
 
 #include "sim/bank_math.hpp"
+#include "tma_util.cuh"
 
 namespace bankscope {
 namespace bench {
@@ -752,10 +753,6 @@ static_assert(fast_tma_layout().swizzle.base == 2 && fast_tma_layout().swizzle.s
 static_assert(fast_tma_layout().offset(9, 4) == 9 * 32 + ((1 ^ 1) << 2), "row 9, chunk 1 -> chunk 1 ^ 1");
 static_assert(fast_tma_layout().offset(7, 0) == 7 * 32 + (7 << 2), "row 7, chunk 0 -> chunk 7");
 
-__device__ __forceinline__ uint32_t smem_addr(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
 __global__ void __launch_bounds__(kTmaThreads) fast_tma(float* __restrict__ out, const __grid_constant__ CUtensorMap map,
                                                          int n) {
   __shared__ __align__(128) unsigned char raw[kTmaBoxBytes + 1024];
@@ -781,18 +778,8 @@ __global__ void __launch_bounds__(kTmaThreads) fast_tma(float* __restrict__ out,
         : "memory");
   }
   __syncthreads();  // every thread sees the initialized barrier before waiting on it
-  // Wait for phase 0. A box that never arrives would hang the bench: give up after ~1 s of clocks.
-  const long long start = clock64();
-  for (;;) {
-    uint32_t done = 0;
-    asm volatile(
-        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(bar_addr), "r"(0)
-        : "memory");
-    if (done) break;
-    if (clock64() - start > (1ll << 31)) __trap();
-  }
+  // Wait for phase 0 (a box that never arrives traps instead of hanging the bench).
+  mbarrier_wait_phase0(bar_addr);
 
   constexpr PhysicalLayout kLayout = fast_tma_layout();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;

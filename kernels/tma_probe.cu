@@ -34,15 +34,14 @@
 #include "cuda_check.hpp"
 #include "sim/bank_math.hpp"
 #include "tma_probe_check.hpp"
+#include "tma_util.cuh"
 
 namespace bankscope {
 namespace tma_probe {
 
-__device__ __forceinline__ uint32_t smem_u32(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
-
 // Thread 0 starts the box copy to `dst` and every thread waits for it (phase 0 of `bar`).
 __device__ void tma_load_box(const CUtensorMap* map, uint32_t dst, uint64_t* bar, uint32_t bytes) {
-  const uint32_t bar_addr = smem_u32(bar);
+  const uint32_t bar_addr = smem_addr(bar);
   if (threadIdx.x == 0) {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar_addr), "r"(1) : "memory");
     // The initialized barrier (and any prefill) must be visible to the async proxy.
@@ -54,17 +53,7 @@ __device__ void tma_load_box(const CUtensorMap* map, uint32_t dst, uint64_t* bar
         : "memory");
   }
   __syncthreads();
-  const long long start = clock64();
-  for (;;) {
-    uint32_t done = 0;
-    asm volatile(
-        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(bar_addr), "r"(0)
-        : "memory");
-    if (done) break;
-    if (clock64() - start > (1ll << 31)) __trap();  // a box that never arrives: fail, do not hang
-  }
+  mbarrier_wait_phase0(bar_addr);  // a box that never arrives: fail, do not hang
 }
 
 // One box into the window at dst_offset, then the whole window back to `out`, byte by byte.
@@ -72,7 +61,7 @@ __global__ void tma_probe_load(const __grid_constant__ CUtensorMap map, uint32_t
                                unsigned char* out) {
   extern __shared__ __align__(1024) unsigned char raw[];
   __shared__ __align__(8) uint64_t bar;
-  const uint32_t raw_addr = smem_u32(raw);
+  const uint32_t raw_addr = smem_addr(raw);
   const uint32_t pad = (1024u - (raw_addr & 1023u)) & 1023u;  // the swizzle follows address bits
   unsigned char* window = raw + pad;
   for (int i = threadIdx.x; i < kWindowBytes; i += blockDim.x) window[i] = 0xFF;
@@ -90,7 +79,7 @@ __global__ void tma_probe_load(const __grid_constant__ CUtensorMap map, uint32_t
 __global__ void tma_probe_reads(const __grid_constant__ CUtensorMap map, int mode, uint32_t* out) {
   extern __shared__ __align__(1024) unsigned char raw[];
   __shared__ __align__(8) uint64_t bar;
-  const uint32_t raw_addr = smem_u32(raw);
+  const uint32_t raw_addr = smem_addr(raw);
   const uint32_t pad = (1024u - (raw_addr & 1023u)) & 1023u;
   const uint32_t tile = raw_addr + pad;
   tma_load_box(&map, tile, &bar, 64 * 64 * 2);
@@ -115,18 +104,6 @@ __global__ void tma_probe_reads(const __grid_constant__ CUtensorMap map, int mod
 }
 
 namespace {
-
-using EncodeTiledFn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
-                                   const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
-                                   CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
-EncodeTiledFn encode_tiled_fn() {
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult q{};
-  BANKSCOPE_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q));
-  if (fn == nullptr || q != cudaDriverEntryPointSuccess) throw std::runtime_error("cuTensorMapEncodeTiled: not in the driver");
-  return reinterpret_cast<EncodeTiledFn>(fn);
-}
 
 // A [rows][inner bytes] box at (0, 0) of a matrix of exactly that size. 16-byte elements as UINT64.
 CUresult encode(EncodeTiledFn fn, CUtensorMap* map, void* global, int elem_bytes, int inner_bytes, int rows, int mode) {
