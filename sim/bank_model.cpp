@@ -794,6 +794,31 @@ static size_t cost_rows_avx512(WarpAccess a, const uint32_t* addr, const uint32_
     ACC = _mm256_sub_epi8(ACC, _mm256_cmpeq_epi8(key2, rot));                                   \
   } while (0)
 
+// The four words of key2w (one key per lane, below 256) as 32 bytes in lane order.
+BANKSCOPE_TARGET_AVX2 __attribute__((always_inline)) static inline __m256i pack_key2(const __m256i (&key2w)[4]) {
+  return _mm256_permutevar8x32_epi32(
+      _mm256_packus_epi16(_mm256_packus_epi32(key2w[0], key2w[1]), _mm256_packus_epi32(key2w[2], key2w[3])),
+      _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+// Per lane, as bytes in lane order: 1 if its key2 is below 32 (a counted lane), plus one per other
+// lane with the same key2. 31 byte rotations, on two accumulators (independent chains). Both AVX2
+// routes count with it.
+BANKSCOPE_TARGET_AVX2 __attribute__((always_inline)) static inline __m256i same_key2_counts(const __m256i key2) {
+  const __m256i swapped = _mm256_permute2x128_si256(key2, key2, 1);
+  __m256i acc0 = _mm256_sub_epi8(_mm256_setzero_si256(), _mm256_cmpgt_epi8(_mm256_set1_epi8(32), key2));
+  __m256i acc1 = _mm256_setzero_si256();
+  BANKSCOPE_ROT_STEP(1, acc0); BANKSCOPE_ROT_STEP(2, acc1); BANKSCOPE_ROT_STEP(3, acc0); BANKSCOPE_ROT_STEP(4, acc1);
+  BANKSCOPE_ROT_STEP(5, acc0); BANKSCOPE_ROT_STEP(6, acc1); BANKSCOPE_ROT_STEP(7, acc0); BANKSCOPE_ROT_STEP(8, acc1);
+  BANKSCOPE_ROT_STEP(9, acc0); BANKSCOPE_ROT_STEP(10, acc1); BANKSCOPE_ROT_STEP(11, acc0); BANKSCOPE_ROT_STEP(12, acc1);
+  BANKSCOPE_ROT_STEP(13, acc0); BANKSCOPE_ROT_STEP(14, acc1); BANKSCOPE_ROT_STEP(15, acc0); BANKSCOPE_ROT_STEP(16, acc1);
+  BANKSCOPE_ROT_STEP(17, acc0); BANKSCOPE_ROT_STEP(18, acc1); BANKSCOPE_ROT_STEP(19, acc0); BANKSCOPE_ROT_STEP(20, acc1);
+  BANKSCOPE_ROT_STEP(21, acc0); BANKSCOPE_ROT_STEP(22, acc1); BANKSCOPE_ROT_STEP(23, acc0); BANKSCOPE_ROT_STEP(24, acc1);
+  BANKSCOPE_ROT_STEP(25, acc0); BANKSCOPE_ROT_STEP(26, acc1); BANKSCOPE_ROT_STEP(27, acc0); BANKSCOPE_ROT_STEP(28, acc1);
+  BANKSCOPE_ROT_STEP(29, acc0); BANKSCOPE_ROT_STEP(30, acc1); BANKSCOPE_ROT_STEP(31, acc0);
+  return _mm256_add_epi8(acc0, acc1);
+}
+
 // The route with the dedupe (steps 1 and 2 above); cost_default_avx2() below sends a warp here
 // when the lane count of its busiest group is not its count of distinct units.
 BANKSCOPE_TARGET_AVX2
@@ -885,23 +910,9 @@ static AccessCost cost_default_avx2_dedupe(const WarpAccess& a, const uint32_t* 
     const __m256i is_first = _mm256_cmpeq_epi32(_mm256_and_si256(vfirst, bit), bit);
     key2w[k] = _mm256_blendv_epi8(_mm256_or_si256(lane[k], _mm256_set1_epi32(0x40)), ext[k], is_first);
   }
-  const __m256i key2 = _mm256_permutevar8x32_epi32(
-      _mm256_packus_epi16(_mm256_packus_epi32(key2w[0], key2w[1]), _mm256_packus_epi32(key2w[2], key2w[3])),
-      _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
-  const __m256i swapped = _mm256_permute2x128_si256(key2, key2, 1);
-  // 1 for the counted lanes (key2 = ext < 32), then one more per other lane with the same key2.
-  __m256i acc0 = _mm256_sub_epi8(_mm256_setzero_si256(), _mm256_cmpgt_epi8(_mm256_set1_epi8(32), key2));
-  __m256i acc1 = _mm256_setzero_si256();
-  BANKSCOPE_ROT_STEP(1, acc0); BANKSCOPE_ROT_STEP(2, acc1); BANKSCOPE_ROT_STEP(3, acc0); BANKSCOPE_ROT_STEP(4, acc1);
-  BANKSCOPE_ROT_STEP(5, acc0); BANKSCOPE_ROT_STEP(6, acc1); BANKSCOPE_ROT_STEP(7, acc0); BANKSCOPE_ROT_STEP(8, acc1);
-  BANKSCOPE_ROT_STEP(9, acc0); BANKSCOPE_ROT_STEP(10, acc1); BANKSCOPE_ROT_STEP(11, acc0); BANKSCOPE_ROT_STEP(12, acc1);
-  BANKSCOPE_ROT_STEP(13, acc0); BANKSCOPE_ROT_STEP(14, acc1); BANKSCOPE_ROT_STEP(15, acc0); BANKSCOPE_ROT_STEP(16, acc1);
-  BANKSCOPE_ROT_STEP(17, acc0); BANKSCOPE_ROT_STEP(18, acc1); BANKSCOPE_ROT_STEP(19, acc0); BANKSCOPE_ROT_STEP(20, acc1);
-  BANKSCOPE_ROT_STEP(21, acc0); BANKSCOPE_ROT_STEP(22, acc1); BANKSCOPE_ROT_STEP(23, acc0); BANKSCOPE_ROT_STEP(24, acc1);
-  BANKSCOPE_ROT_STEP(25, acc0); BANKSCOPE_ROT_STEP(26, acc1); BANKSCOPE_ROT_STEP(27, acc0); BANKSCOPE_ROT_STEP(28, acc1);
-  BANKSCOPE_ROT_STEP(29, acc0); BANKSCOPE_ROT_STEP(30, acc1); BANKSCOPE_ROT_STEP(31, acc0);
+  const __m256i key2 = pack_key2(key2w);
   // Busiest (phase, group): max over each phase's 8, 16 or 32 bytes, found in its first byte.
-  __m256i m = _mm256_add_epi8(acc0, acc1);
+  __m256i m = same_key2_counts(key2);
   m = _mm256_max_epu8(m, _mm256_srli_si256(m, 1));
   m = _mm256_max_epu8(m, _mm256_srli_si256(m, 2));
   m = _mm256_max_epu8(m, _mm256_srli_si256(m, 4));
@@ -969,21 +980,8 @@ static AccessCost cost_default_avx2(const WarpAccess& a, const uint32_t* addr) {
       key2w[k] = _mm256_blendv_epi8(_mm256_or_si256(lane, _mm256_set1_epi32(0x40)), ext, active);
     }
   }
-  const __m256i key2 = _mm256_permutevar8x32_epi32(
-      _mm256_packus_epi16(_mm256_packus_epi32(key2w[0], key2w[1]), _mm256_packus_epi32(key2w[2], key2w[3])),
-      _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
-  const __m256i swapped = _mm256_permute2x128_si256(key2, key2, 1);
-  __m256i acc0 = _mm256_sub_epi8(_mm256_setzero_si256(), _mm256_cmpgt_epi8(_mm256_set1_epi8(32), key2));
-  __m256i acc1 = _mm256_setzero_si256();
-  BANKSCOPE_ROT_STEP(1, acc0); BANKSCOPE_ROT_STEP(2, acc1); BANKSCOPE_ROT_STEP(3, acc0); BANKSCOPE_ROT_STEP(4, acc1);
-  BANKSCOPE_ROT_STEP(5, acc0); BANKSCOPE_ROT_STEP(6, acc1); BANKSCOPE_ROT_STEP(7, acc0); BANKSCOPE_ROT_STEP(8, acc1);
-  BANKSCOPE_ROT_STEP(9, acc0); BANKSCOPE_ROT_STEP(10, acc1); BANKSCOPE_ROT_STEP(11, acc0); BANKSCOPE_ROT_STEP(12, acc1);
-  BANKSCOPE_ROT_STEP(13, acc0); BANKSCOPE_ROT_STEP(14, acc1); BANKSCOPE_ROT_STEP(15, acc0); BANKSCOPE_ROT_STEP(16, acc1);
-  BANKSCOPE_ROT_STEP(17, acc0); BANKSCOPE_ROT_STEP(18, acc1); BANKSCOPE_ROT_STEP(19, acc0); BANKSCOPE_ROT_STEP(20, acc1);
-  BANKSCOPE_ROT_STEP(21, acc0); BANKSCOPE_ROT_STEP(22, acc1); BANKSCOPE_ROT_STEP(23, acc0); BANKSCOPE_ROT_STEP(24, acc1);
-  BANKSCOPE_ROT_STEP(25, acc0); BANKSCOPE_ROT_STEP(26, acc1); BANKSCOPE_ROT_STEP(27, acc0); BANKSCOPE_ROT_STEP(28, acc1);
-  BANKSCOPE_ROT_STEP(29, acc0); BANKSCOPE_ROT_STEP(30, acc1); BANKSCOPE_ROT_STEP(31, acc0);
-  const __m256i count = _mm256_add_epi8(acc0, acc1);
+  const __m256i key2 = pack_key2(key2w);
+  const __m256i count = same_key2_counts(key2);
   __m256i m = _mm256_max_epu8(count, _mm256_srli_si256(count, 1));
   m = _mm256_max_epu8(m, _mm256_srli_si256(m, 2));
   m = _mm256_max_epu8(m, _mm256_srli_si256(m, 4));
