@@ -305,6 +305,10 @@ struct Shape {
 };
 
 inline Shape shape_of(const WarpAccess& a) {
+  // Up to 4 bytes: one phase of all 32 lanes (R3: 128 / width lanes, capped at the warp; R6 is about
+  // wider loads), without phase_lanes()'s division (measured here: a third of the AVX2 path's time
+  // on random 4-byte warps).
+  if (a.width <= 4) return Shape{kWarpSize, 5, 2, 5, a.mask != 0};
   Shape s;
   s.per = rules::phase_lanes(a, BankConfig{});
   assert((s.per == 32 || s.per == 16 || s.per == 8) && "phase_lanes() of a valid default-geometry access");
@@ -359,6 +363,19 @@ constexpr uint32_t kLaneBit[kWarpSize] = {
     1u << 11, 1u << 12, 1u << 13, 1u << 14, 1u << 15, 1u << 16, 1u << 17, 1u << 18, 1u << 19, 1u << 20, 1u << 21,
     1u << 22, 1u << 23, 1u << 24, 1u << 25, 1u << 26, 1u << 27, 1u << 28, 1u << 29, 1u << 30, 1u << 31};
 
+// Every pair of `lanes` compared: units_distinct()'s rare case (five lanes or more), out of line so
+// that the common case keeps a small frame.
+__attribute__((noinline)) static bool units_distinct_pairwise(const uint32_t* addr, int shift, uint32_t lanes) {
+  for (uint32_t y = lanes; y != 0;) {
+    const uint32_t u = addr[__builtin_ctz(y)] >> shift;
+    y &= y - 1;
+    for (uint32_t z = y; z != 0; z &= z - 1) {
+      if ((addr[__builtin_ctz(z)] >> shift) == u) return false;
+    }
+  }
+  return true;
+}
+
 // Whether the lanes in `lanes` (all of one phase) address pairwise different units (byte address >>
 // shift). Called on one (phase, bank group) at a time, so `lanes` is small (the busiest group's
 // lane count, 2-5 for random addresses).
@@ -381,28 +398,18 @@ inline bool units_distinct(const uint32_t* addr, int shift, uint32_t lanes) {
   const uint32_t dup3 = has3 & static_cast<uint32_t>((u3 == u0) | (u3 == u1) | (u3 == u2));
   const uint32_t dup = static_cast<uint32_t>(u0 == u1) | dup2 | dup3;
   if (dup != 0) return false;
-  if (x == 0) return true;
-  for (uint32_t y = lanes; y != 0;) {
-    const uint32_t u = addr[__builtin_ctz(y)] >> shift;
-    y &= y - 1;
-    for (uint32_t z = y; z != 0; z &= z - 1) {
-      if ((addr[__builtin_ctz(z)] >> shift) == u) return false;
-    }
-  }
-  return true;
+  return x == 0 || units_distinct_pairwise(addr, shift, lanes);
 }
 
-// Lanes whose key byte (key[0..31]) is e, as a lane mask: eight bytes at a time with an exact
-// zero-byte test (a byte y is 0 iff bit 7 of ((y & 0x7f) + 0x7f) | y is clear; no carry crosses a
-// byte), the eight bit-7 flags gathered into one byte by a multiply (their products land on
-// distinct bits, so nothing carries).
-inline uint32_t lanes_with_key(const uint8_t* key, uint8_t e) {
+// Lanes whose key byte is e, as a lane mask; words[w] holds lanes 8w..8w+7's keys, byte b lane 8w
+// + b. Eight bytes at a time with an exact zero-byte test (a byte y is 0 iff bit 7 of ((y & 0x7f) +
+// 0x7f) | y is clear; no carry crosses a byte), the eight bit-7 flags gathered into one byte by a
+// multiply (their products land on distinct bits, so nothing carries).
+inline uint32_t lanes_with_key(const uint64_t (&words)[4], uint8_t e) {
   constexpr uint64_t kOnes = 0x0101010101010101ull, kLow7 = 0x7f7f7f7f7f7f7f7full;
   uint32_t lanes = 0;
   for (int w = 0; w < 4; ++w) {
-    uint64_t x = 0;
-    for (int b = 0; b < 8; ++b) x |= uint64_t{key[8 * w + b]} << (8 * b);  // byte b = lane 8w + b
-    x ^= kOnes * e;
+    const uint64_t x = words[w] ^ (kOnes * e);
     const uint64_t zero = ~(((x & kLow7) + kLow7) | x) & (kOnes << 7);
     lanes |= static_cast<uint32_t>(((zero >> 7) * 0x0102040810204080ull) >> 56) << (8 * w);
   }
@@ -503,79 +510,134 @@ static AccessCost cost_portable_shape(const WarpAccess& a, const uint32_t* addr,
   return make_cost(wavefronts, ideal, n_way);
 }
 
-// The portable path's main route: steps 0 and 3 of cost_portable_shape() without its dedupe. The
-// count per (phase, bank group) is of active lanes, not of distinct units: an upper bound on the
-// group's distinct units, equal to it when the group's lanes are on pairwise different units. So a
-// phase costs its busiest lane count exactly when one group with that lane count has no two lanes
-// on one unit (every other group has at most that many distinct units); that one group is checked,
-// and when it has a shared unit the warp takes cost_portable_shape() (the dedupe, then the count).
-// Random addresses rarely share a unit; strided ones take the shortcut; shared words (1- and 2-byte
-// lanes, broadcasts) take the dedupe route as before.
+// The portable path's main route: the constant-stride shortcut (lanes 0, 1 and 31 filter it, a loop
+// confirms it), then a count of the active lanes per (phase, bank group) and one check. The count
+// is of active lanes, not of distinct units: an upper bound on the group's distinct units, equal to
+// it when the group's lanes are on pairwise different units. So a phase costs its busiest lane
+// count exactly when one group with that lane count has no two lanes on one unit (every other group
+// has at most that many distinct units); that one group is checked, and when it has a shared unit
+// (or more than 8 lanes, which random addresses almost never put on one bank) the warp takes
+// cost_portable_shape() (the dedupe, then the count).
+// The count, with GCC/Clang vector extensions on 16-byte vectors (SSE2 on baseline x86-64, NEON on
+// Arm): ext = bank group | phase << lane_bits, as in the AVX2 path. Each group of four lanes has its
+// four keys in every dword of one vector; it is compared with eight constant vectors whose dword j
+// holds ext 4c + j in each byte (c = 0..7), so that the four bytes of dword j of accumulator c sum
+// to the lanes on ext 4c + j. 64 compares for the 32 x 32 (lane, ext) pairs, no table in memory and
+// no loop over lanes; each count becomes count << 5 | ext, so that one max names the busiest count
+// and a group with it.
 typedef uint8_t Bytes16 __attribute__((vector_size(16)));
+typedef uint32_t Words4 __attribute__((vector_size(16)));
+typedef int16_t Halves8 __attribute__((vector_size(16)));
+
+// Lanes 4m..4m+3's keys (0xff for an inactive lane), all four in every dword; dword 0 holds them in
+// lane order.
+template <int kShift, int kLaneBits>
+static inline Bytes16 portable_group_keys(const uint32_t* addr, uint32_t m, uint32_t mask) {
+  constexpr uint32_t kPer = 1u << kLaneBits, kGroupMask = (1u << (7 - kShift)) - 1u;
+  Words4 a;
+  std::memcpy(&a, addr + 4 * m, sizeof a);
+  Words4 k = ((a >> kShift) & kGroupMask) | ((4u * m) & ~(kPer - 1u));
+  if (mask != 0xffffffffu) {
+    const uint32_t nib = mask >> (4 * m);
+    const Words4 bits = {1u, 2u, 4u, 8u};
+    k |= reinterpret_cast<Words4>((Words4{nib, nib, nib, nib} & bits) == 0u) & 0xffu;
+  }
+  const Words4 u = k | (__builtin_shufflevector(k, k, 1, 0, 3, 2) << 8);
+  return reinterpret_cast<Bytes16>(u | (__builtin_shufflevector(u, u, 2, 3, 0, 1) << 16));
+}
+
+#define BANKSCOPE_EXT(c)                                                                              \
+  reinterpret_cast<Bytes16>(Words4{(4u * (c)) * 0x01010101u, (4u * (c) + 1u) * 0x01010101u,          \
+                                   (4u * (c) + 2u) * 0x01010101u, (4u * (c) + 3u) * 0x01010101u})
+#define BANKSCOPE_CMP(b, c) reinterpret_cast<Bytes16>((b) == BANKSCOPE_EXT(c))
+// Minus the lanes on ext 4c..4c+3 (in the four bytes of each dword), as a tree of adds.
+#define BANKSCOPE_NEG_COUNT(c)                                                                       \
+  (((BANKSCOPE_CMP(b0, c) + BANKSCOPE_CMP(b1, c)) + (BANKSCOPE_CMP(b2, c) + BANKSCOPE_CMP(b3, c))) + \
+   ((BANKSCOPE_CMP(b4, c) + BANKSCOPE_CMP(b5, c)) + (BANKSCOPE_CMP(b6, c) + BANKSCOPE_CMP(b7, c))))
+
+// count << 5 | ext per dword (in its low 16 bits, the high 16 zero), from minus the counts.
+static inline Halves8 portable_encode(Bytes16 neg, uint32_t c) {
+  Words4 x = reinterpret_cast<Words4>(Bytes16{} - neg);  // four bytes of at most 8 each
+  x += x >> 16;
+  x += x >> 8;
+  x &= 0xffu;
+  return reinterpret_cast<Halves8>((x << 5) | Words4{4u * c, 4u * c + 1u, 4u * c + 2u, 4u * c + 3u});
+}
+static inline Halves8 portable_max(Halves8 a, Halves8 b) { return a > b ? a : b; }
+// The max over the four dwords, in dword 0.
+static inline int portable_hmax(Halves8 m) {
+  m = portable_max(m, __builtin_shufflevector(m, m, 4, 5, 6, 7, 0, 1, 2, 3));
+  m = portable_max(m, __builtin_shufflevector(m, m, 2, 3, 0, 1, 6, 7, 4, 5));
+  return m[0];
+}
 
 template <int kShift, int kLaneBits>
 static AccessCost cost_portable_fast(const WarpAccess& a, const uint32_t* addr, int ideal) {
-  constexpr uint32_t kGroupBits = 7u - kShift, kGroupMask = (1u << kGroupBits) - 1u;
+  constexpr uint32_t kPer = 1u << kLaneBits;
   const uint32_t mask = a.mask;
-  if (mask == 0xffffffffu) {
+  if (mask == 0xffffffffu &&
+      (addr[31] >> kShift) - (addr[0] >> kShift) == 31u * ((addr[1] >> kShift) - (addr[0] >> kShift))) {
     const uint32_t d = (addr[1] >> kShift) - (addr[0] >> kShift);
     uint32_t affine = 1;
     for (uint32_t i = 0; i + 1 < kWarpSize; ++i) {
       affine &= static_cast<uint32_t>((addr[i + 1] >> kShift) - (addr[i] >> kShift) == d);
     }
+    // A decreasing stride (d above 2^31 as unsigned) is not increasing: the general route below.
     if (affine != 0 && d < 0x80000000u) {
       const Shape s{1 << kLaneBits, kLaneBits, kShift, 7 - kShift, ideal};
       return affine_cost(s, d);
     }
   }
-  // key = ext for active lanes, 0x40 | lane (unique, never an ext) for the others, stored twice.
-  uint8_t key[2 * kWarpSize];
-  for (uint32_t i = 0; i < kWarpSize; ++i) {
-    key[i] = static_cast<uint8_t>(((addr[i] >> kShift) & kGroupMask) | (i >> kLaneBits) << kGroupBits);
+  const Bytes16 b0 = portable_group_keys<kShift, kLaneBits>(addr, 0, mask);
+  const Bytes16 b1 = portable_group_keys<kShift, kLaneBits>(addr, 1, mask);
+  const Bytes16 b2 = portable_group_keys<kShift, kLaneBits>(addr, 2, mask);
+  const Bytes16 b3 = portable_group_keys<kShift, kLaneBits>(addr, 3, mask);
+  const Bytes16 b4 = portable_group_keys<kShift, kLaneBits>(addr, 4, mask);
+  const Bytes16 b5 = portable_group_keys<kShift, kLaneBits>(addr, 5, mask);
+  const Bytes16 b6 = portable_group_keys<kShift, kLaneBits>(addr, 6, mask);
+  const Bytes16 b7 = portable_group_keys<kShift, kLaneBits>(addr, 7, mask);
+  const Halves8 v0 = portable_encode(BANKSCOPE_NEG_COUNT(0), 0), v1 = portable_encode(BANKSCOPE_NEG_COUNT(1), 1);
+  const Halves8 v2 = portable_encode(BANKSCOPE_NEG_COUNT(2), 2), v3 = portable_encode(BANKSCOPE_NEG_COUNT(3), 3);
+  const Halves8 v4 = portable_encode(BANKSCOPE_NEG_COUNT(4), 4), v5 = portable_encode(BANKSCOPE_NEG_COUNT(5), 5);
+  const Halves8 v6 = portable_encode(BANKSCOPE_NEG_COUNT(6), 6), v7 = portable_encode(BANKSCOPE_NEG_COUNT(7), 7);
+  // Per phase the busiest (count << 5 | ext) over its exts: vectors c hold exts 4c..4c+3.
+  int busiest[4];
+  int phases = 0;
+  if (kPer == 32) {
+    busiest[phases++] = portable_hmax(portable_max(portable_max(portable_max(v0, v1), portable_max(v2, v3)),
+                                                   portable_max(portable_max(v4, v5), portable_max(v6, v7))));
+  } else if (kPer == 16) {
+    busiest[phases++] = portable_hmax(portable_max(portable_max(v0, v1), portable_max(v2, v3)));
+    busiest[phases++] = portable_hmax(portable_max(portable_max(v4, v5), portable_max(v6, v7)));
+  } else {
+    busiest[phases++] = portable_hmax(portable_max(v0, v1));
+    busiest[phases++] = portable_hmax(portable_max(v2, v3));
+    busiest[phases++] = portable_hmax(portable_max(v4, v5));
+    busiest[phases++] = portable_hmax(portable_max(v6, v7));
   }
-  if (mask != 0xffffffffu) {  // a separate loop, so that the full warp's keys vectorize
-    for (uint32_t i = 0; i < kWarpSize; ++i) {
-      key[i] = static_cast<uint8_t>((mask & kLaneBit[i]) != 0 ? key[i] : (0x40u | i));
-    }
-  }
-  std::memcpy(key + kWarpSize, key, kWarpSize);
-  // The counts in two 16-byte vectors (GCC/Clang vector extensions: SSE2 on baseline x86-64, NEON
-  // on Arm, plain code elsewhere), so that they stay in registers across the 31 rotations: as an
-  // array the compiler stored and reloaded it every rotation (perf: half of this path's time).
-  Bytes16 k0, k1, c0, c1;
-  std::memcpy(&k0, key, 16);
-  std::memcpy(&k1, key + 16, 16);
-  const Bytes16 lane_key = Bytes16{} + 0x40;  // keys from 0x40 up are inactive lanes
-  c0 = reinterpret_cast<Bytes16>(k0 < lane_key) & 1;
-  c1 = reinterpret_cast<Bytes16>(k1 < lane_key) & 1;
-#pragma GCC unroll 31
-  for (uint32_t r = 1; r < kWarpSize; ++r) {
-    Bytes16 r0, r1;
-    std::memcpy(&r0, key + r, 16);
-    std::memcpy(&r1, key + 16 + r, 16);
-    c0 -= reinterpret_cast<Bytes16>(k0 == r0);
-    c1 -= reinterpret_cast<Bytes16>(k1 == r1);
-  }
-  uint8_t count[kWarpSize];
-  std::memcpy(count, &c0, 16);
-  std::memcpy(count + 16, &c1, 16);
-  constexpr uint32_t kPer = 1u << kLaneBits;
   int wavefronts = 0, n_way = 0;
-  for (uint32_t p0 = 0; p0 < kWarpSize; p0 += kPer) {
-    uint8_t busiest = 0;
-    for (uint32_t i = p0; i < p0 + kPer; ++i) busiest = count[i] > busiest ? count[i] : busiest;
-    if (busiest >= 2) {
-      uint32_t i = p0;
-      while (count[i] != busiest) ++i;
-      if (!units_distinct(addr, kShift, lanes_with_key(key, key[i]))) {
-        return cost_portable_shape<kShift, kLaneBits>(a, addr, ideal);
+  for (int p = 0; p < phases; ++p) {
+    const int n = busiest[p] >> 5;
+    if (n >= 2) {
+      if (n > 8) return cost_portable_shape<kShift, kLaneBits>(a, addr, ideal);
+      // The keys in lane order: dword 0 of each group's vector, eight bytes per word.
+      uint64_t words[4];
+      const Bytes16 groups[8] = {b0, b1, b2, b3, b4, b5, b6, b7};
+      for (int w = 0; w < 4; ++w) {
+        words[w] = uint64_t{reinterpret_cast<Words4>(groups[2 * w])[0]} |
+                   uint64_t{reinterpret_cast<Words4>(groups[2 * w + 1])[0]} << 32;
       }
+      const uint32_t lanes = lanes_with_key(words, static_cast<uint8_t>(busiest[p] & 31));
+      if (!units_distinct(addr, kShift, lanes)) return cost_portable_shape<kShift, kLaneBits>(a, addr, ideal);
     }
-    wavefronts += busiest;
-    n_way = busiest > n_way ? busiest : n_way;
+    wavefronts += n;
+    n_way = n > n_way ? n : n_way;
   }
   return make_cost(wavefronts, ideal, n_way);
 }
+#undef BANKSCOPE_NEG_COUNT
+#undef BANKSCOPE_CMP
+#undef BANKSCOPE_EXT
 
 static AccessCost cost_portable(const WarpAccess& a, const uint32_t* addr) {
   if (a.mask == 0) return AccessCost{};  // nothing issues (R5)
@@ -749,19 +811,25 @@ static size_t cost_rows_avx512(WarpAccess a, const uint32_t* addr, const uint32_
 #ifdef BANKSCOPE_X86_PATHS
 #define BANKSCOPE_TARGET_AVX2 __attribute__((target("avx2,bmi,bmi2,popcnt")))
 
-// The AVX2 path: the same shortcuts as the portable path (a constant stride, no shared ext, one
-// unit), then two vector passes with no loop over lanes and no branch on the addresses.
-//  1. One lane per distinct key, key = unit | phase << (16 - phase_bits) as 16 bits (the unit must
-//     fit beside the phase bits, and 0xffff is kept for inactive lanes and for the padding; a unit
-//     too large for that, i.e. an address at or beyond 256 KiB / 2^phase_bits, takes the portable
-//     path). Lanes 0-15 and 16-31 sit in two vectors; comparing each with the 32-lane sequence
-//     shifted down by r = 1..31 (padded with 0xffff) marks every lane that has an equal key at a
-//     higher lane. The unmarked active lanes are the last of their key: one per distinct key.
-//     Skipped when the units of all 32 lanes strictly increase (then all keys differ).
-//  2. key2 = ext for those lanes, 0x40 | lane for the others (unique, never an ext), as 32 bytes.
-//     Comparing key2 with its 31 rotations counts, per lane, the other lanes with its key2; plus
-//     one for itself, that is the number of distinct units of its (phase, group). The busiest per
-//     phase is a max over 8, 16 or 32 bytes.
+// The AVX2 path: the shortcuts of the portable path (a constant stride, one unit), a count of lanes
+// per (phase, bank group) with no loop over lanes and no branch on the addresses, and one check.
+//  - ext = bank group | phase << lane_bits (lane_bits = log2 of the phase's lanes, so phase p's
+//    groups are the bytes p * per.. of 32; a group index is below per, since phases x groups <=
+//    32). Inactive lanes take key 0xff, which no ext equals.
+//  - ext_counts() (below): per ext, how many lanes hold it.
+//  - The main route (cost_avx2_shape) counts every active lane: per (phase, group) an upper bound
+//    on its distinct units, equal to it when the group's lanes are on pairwise different units. A
+//    phase costs its busiest count exactly when one group with that count has no two lanes on one
+//    unit (every other group has at most that many distinct units); that one group is checked, and
+//    a shared unit sends the warp to the route with the dedupe.
+//  - The dedupe route (cost_default_avx2_dedupe): one lane per distinct key, key = unit | phase <<
+//    (16 - phase_bits) as 16 bits (the unit must fit beside the phase bits, and 0xffff is kept for
+//    inactive lanes and for the padding; a unit too large for that, i.e. an address at or beyond
+//    256 KiB / 2^phase_bits, takes the portable path). Lanes 0-15 and 16-31 sit in two vectors;
+//    comparing each with the 32-lane sequence shifted down by r = 1..31 (padded with 0xffff) marks
+//    every lane that has an equal key at a higher lane. The unmarked active lanes are the last of
+//    their key: one per distinct key. Skipped when the units of all 32 lanes strictly increase
+//    (then all keys differ). Then ext_counts() of those lanes' ext: distinct units per group.
 
 #define BANKSCOPE_DUP_STEP(R)                                                                   \
   do {                                                                                          \
@@ -781,90 +849,131 @@ static size_t cost_rows_avx512(WarpAccess a, const uint32_t* addr, const uint32_
     dup_b = _mm256_or_si256(dup_b, _mm256_cmpeq_epi16(key_b, wb));                              \
   } while (0)
 
-#define BANKSCOPE_ROT_STEP(R, ACC)                                                              \
-  do {                                                                                          \
-    __m256i rot;                                                                                \
-    if constexpr ((R) < 16) {                                                                   \
-      rot = _mm256_alignr_epi8(swapped, key2, (R) & 15);                                        \
-    } else if constexpr ((R) == 16) {                                                           \
-      rot = swapped;                                                                            \
-    } else {                                                                                    \
-      rot = _mm256_alignr_epi8(key2, swapped, (R) & 15);                                        \
-    }                                                                                           \
-    ACC = _mm256_sub_epi8(ACC, _mm256_cmpeq_epi8(key2, rot));                                   \
-  } while (0)
-
-// The four words of key2w (one key per lane, below 256) as 32 bytes in lane order.
-BANKSCOPE_TARGET_AVX2 __attribute__((always_inline)) static inline __m256i pack_key2(const __m256i (&key2w)[4]) {
-  return _mm256_permutevar8x32_epi32(
-      _mm256_packus_epi16(_mm256_packus_epi32(key2w[0], key2w[1]), _mm256_packus_epi32(key2w[2], key2w[3])),
-      _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+// The keys of 32 lanes (below 256 each, one per 32-bit element) as 32 bytes, each group of four
+// lanes (0-3, 4-7, ...) in one dword but the dwords not in lane order (packus works per 128-bit
+// half); in_lane_order() puts them in order. ext_counts() does not need the order.
+BANKSCOPE_TARGET_AVX2 __attribute__((always_inline)) static inline __m256i pack_keys(const __m256i (&key)[4]) {
+  return _mm256_packus_epi16(_mm256_packus_epi32(key[0], key[1]), _mm256_packus_epi32(key[2], key[3]));
+}
+// A pack_keys() result in lane order: its dwords hold lanes 0-3, 8-11, 16-19, 24-27, 4-7, 12-15,
+// 20-23, 28-31.
+BANKSCOPE_TARGET_AVX2 __attribute__((always_inline)) static inline __m256i in_lane_order(const __m256i packed) {
+  return _mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
 
-// Per lane, as bytes in lane order: 1 if its key2 is below 32 (a counted lane), plus one per other
-// lane with the same key2. 31 byte rotations, on two accumulators (independent chains). Both AVX2
-// routes count with it.
-BANKSCOPE_TARGET_AVX2 __attribute__((always_inline)) static inline __m256i same_key2_counts(const __m256i key2) {
-  const __m256i swapped = _mm256_permute2x128_si256(key2, key2, 1);
-  __m256i acc0 = _mm256_sub_epi8(_mm256_setzero_si256(), _mm256_cmpgt_epi8(_mm256_set1_epi8(32), key2));
-  __m256i acc1 = _mm256_setzero_si256();
-  BANKSCOPE_ROT_STEP(1, acc0); BANKSCOPE_ROT_STEP(2, acc1); BANKSCOPE_ROT_STEP(3, acc0); BANKSCOPE_ROT_STEP(4, acc1);
-  BANKSCOPE_ROT_STEP(5, acc0); BANKSCOPE_ROT_STEP(6, acc1); BANKSCOPE_ROT_STEP(7, acc0); BANKSCOPE_ROT_STEP(8, acc1);
-  BANKSCOPE_ROT_STEP(9, acc0); BANKSCOPE_ROT_STEP(10, acc1); BANKSCOPE_ROT_STEP(11, acc0); BANKSCOPE_ROT_STEP(12, acc1);
-  BANKSCOPE_ROT_STEP(13, acc0); BANKSCOPE_ROT_STEP(14, acc1); BANKSCOPE_ROT_STEP(15, acc0); BANKSCOPE_ROT_STEP(16, acc1);
-  BANKSCOPE_ROT_STEP(17, acc0); BANKSCOPE_ROT_STEP(18, acc1); BANKSCOPE_ROT_STEP(19, acc0); BANKSCOPE_ROT_STEP(20, acc1);
-  BANKSCOPE_ROT_STEP(21, acc0); BANKSCOPE_ROT_STEP(22, acc1); BANKSCOPE_ROT_STEP(23, acc0); BANKSCOPE_ROT_STEP(24, acc1);
-  BANKSCOPE_ROT_STEP(25, acc0); BANKSCOPE_ROT_STEP(26, acc1); BANKSCOPE_ROT_STEP(27, acc0); BANKSCOPE_ROT_STEP(28, acc1);
-  BANKSCOPE_ROT_STEP(29, acc0); BANKSCOPE_ROT_STEP(30, acc1); BANKSCOPE_ROT_STEP(31, acc0);
-  return _mm256_add_epi8(acc0, acc1);
+// Per ext value 0..31, how many of the 32 key bytes of k8 hold it (any lane order; keys from 32 up
+// count nowhere). Each dword m of k8 (four lanes' keys) is broadcast and compared with four
+// constant vectors (c = 0..3) whose four bytes of dword m hold one ext, E(c, m) = 16 (c >> 1) + 8 (m
+// >> 2) + 4 (c & 1) + (m & 3): the four bytes of dword m of accumulator c sum to the lanes on E(c,
+// m) (at most 32). That is 32 compares for the 32 x 32 (lane, ext) pairs and 10 shuffles; comparing
+// the keys with their 31 rotations (the earlier count) took 31 shuffles, and the shuffle ports were
+// its bottleneck (measured here, AMD EPYC Zen 3: random 4-byte warps 22-27 M/s before, see README
+// for after). E is chosen so that the sums come out as words in ext order: ext 0-7 in the low
+// 128-bit half of *h01, 8-15 in its high half, 16-23 and 24-31 in *h23's.
+#define BANKSCOPE_EXT_PAIR(SRC, IMM0, IMM1, C)                                                       \
+  _mm256_add_epi8(_mm256_cmpeq_epi8(_mm256_shuffle_epi32(SRC, IMM0), C),                              \
+                  _mm256_cmpeq_epi8(_mm256_shuffle_epi32(SRC, IMM1), C))
+// Minus the count of ext 8c + m in the four bytes of dword m (a sum of -1 per match, as a tree:
+// three adds deep instead of a chain of eight).
+#define BANKSCOPE_EXT_ACC(C)                                                                          \
+  _mm256_add_epi8(_mm256_add_epi8(BANKSCOPE_EXT_PAIR(lo, 0x00, 0x55, C), BANKSCOPE_EXT_PAIR(lo, 0xaa, 0xff, C)), \
+                  _mm256_add_epi8(BANKSCOPE_EXT_PAIR(hi, 0x00, 0x55, C), BANKSCOPE_EXT_PAIR(hi, 0xaa, 0xff, C)))
+// The counts as 16-bit words, negated, in ext order (see above; maddubs sums byte pairs, hadd
+// adjacent pairs).
+BANKSCOPE_TARGET_AVX2 __attribute__((always_inline)) static inline void ext_counts_neg16(const __m256i k8, __m256i* h01,
+                                                                                        __m256i* h23) {
+  const __m256i lo = _mm256_permute2x128_si256(k8, k8, 0x00), hi = _mm256_permute2x128_si256(k8, k8, 0x11);
+  const __m256i ext0 = _mm256_setr_epi8(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 8, 8, 8, 8, 9, 9, 9, 9, 10, 10,
+                                        10, 10, 11, 11, 11, 11);
+  const __m256i ext1 = _mm256_add_epi8(ext0, _mm256_set1_epi8(4));
+  const __m256i ext2 = _mm256_add_epi8(ext0, _mm256_set1_epi8(16));
+  const __m256i ext3 = _mm256_add_epi8(ext0, _mm256_set1_epi8(20));
+  const __m256i ones = _mm256_set1_epi8(1);  // maddubs: unsigned first operand, signed second
+  *h01 = _mm256_hadd_epi16(_mm256_maddubs_epi16(ones, BANKSCOPE_EXT_ACC(ext0)),
+                           _mm256_maddubs_epi16(ones, BANKSCOPE_EXT_ACC(ext1)));
+  *h23 = _mm256_hadd_epi16(_mm256_maddubs_epi16(ones, BANKSCOPE_EXT_ACC(ext2)),
+                           _mm256_maddubs_epi16(ones, BANKSCOPE_EXT_ACC(ext3)));
+}
+BANKSCOPE_TARGET_AVX2 __attribute__((always_inline)) static inline __m256i ext_counts(const __m256i k8) {
+  __m256i h01, h23;
+  ext_counts_neg16(k8, &h01, &h23);
+  const __m256i zero = _mm256_setzero_si256();
+  // packus interleaves the halves: ext 0-7, 16-23 | 8-15, 24-31; the permute puts them in order.
+  return _mm256_permute4x64_epi64(_mm256_packus_epi16(_mm256_sub_epi16(zero, h01), _mm256_sub_epi16(zero, h23)),
+                                  0xd8);
+}
+#undef BANKSCOPE_EXT_ACC
+#undef BANKSCOPE_EXT_PAIR
+
+// The busiest count of each phase, in the first byte of its 8, 16 or 32 bytes of counts (per 128-bit
+// half: for 32-lane phases the max of bytes 0 and 16).
+BANKSCOPE_TARGET_AVX2 __attribute__((always_inline)) static inline __m256i phase_max(__m256i m, int per) {
+  m = _mm256_max_epu8(m, _mm256_srli_si256(m, 1));
+  m = _mm256_max_epu8(m, _mm256_srli_si256(m, 2));
+  m = _mm256_max_epu8(m, _mm256_srli_si256(m, 4));
+  if (per >= 16) m = _mm256_max_epu8(m, _mm256_srli_si256(m, 8));
+  return m;
 }
 
-// The route with the dedupe (steps 1 and 2 above); cost_default_avx2() below sends a warp here
-// when the lane count of its busiest group is not its count of distinct units.
-BANKSCOPE_TARGET_AVX2
+// Whether a full warp's units step by one constant d (returned in *d), as affine_cost() needs.
+BANKSCOPE_TARGET_AVX2 __attribute__((always_inline)) static inline bool constant_stride(const uint32_t* addr, int shift,
+                                                                                       uint32_t* d) {
+  const __m128i sh = _mm_cvtsi32_si128(shift);
+  *d = (addr[1] >> shift) - (addr[0] >> shift);
+  const __m256i vd = _mm256_set1_epi32(static_cast<int>(*d));
+  // Lanes i + 1 - i for i = 0..30 (the last vector takes 23..30 and 24..31).
+  __m256i same = _mm256_set1_epi32(-1);
+  for (int k = 0; k < 4; ++k) {
+    const int at = k < 3 ? 8 * k : 23;
+    const __m256i cur = _mm256_srl_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + at)), sh);
+    const __m256i next = _mm256_srl_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + at + 1)), sh);
+    same = _mm256_and_si256(same, _mm256_cmpeq_epi32(_mm256_sub_epi32(next, cur), vd));
+  }
+  return _mm256_movemask_epi8(same) == -1 && *d < 0x80000000u;
+}
+
+// Whether the lanes of one busiest group are on pairwise different units: the group is the first
+// ext whose byte of at_max (the counts equal to the busiest) is set within ext_bits (its phase's
+// 32 or 16 bytes), its lanes those whose key byte in k8 (pack_keys() order) is that ext.
+BANKSCOPE_TARGET_AVX2 __attribute__((always_inline)) static inline bool busiest_distinct(const uint32_t* addr, int shift,
+                                                                                        __m256i k8, __m256i at_max,
+                                                                                        uint32_t ext_bits) {
+  const int e = __builtin_ctz(static_cast<uint32_t>(_mm256_movemask_epi8(at_max)) & ext_bits);
+  const uint32_t lanes = static_cast<uint32_t>(
+      _mm256_movemask_epi8(_mm256_cmpeq_epi8(in_lane_order(k8), _mm256_set1_epi8(static_cast<char>(e)))));
+  return units_distinct(addr, shift, lanes);
+}
+
+// The route with the dedupe; cost_default_avx2() below sends a warp here when the lane count of
+// its busiest group is not its count of distinct units.
+BANKSCOPE_TARGET_AVX2 __attribute__((noinline))
 static AccessCost cost_default_avx2_dedupe(const WarpAccess& a, const uint32_t* addr) {
   const uint32_t mask = a.mask;
   if (mask == 0) return AccessCost{};  // nothing issues (R5)
   const Shape s = shape_of(a);
+  uint32_t d = 0;
+  if (mask == 0xffffffffu && constant_stride(addr, s.shift, &d)) return affine_cost(s, d);
   const int phase_bits = 5 - s.lane_bits;
   const __m128i shift = _mm_cvtsi32_si128(s.shift);
   const __m128i lane_bits = _mm_cvtsi32_si128(s.lane_bits);
-  const __m128i group_bits = _mm_cvtsi32_si128(s.group_bits);
   const __m128i key_phase = _mm_cvtsi32_si128(16 - phase_bits);
   const __m256i one = _mm256_set1_epi32(1);
   const __m256i group_mask = _mm256_set1_epi32((1 << s.group_bits) - 1);
+  const __m256i phase_of = _mm256_set1_epi32(~(s.per - 1));
   const __m256i unit_limit = _mm256_set1_epi32((1 << (16 - phase_bits)) - 2);
   const __m256i vmask = _mm256_set1_epi32(static_cast<int>(mask));
   const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   __m256i unit[4], active[4], ext[4], lane[4], phase[4];
-  __m256i occupied = _mm256_setzero_si256(), too_far = _mm256_setzero_si256();
+  __m256i too_far = _mm256_setzero_si256();
   for (int k = 0; k < 4; ++k) {
     lane[k] = _mm256_add_epi32(iota, _mm256_set1_epi32(8 * k));
     phase[k] = _mm256_srl_epi32(lane[k], lane_bits);
     const __m256i bit = _mm256_sllv_epi32(one, lane[k]);
     active[k] = _mm256_cmpeq_epi32(_mm256_and_si256(vmask, bit), bit);
     unit[k] = _mm256_srl_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 8 * k)), shift);
-    ext[k] = _mm256_or_si256(_mm256_and_si256(unit[k], group_mask), _mm256_sll_epi32(phase[k], group_bits));
-    occupied = _mm256_or_si256(occupied, _mm256_and_si256(active[k], _mm256_sllv_epi32(one, ext[k])));
+    ext[k] = _mm256_or_si256(_mm256_and_si256(unit[k], group_mask), _mm256_and_si256(lane[k], phase_of));
     too_far = _mm256_or_si256(too_far, _mm256_and_si256(active[k], _mm256_cmpgt_epi32(unit[k], unit_limit)));
   }
-  if (mask == 0xffffffffu) {  // a constant unit stride: affine_cost()
-    const uint32_t d = (addr[1] >> s.shift) - (addr[0] >> s.shift);
-    const __m256i vd = _mm256_set1_epi32(static_cast<int>(d));
-    __m256i same = _mm256_cmpeq_epi32(
-        _mm256_sub_epi32(unit[3], _mm256_srl_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 23)), shift)),
-        vd);
-    for (int k = 0; k < 3; ++k) {
-      const __m256i next = _mm256_srl_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 8 * k + 1)), shift);
-      same = _mm256_and_si256(same, _mm256_cmpeq_epi32(_mm256_sub_epi32(next, unit[k]), vd));
-    }
-    if (_mm256_movemask_epi8(same) == -1 && d < 0x80000000u) return affine_cost(s, d);
-  }
-  occupied = _mm256_or_si256(occupied, _mm256_permute2x128_si256(occupied, occupied, 1));
-  occupied = _mm256_or_si256(occupied, _mm256_shuffle_epi32(occupied, 0x4e));
-  occupied = _mm256_or_si256(occupied, _mm256_shuffle_epi32(occupied, 0xb1));
-  const uint32_t occ = static_cast<uint32_t>(_mm256_cvtsi256_si32(occupied));
-  if (__builtin_popcount(occ) == __builtin_popcount(mask)) return make_cost(s.ideal, s.ideal, 1);
   // All active lanes on one unit: one wavefront per active phase.
   const __m256i u0 = _mm256_set1_epi32(static_cast<int>(addr[__builtin_ctz(mask)] >> s.shift));
   __m256i differ = _mm256_setzero_si256();
@@ -902,23 +1011,16 @@ static AccessCost cost_default_avx2_dedupe(const WarpAccess& a, const uint32_t* 
     first = mask & ~static_cast<uint32_t>(_mm256_movemask_epi8(dup8));
   }
 
-  // 2. key2 per lane as bytes, in lane order.
+  // Distinct units per (phase, group): ext_counts() of the first lanes' ext (0xff for the others).
   const __m256i vfirst = _mm256_set1_epi32(static_cast<int>(first));
-  __m256i key2w[4];
+  const __m256i uncounted = _mm256_set1_epi32(0xff);
+  __m256i key2[4];
   for (int k = 0; k < 4; ++k) {
     const __m256i bit = _mm256_sllv_epi32(one, lane[k]);
-    const __m256i is_first = _mm256_cmpeq_epi32(_mm256_and_si256(vfirst, bit), bit);
-    key2w[k] = _mm256_blendv_epi8(_mm256_or_si256(lane[k], _mm256_set1_epi32(0x40)), ext[k], is_first);
+    key2[k] = _mm256_blendv_epi8(uncounted, ext[k], _mm256_cmpeq_epi32(_mm256_and_si256(vfirst, bit), bit));
   }
-  const __m256i key2 = pack_key2(key2w);
-  // Busiest (phase, group): max over each phase's 8, 16 or 32 bytes, found in its first byte.
-  __m256i m = same_key2_counts(key2);
-  m = _mm256_max_epu8(m, _mm256_srli_si256(m, 1));
-  m = _mm256_max_epu8(m, _mm256_srli_si256(m, 2));
-  m = _mm256_max_epu8(m, _mm256_srli_si256(m, 4));
-  if (s.per >= 16) m = _mm256_max_epu8(m, _mm256_srli_si256(m, 8));
   alignas(32) uint8_t busiest[kWarpSize];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(busiest), m);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(busiest), phase_max(ext_counts(pack_keys(key2)), s.per));
   if (s.per == 32) {
     const int n = busiest[0] > busiest[16] ? busiest[0] : busiest[16];
     return make_cost(n, s.ideal, n);
@@ -930,101 +1032,104 @@ static AccessCost cost_default_avx2_dedupe(const WarpAccess& a, const uint32_t* 
   }
   return make_cost(wavefronts, s.ideal, n_way);
 }
-// The AVX2 path's main route: the constant-stride shortcut, then step 2 with key2 = ext for every
-// active lane (no dedupe): per lane the active lanes of its (phase, group), an upper bound on the
-// group's distinct units. As in cost_portable_fast(), a phase costs its busiest lane count exactly
-// when one group with that count has its lanes on pairwise different units; that group is checked
-// (scalar compares, 2-5 lanes for random addresses) and a shared unit sends the warp to
-// cost_default_avx2_dedupe().
+
+// The keys of lanes 8k..8k+7 for the main route: ext = bank group | phase << lane_bits, 0xff for an
+// inactive lane.
+template <int kShift, int kLaneBits>
+BANKSCOPE_TARGET_AVX2 __attribute__((always_inline)) static inline __m256i lane_keys(const uint32_t* addr, int k,
+                                                                                    uint32_t mask) {
+  constexpr int kPer = 1 << kLaneBits, kGroupBits = 7 - kShift;
+  const __m256i unit = _mm256_srli_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 8 * k)), kShift);
+  __m256i key = _mm256_and_si256(unit, _mm256_set1_epi32((1 << kGroupBits) - 1));
+  const __m256i lane = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(8 * k));
+  if (kPer < kWarpSize) key = _mm256_or_si256(key, _mm256_and_si256(lane, _mm256_set1_epi32(~(kPer - 1))));
+  if (mask != 0xffffffffu) {
+    const __m256i bit = _mm256_sllv_epi32(_mm256_set1_epi32(1), lane);
+    const __m256i inactive = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(mask)), bit),
+                                                _mm256_setzero_si256());
+    key = _mm256_or_si256(key, _mm256_and_si256(inactive, _mm256_set1_epi32(0xff)));
+  }
+  return key;
+}
+
+// The AVX2 path's main route (see above): a full warp at a constant unit stride (rows, columns:
+// what tiled kernels issue) by affine_cost(), found by lanes 0, 1 and 31 in scalar code (random
+// lanes fail that at once) and confirmed by constant_stride(); else count every active lane per
+// (phase, group) and per phase check one busiest group for a shared unit. A busiest group of more
+// than 8 lanes goes to the dedupe route rather than compare its lanes pairwise (32 random lanes
+// put 9 on one bank about once in 10^5 warps). Templated on the shape, so that shifts and masks
+// are constants. Quarter-warp phases (16-byte accesses without R6) take the dedupe route: four
+// checks cost more than the dedupe.
+template <int kShift, int kLaneBits>
+BANKSCOPE_TARGET_AVX2 static inline AccessCost cost_avx2_shape(const WarpAccess& a, const uint32_t* addr, int ideal) {
+  constexpr int kPer = 1 << kLaneBits, kGroupBits = 7 - kShift;
+  const uint32_t mask = a.mask;
+  const Shape s{kPer, kLaneBits, kShift, kGroupBits, ideal};
+  if (mask == 0xffffffffu &&
+      (addr[31] >> kShift) - (addr[0] >> kShift) == 31u * ((addr[1] >> kShift) - (addr[0] >> kShift))) {
+    uint32_t d = 0;
+    if (constant_stride(addr, kShift, &d)) return affine_cost(s, d);
+  }
+  // Named vectors, not an array: GCC kept an array of them on the stack, and the reloads lengthened
+  // the path every later step waits on.
+  const __m256i k0 = lane_keys<kShift, kLaneBits>(addr, 0, mask), k1 = lane_keys<kShift, kLaneBits>(addr, 1, mask);
+  const __m256i k2 = lane_keys<kShift, kLaneBits>(addr, 2, mask), k3 = lane_keys<kShift, kLaneBits>(addr, 3, mask);
+  const __m256i k8 = _mm256_packus_epi16(_mm256_packus_epi32(k0, k1), _mm256_packus_epi32(k2, k3));  // pack_keys()
+  if (kPer == kWarpSize) {
+    // One phase: its busiest count and one ext with that count from one phminposuw. Each word
+    // becomes (63 - count) << 2 | source (the 128-bit half it came from, 0-3), so that the least
+    // word names the count and, with its index i, the ext: 8 source + i. The ext stays in a vector
+    // register on its way to the lane compare (a trip through a general register and back was on
+    // the path that every later step waits on).
+    const __m256i klanes = in_lane_order(k8);
+    __m256i h01, h23;
+    ext_counts_neg16(k8, &h01, &h23);
+    const __m256i c63 = _mm256_set1_epi16(63);
+    const __m256i v01 = _mm256_or_si256(_mm256_slli_epi16(_mm256_add_epi16(h01, c63), 2),
+                                        _mm256_setr_epi16(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1));
+    const __m256i v23 = _mm256_or_si256(_mm256_slli_epi16(_mm256_add_epi16(h23, c63), 2),
+                                        _mm256_setr_epi16(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
+    const __m256i v = _mm256_min_epu16(v01, v23);
+    const __m128i least = _mm_minpos_epu16(_mm_min_epu16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1)));
+    const int n = 63 - ((_mm_cvtsi128_si32(least) & 0xffff) >> 2);
+    if (n >= 2) {
+      if (n > 8) return cost_default_avx2_dedupe(a, addr);  // random lanes rarely put 9 on one bank
+      // Word 0: (63 - n) << 2 | source, word 1: index.
+      const __m128i e = _mm_or_si128(_mm_slli_epi16(_mm_and_si128(least, _mm_cvtsi32_si128(3)), 3), _mm_srli_si128(least, 2));
+      const uint32_t lanes =
+          static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(klanes, _mm256_broadcastb_epi8(e))));
+      if (!units_distinct(addr, kShift, lanes)) return cost_default_avx2_dedupe(a, addr);
+    }
+    return make_cost(n, ideal, n);
+  }
+  const __m256i count = ext_counts(k8);
+  const __m256i m = phase_max(count, kPer);
+  const int n0 = _mm256_extract_epi8(m, 0), n1 = _mm256_extract_epi8(m, 16);  // half-warp phases
+  for (int p = 0; p < 2; ++p) {
+    const int n = p == 0 ? n0 : n1;
+    if (n < 2) continue;
+    const __m256i at_max = _mm256_cmpeq_epi8(count, _mm256_set1_epi8(static_cast<char>(n)));
+    if (n > 8 || !busiest_distinct(addr, kShift, k8, at_max, 0xffffu << (16 * p))) return cost_default_avx2_dedupe(a, addr);
+  }
+  return make_cost(n0 + n1, ideal, n0 > n1 ? n0 : n1);
+}
+
 BANKSCOPE_TARGET_AVX2
 static AccessCost cost_default_avx2(const WarpAccess& a, const uint32_t* addr) {
-  const uint32_t mask = a.mask;
-  if (mask == 0) return AccessCost{};  // nothing issues (R5)
+  if (a.mask == 0) return AccessCost{};  // nothing issues (R5)
   const Shape s = shape_of(a);
-  const __m128i shift = _mm_cvtsi32_si128(s.shift);
-  const __m256i one = _mm256_set1_epi32(1);
-  const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  __m256i unit[4];
-  for (int k = 0; k < 4; ++k) {
-    unit[k] = _mm256_srl_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 8 * k)), shift);
+  switch (s.shift * 8 + s.lane_bits) {
+    case 2 * 8 + 5: return cost_avx2_shape<2, 5>(a, addr, s.ideal);  // 1, 2, 4 bytes
+    case 3 * 8 + 4: return cost_avx2_shape<3, 4>(a, addr, s.ideal);  // 8 bytes
+    case 3 * 8 + 5: return cost_avx2_shape<3, 5>(a, addr, s.ideal);  // 8-byte loads under R6
+    case 4 * 8 + 4: return cost_avx2_shape<4, 4>(a, addr, s.ideal);  // 16-byte loads under R6
+    default: break;                                                    // 16 bytes: quarter-warp phases
   }
-  if (mask == 0xffffffffu) {  // a constant unit stride: affine_cost()
-    const uint32_t d = (addr[1] >> s.shift) - (addr[0] >> s.shift);
-    const __m256i vd = _mm256_set1_epi32(static_cast<int>(d));
-    __m256i same = _mm256_cmpeq_epi32(
-        _mm256_sub_epi32(unit[3], _mm256_srl_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 23)), shift)),
-        vd);
-    for (int k = 0; k < 3; ++k) {
-      const __m256i next = _mm256_srl_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 8 * k + 1)), shift);
-      same = _mm256_and_si256(same, _mm256_cmpeq_epi32(_mm256_sub_epi32(next, unit[k]), vd));
-    }
-    if (_mm256_movemask_epi8(same) == -1 && d < 0x80000000u) return affine_cost(s, d);
-  }
-  // Quarter-warp phases (16-byte accesses without R6): four checks cost more than the dedupe
-  // (measured here: random 16-byte warps 16.1 M/s this way, 19.4 M/s through the dedupe).
-  if (s.per == 8) return cost_default_avx2_dedupe(a, addr);
-  const __m128i lane_bits = _mm_cvtsi32_si128(s.lane_bits);
-  const __m128i group_bits = _mm_cvtsi32_si128(s.group_bits);
-  const __m256i group_mask = _mm256_set1_epi32((1 << s.group_bits) - 1);
-  const __m256i vmask = _mm256_set1_epi32(static_cast<int>(mask));
-  __m256i key2w[4];
-  for (int k = 0; k < 4; ++k) {
-    const __m256i lane = _mm256_add_epi32(iota, _mm256_set1_epi32(8 * k));
-    const __m256i ext = _mm256_or_si256(_mm256_and_si256(unit[k], group_mask),
-                                        _mm256_sll_epi32(_mm256_srl_epi32(lane, lane_bits), group_bits));
-    if (mask == 0xffffffffu) {
-      key2w[k] = ext;
-    } else {
-      const __m256i bit = _mm256_sllv_epi32(one, lane);
-      const __m256i active = _mm256_cmpeq_epi32(_mm256_and_si256(vmask, bit), bit);
-      key2w[k] = _mm256_blendv_epi8(_mm256_or_si256(lane, _mm256_set1_epi32(0x40)), ext, active);
-    }
-  }
-  const __m256i key2 = pack_key2(key2w);
-  const __m256i count = same_key2_counts(key2);
-  __m256i m = _mm256_max_epu8(count, _mm256_srli_si256(count, 1));
-  m = _mm256_max_epu8(m, _mm256_srli_si256(m, 2));
-  m = _mm256_max_epu8(m, _mm256_srli_si256(m, 4));
-  if (s.per >= 16) m = _mm256_max_epu8(m, _mm256_srli_si256(m, 8));
-  const uint32_t group_of = (1u << s.group_bits) - 1u;
-  if (s.per == 32) {  // one phase: its busiest count in every byte, without a trip through memory
-    m = _mm256_shuffle_epi8(m, _mm256_setzero_si256());
-    m = _mm256_max_epu8(m, _mm256_permute2x128_si256(m, m, 1));
-    const int n = _mm256_cvtsi256_si32(m) & 0xff;
-    if (n >= 2) {
-      const uint32_t at_max = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(count, m)));
-      const int i = __builtin_ctz(at_max);
-      const uint32_t e = (addr[i] >> s.shift) & group_of;
-      const uint32_t lanes = static_cast<uint32_t>(
-          _mm256_movemask_epi8(_mm256_cmpeq_epi8(key2, _mm256_set1_epi8(static_cast<char>(e)))));
-      if (!units_distinct(addr, s.shift, lanes)) return cost_default_avx2_dedupe(a, addr);
-    }
-    return make_cost(n, s.ideal, n);
-  }
-  alignas(32) uint8_t busiest[kWarpSize];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(busiest), m);
-  int wavefronts = 0, n_way = 0;
-  for (int p0 = 0; p0 < kWarpSize; p0 += s.per) {
-    int n = busiest[p0];
-    if (s.per == 32 && busiest[16] > n) n = busiest[16];  // the max over 32 bytes is in two halves
-    if (n >= 2) {  // one group of this phase with n lanes: are they on pairwise different units?
-      const uint32_t at_max = static_cast<uint32_t>(
-          _mm256_movemask_epi8(_mm256_cmpeq_epi8(count, _mm256_set1_epi8(static_cast<char>(n)))));
-      const uint32_t phase_lanes = s.per == 32 ? 0xffffffffu : ((1u << s.per) - 1u) << p0;
-      const int i = __builtin_ctz(at_max & phase_lanes);
-      const uint32_t e =
-          ((addr[i] >> s.shift) & group_of) | static_cast<uint32_t>(i >> s.lane_bits) << s.group_bits;
-      const uint32_t lanes = static_cast<uint32_t>(
-          _mm256_movemask_epi8(_mm256_cmpeq_epi8(key2, _mm256_set1_epi8(static_cast<char>(e)))));
-      if (!units_distinct(addr, s.shift, lanes)) return cost_default_avx2_dedupe(a, addr);
-    }
-    wavefronts += n;
-    n_way = n > n_way ? n : n_way;
-  }
-  return make_cost(wavefronts, s.ideal, n_way);
+  uint32_t d = 0;
+  if (a.mask == 0xffffffffu && constant_stride(addr, s.shift, &d)) return affine_cost(s, d);
+  return cost_default_avx2_dedupe(a, addr);
 }
 #undef BANKSCOPE_DUP_STEP
-#undef BANKSCOPE_ROT_STEP
 
 // cost_rows() with AVX2: the row checks as vector compares, the row's vectors read from the row.
 BANKSCOPE_TARGET_AVX2
