@@ -4,7 +4,7 @@
 # frame-time figure). Run on an otherwise idle machine: other load slows the numbers.
 # BANKSCOPE_BUILD_DIR (default build) names the build whose bin/ is measured.
 #   1. bankscope-bench (single core): cost() on each path the CPU has (avx512, avx2, portable; timed
-#      in thread CPU time, best of 5 windows), and the per-launch totals on each path
+#      in thread CPU time, best of 10 windows), and the per-launch totals on each path
 #      (BANKSCOPE_SIMD);
 #   2. the visualizer's frame time under Xvfb + Mesa llvmpipe (median of 300 frames), the app and an
 #      empty ImGui frame, two runs each.

@@ -57,13 +57,14 @@ double thread_cpu_seconds() {
 }
 
 // Timed in this thread's CPU time (CLOCK_THREAD_CPUTIME_ID), not wall time, so that other processes
-// taking the core away do not count (on an idle machine the two agree); best of 5 windows of 0.2 s
-// of CPU time each, the window least disturbed by what other load still does to caches and clocks.
+// taking the core away do not count (on an idle machine the two agree); best of 10 windows of 0.2 s
+// of CPU time each, the window least disturbed by what other load still does to caches and clocks
+// (on this workplace's VM the host's load moved single windows by up to a third).
 double instructions_per_second(CostPath path, int width, Mix mix) {
   const std::vector<WarpAccess> v = patterns(width, mix);
   uint64_t sink = 0;
   double best = 0;
-  for (int window = 0; window < 5; ++window) {
+  for (int window = 0; window < 10; ++window) {
     uint64_t n = 0;
     const double t0 = thread_cpu_seconds();
     double secs = 0;
@@ -138,7 +139,7 @@ int main(int argc, char** argv) {
   }
   std::printf(")\n");
   std::printf(
-      "thread CPU time, best of 5 windows of 0.2 s per figure; BANKSCOPE_SIMD=PATH limits the "
+      "thread CPU time, best of 10 windows of 0.2 s per figure; BANKSCOPE_SIMD=PATH limits the "
       "table to PATH\n\n");
   const char* only = std::getenv("BANKSCOPE_SIMD");
   for (CostPath p : kCostPaths) {
