@@ -1,11 +1,17 @@
 // test_trace_sources.cpp: the global sources of LDGSTS executions in a trace (sim/trace.hpp, 'S'
-// record): round trip, the byte layout, every malformed 'S' as one line.
+// record): round trip, the byte layout, every malformed 'S' as one line, and the report costing
+// LDGSTS with R9 from them (sim/ldgsts.hpp) against H200 measurements.
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
+#include "sim/counter_names.hpp"
+#include "sim/json_io.hpp"
 #include "sim/trace.hpp"
+#include "sim/trace_report.hpp"
 
 using namespace bankscope;
 
@@ -258,4 +264,174 @@ TEST_CASE("trace sources: a malformed 'S' record is one line naming what") {
     CAPTURE(n);
     CHECK(read_error(prefix).rfind("trace: ", 0) == 0);
   }
+}
+
+namespace {
+
+// H200 probe lines of cp.async with their sources (tests/conformance/ldgsts_src_v1.jsonl: offsets
+// = shared destinations, src = global sources) and what Nsight Compute measured for one warp
+// (assets/results/h200/2026-12-01g/ldgsts/ldgsts_src_v1_measured.jsonl, the line named: fields
+// measured_wavefronts, measured_bank_conflicts, the smsp__sass_..._op_ldgsts counters). R9 predicts
+// each (none is in ldgsts_src_v1_open.txt, R9's known misses).
+struct Probe {
+  const char* id;
+  uint64_t wavefronts, conflicts;
+};
+const Probe kProbes[] = {
+    {"ls_w4ca_mask_rand_0", 2, 1},      // measured line 96: .ca, 4 B, mask 0x58590424
+    {"ls_w8ca_rand_lines3_1", 12, 10},  // measured line 212: .ca, 8 B, sources in 3 random lines
+    {"ls_w16ca_mask_rand_0", 6, 2},     // measured line 339: .ca, 16 B, mask 0x603c9036
+    {"ls_w16cg_line0_es3", 6, 0},       // measured line 441: .cg, mask 0xff
+    {"ls_w16cg_mask_rand_0", 13, 0},    // measured line 469: .cg, mask 0xc4d14079
+    {"ls_w16cg_rand_lines1_2", 28, 0},  // measured line 473: .cg, random sources in one line
+};
+
+std::vector<Pattern> probe_patterns() {
+  std::ifstream in(std::string(BANKSCOPE_SOURCE_DIR) + "/tests/conformance/ldgsts_src_v1.jsonl");
+  std::vector<Pattern> out(std::size(kProbes));
+  std::string line;
+  while (std::getline(in, line)) {
+    auto p = parse_pattern_line(line);
+    REQUIRE(p.ok());
+    for (size_t i = 0; i < std::size(kProbes); ++i)
+      if (p->object["id"] == kProbes[i].id) out[i] = *p;
+  }
+  for (const Pattern& p : out) REQUIRE(p.src_given);
+  return out;
+}
+
+// One PC per probe line, each executed by two warps (blocks 0 and 1) at the probe's lanes: shared
+// offsets after the reserved window (1 KiB: 8 whole 128-byte rows, so no bank or row changes),
+// block 1's sources 256 MiB further (whole lines: no bank, sector or line pattern changes).
+std::vector<uint8_t> probe_trace(const std::vector<Pattern>& ps, bool with_src) {
+  TraceWriter t;
+  TraceLaunch l;
+  l.reserved_bytes = kReserved;
+  t.launch(l);
+  for (uint32_t i = 0; i < ps.size(); ++i) {
+    const WarpAccess& a = ps[i].access;
+    const std::string op = a.bypass_l1 ? "LDGSTS.E.BYPASS.128" : a.width == 4 ? "LDGSTS.E" : a.width == 8 ? "LDGSTS.E.64" : "LDGSTS.E.128";
+    t.pc(TracePc{i, 0x100 + 0x10 * i, TraceOpKind::kLdgsts, a.width, op, "", 0});
+  }
+  for (uint32_t block = 0; block < 2; ++block) {
+    for (uint32_t i = 0; i < ps.size(); ++i) {
+      TraceWarp w;
+      w.block = block;
+      w.pc_index = i;
+      w.mask = ps[i].access.mask;
+      w.has_src = with_src;
+      for (int lane = 0; lane < 32; ++lane) {
+        w.addr[lane] = kReserved + ps[i].access.addr[lane];
+        w.src[lane] = ps[i].src[lane] + block * (256u << 20);
+      }
+      t.warp(w);
+    }
+  }
+  t.launch_end(TraceLaunchEnd{0, 2 * ps.size(), 0, TraceStatus::kComplete});
+  t.end(TraceEnd{1, 0});
+  return t.take();
+}
+
+}  // namespace
+
+TEST_CASE("trace report: LDGSTS costed by R9 from the traced sources equals the H200's counters") {
+  const auto ps = probe_patterns();
+  const auto bytes = probe_trace(ps, true);
+  auto r = report_trace(bytes.data(), bytes.size());
+  REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+  const LaunchReport& l = r->traced.launches.at(0);
+  REQUIRE(l.pcs.size() == std::size(kProbes));
+  uint64_t wavefronts = 0, conflicts = 0;
+  for (size_t i = 0; i < std::size(kProbes); ++i) {
+    CAPTURE(kProbes[i].id);
+    const PcStats& s = l.pcs[i];
+    CHECK(s.modelled());
+    CHECK(s.executions == 2);
+    CHECK(s.uncosted == 0);
+    CHECK(s.wavefronts == 2 * kProbes[i].wavefronts);
+    CHECK(s.excess() == 2 * kProbes[i].conflicts);
+    wavefronts += 2 * kProbes[i].wavefronts;
+    conflicts += 2 * kProbes[i].conflicts;
+  }
+  // Per launch, under the ldgsts counters (.ca and .cg together, as ncu counts them).
+  const OpTotals& t = l.by_kind[static_cast<size_t>(TraceOpKind::kLdgsts)];
+  CHECK(t.instructions == 12);
+  CHECK(t.wavefronts == wavefronts);
+  CHECK(t.bank_conflicts() == conflicts);
+  CHECK(wavefronts == 134);
+  CHECK(conflicts == 26);
+  CHECK(l.uncosted_by_kind[static_cast<size_t>(TraceOpKind::kLdgsts)] == 0);
+  CHECK(std::string(counters::wavefronts(op_of(TraceOpKind::kLdgsts))) ==
+        "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum");
+  CHECK(std::string(counters::bank_conflicts(op_of(TraceOpKind::kLdgsts))) ==
+        "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum");
+  // The rows of the table carry the same numbers.
+  for (const ReportRow& row : report_rows(r->traced, false)) CHECK(row.modelled);
+}
+
+TEST_CASE("trace report: an LDGSTS traced without sources is not costed, and says why") {
+  const auto ps = probe_patterns();
+  const auto bytes = probe_trace(ps, false);
+  auto r = report_trace(bytes.data(), bytes.size());
+  REQUIRE(r.ok());
+  const LaunchReport& l = r->traced.launches.at(0);
+  for (const PcStats& s : l.pcs) {
+    CHECK_FALSE(s.modelled());
+    CHECK(s.model.why.rfind("recorded without global sources: re-trace with this bankscope", 0) == 0);
+    CHECK(s.wavefronts == 0);
+  }
+  const size_t k = static_cast<size_t>(TraceOpKind::kLdgsts);
+  CHECK(l.by_kind[k].instructions == 0);
+  CHECK(l.uncosted_by_kind[k] == 12);
+  CHECK(l.executions_by_kind[k] == 12);
+
+  // A PC costed whole or not at all: a predicated-off execution (costed: no lane, no source
+  // needed) and one with sources, then one without: all three leave the totals.
+  TraceWriter t;
+  t.launch(TraceLaunch{});
+  t.pc(TracePc{0, 0x10, TraceOpKind::kLdgsts, 4, "LDGSTS.E", "", 0});
+  t.pc(TracePc{1, 0x20, TraceOpKind::kLoad, 4, "LDS", "", 0});
+  TraceWarp w;
+  w.mask = 0;
+  t.warp(w);
+  w.mask = ~0u;
+  for (int lane = 0; lane < 32; ++lane) w.addr[lane] = w.src[lane] = 4 * static_cast<uint32_t>(lane);
+  w.has_src = true;
+  t.warp(w);
+  w.pc_index = 1;  // an LDS between them (with sources, which nothing reads): its totals stay
+  t.warp(w);
+  w.pc_index = 0;
+  w.has_src = false;
+  t.warp(w);
+  w.has_src = true;  // after the refusal, an execution with sources is not costed either
+  t.warp(w);
+  t.launch_end(TraceLaunchEnd{0, 5, 0, TraceStatus::kComplete});
+  t.end(TraceEnd{1, 0});
+  const auto mixed = t.take();
+  auto m = report_trace(mixed.data(), mixed.size());
+  REQUIRE(m.ok());
+  const LaunchReport& ml = m->traced.launches.at(0);
+  CHECK_FALSE(ml.pcs[0].modelled());
+  CHECK(ml.pcs[0].executions == 4);
+  CHECK(ml.pcs[0].wavefronts == 0);
+  CHECK(ml.by_kind[k].instructions == 0);
+  CHECK(ml.by_kind[k].active_instructions == 0);
+  CHECK(ml.by_kind[k].wavefronts == 0);
+  CHECK(ml.by_kind[k].bank_conflicts() == 0);
+  CHECK(ml.uncosted_by_kind[k] == 4);
+  CHECK(ml.ld.instructions == 1);
+  CHECK(ml.ld.wavefronts == 1);
+
+  // Sources do not make an opcode that does not say .ca or .cg costable.
+  TraceWriter u;
+  u.launch(TraceLaunch{});
+  u.pc(TracePc{0, 0x10, TraceOpKind::kLdgsts, 4, "LDGSTS.32", "", 0});
+  u.warp(w);
+  u.launch_end(TraceLaunchEnd{0, 1, 0, TraceStatus::kComplete});
+  u.end(TraceEnd{1, 0});
+  const auto api = u.take();
+  auto a = report_trace(api.data(), api.size());
+  REQUIRE(a.ok());
+  CHECK_FALSE(a->traced.launches.at(0).pcs[0].modelled());
+  CHECK(a->traced.launches.at(0).pcs[0].model.why == "cp.async .ca or .cg unknown without the SASS opcode");
 }
