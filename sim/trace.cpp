@@ -703,8 +703,8 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
         }
         if (r.ok() && r.left() != 0) r.fail("warp record has " + std::to_string(r.left()) + " bytes left over");
         if (r.ok() && src.pending && src.left != 0) {
-          src.r.fail("source entry for execution " + std::to_string(src.next) + ", the warp record at byte " +
-                     std::to_string(rec_at) + " has " + std::to_string(count));
+          src.r.fail("source entry for execution " + std::to_string(src.next) + ", past the " + std::to_string(count) +
+                     " executions of the warp record at byte " + std::to_string(rec_at));
           r.fail_with(src.r.error);
         }
         src = PendingSources{};
