@@ -88,6 +88,11 @@ struct Cursor {
     if (error.empty()) error = "trace: byte " + std::to_string(offset()) + ": " + what;
     p = end;
   }
+  // Takes another cursor's error as this one's (an 'S' record's, found while reading its 'W').
+  void fail_with(const std::string& other) {
+    if (error.empty()) error = other;
+    p = end;
+  }
   size_t left() const { return static_cast<size_t>(end - p); }
   uint8_t u8(const char* what) {
     if (p == end) {
@@ -251,19 +256,21 @@ uint32_t unpack(CostPath simd, const uint8_t* q, uint32_t base, int shift, uint3
   return unpack_portable<kBytes>(q, base, shift, out);
 }
 
-// The lanes of a mode 2 (kBytes = 1) or mode 3 (kBytes = 2) execution into w.addr: shift, then one
-// offset per active lane. A full warp (the common case) is unpacked without a branch per lane, then
-// range and alignment are checked once for all (conservatively, through the OR of the offsets);
-// only when that check fails are the lanes walked again, to name the first bad one as mode 1 would.
+// The lanes of a mode 2 (kBytes = 1) or mode 3 (kBytes = 2) execution into out[lane]: shift, then
+// one offset per active lane of `mask`. A full warp (the common case) is unpacked without a branch
+// per lane, then range (at most `top`) and alignment are checked once for all (conservatively,
+// through the OR of the offsets); only when that check fails are the lanes walked again, to name
+// the first bad one as mode 1 would. `noun` names the lanes' values in errors ("address", "source").
 template <int kBytes>
-bool read_packed(Cursor& r, TraceWarp& w, uint64_t base, const TracePc& pc, CostPath simd) {
+bool read_packed(Cursor& r, uint32_t mask, uint32_t* out, uint64_t base, const TracePc& pc, CostPath simd,
+                 uint64_t top, const char* noun) {
   const uint8_t shift = r.u8("address shift");
   if (!r.ok()) return false;
   if (shift > 4) {
     r.fail("address shift " + std::to_string(shift) + " above 4");
     return false;
   }
-  const int n = w.mask == 0xffffffffu ? kWarpSize : popcount32(w.mask);
+  const int n = mask == 0xffffffffu ? kWarpSize : popcount32(mask);
   if (r.left() < static_cast<size_t>(n) * kBytes) {
     r.fail("truncated in lane offsets (" + std::to_string(n) + " lanes of " + std::to_string(kBytes) + " bytes)");
     return false;
@@ -271,10 +278,9 @@ bool read_packed(Cursor& r, TraceWarp& w, uint64_t base, const TracePc& pc, Cost
   const uint8_t* q = r.p;
   r.p += static_cast<size_t>(n) * kBytes;
   const uint64_t align = static_cast<uint64_t>(pc.width) - 1u;
-  const uint64_t top = uint64_t{0xffffffffu} - static_cast<uint64_t>(pc.width);
-  if (w.mask == 0xffffffffu && base <= top) {
+  if (mask == 0xffffffffu && base <= top) {
     // Offsets are below 2^20, so base + spread cannot wrap in 64 bits; spread >= every offset.
-    const uint32_t spread = unpack<kBytes>(simd, q, static_cast<uint32_t>(base), shift, w.addr.data());
+    const uint32_t spread = unpack<kBytes>(simd, q, static_cast<uint32_t>(base), shift, out);
     if (base + spread <= top && ((base | spread) & align) == 0) return true;
   }
   // Sparse masks, and any check that failed: lane by lane.
@@ -287,20 +293,126 @@ bool read_packed(Cursor& r, TraceWarp& w, uint64_t base, const TracePc& pc, Cost
   };
   int k = 0;
   for (int lane = 0; lane < kWarpSize; ++lane) {
-    if (!(w.mask >> lane & 1u)) continue;
+    if (!(mask >> lane & 1u)) continue;
     const uint64_t a = base + (uint64_t{offset(k++)} << shift);
     if (a > top) {
-      r.fail("lane " + std::to_string(lane) + " address " + std::to_string(a) + " outside 0..2^32-1");
+      r.fail("lane " + std::to_string(lane) + " " + noun + " " + std::to_string(a) + " outside 0..2^32-1");
       return false;
     }
     if ((a & align) != 0) {
-      r.fail("lane " + std::to_string(lane) + " address " + std::to_string(a) + " not aligned to its width " +
+      r.fail("lane " + std::to_string(lane) + " " + noun + " " + std::to_string(a) + " not aligned to its width " +
              std::to_string(pc.width) + " (pc " + std::to_string(pc.pc) + ")");
       return false;
     }
-    w.addr[lane] = static_cast<uint32_t>(a);
+    out[lane] = static_cast<uint32_t>(a);
   }
   return true;
+}
+
+// One execution's lanes, from base:varint mode:u8 on (a 'W' execution's addresses and an 'S'
+// entry's sources alike), into out[lane] for the lanes of `mask` (not 0): each aligned to pc.width
+// and at most `top`. A full warp evenly spaced (mode 0) sets `even` and `stride` (TraceWarp's).
+// Returns false after r.fail(). Inlined: it is the reader's inner loop.
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline bool read_lanes(Cursor& r, uint32_t mask, std::array<uint32_t, kWarpSize>& out, const TracePc& pc,
+                       uint32_t version, CostPath simd, int64_t top, const char* noun, bool& even, int32_t& stride_out) {
+  const uint8_t max_mode = version >= 2 ? 3 : 1;  // modes 2 and 3 are version 2's
+  const uint64_t base = r.varint("base address");
+  const uint8_t mode = r.u8("address mode");
+  if (mode > max_mode) {
+    r.fail("address mode " + std::to_string(mode) + " unknown (version " + std::to_string(version) + ")");
+    return false;
+  }
+  if (mode >= 2) {
+    const uint64_t b = std::min<uint64_t>(base, 0x100000000u);  // beyond 2^32: every lane fails
+    const uint64_t utop = static_cast<uint64_t>(top);
+    return mode == 2 ? read_packed<1>(r, mask, out.data(), b, pc, simd, utop, noun)
+                     : read_packed<2>(r, mask, out.data(), b, pc, simd, utop, noun);
+  }
+  int64_t a = static_cast<int64_t>(base > 0xffffffffu ? 0x100000000u : base);
+  const int64_t stride = mode == 0 ? r.zvarint("stride") : 0;
+  // width is a power of two (checked with its 'P' record): alignment is a mask test.
+  const int64_t align = pc.width - 1;
+  // A stride is bounded to +-2^33 so 32 steps of it cannot overflow int64.
+  if (mode == 0 && (stride > (int64_t{1} << 33) || stride < -(int64_t{1} << 33))) {
+    r.fail("stride " + std::to_string(stride) + " out of range");
+    return false;
+  }
+  // The common case, a full warp evenly spaced: the first and last lane bound all others.
+  const int64_t last = a + 31 * stride;
+  if (r.ok() && mode == 0 && mask == 0xffffffffu && a >= 0 && a <= top && last >= 0 && last <= top &&
+      (a & align) == 0 && (stride & align) == 0) {
+    for (int lane = 0; lane < kWarpSize; ++lane) out[lane] = static_cast<uint32_t>(a + lane * stride);
+    even = stride < (int64_t{1} << 26) && stride > -(int64_t{1} << 26);
+    stride_out = static_cast<int32_t>(even ? stride : 0);
+    return true;
+  }
+  bool first = true;
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    if (!(mask >> lane & 1u)) continue;
+    if (!first) {
+      if (mode == 0) {
+        a += stride;
+      } else {
+        const int64_t d = r.zvarint("address delta");
+        if (!r.ok()) break;
+        a = d > top || d < -top ? -1 : a + d;
+      }
+    }
+    first = false;
+    if (a < 0 || a > top || (a & align) != 0) {
+      if (a < 0 || a > top) {
+        r.fail("lane " + std::to_string(lane) + " " + noun + " " + std::to_string(a) + " outside 0..2^32-1");
+      } else {
+        r.fail("lane " + std::to_string(lane) + " " + noun + " " + std::to_string(a) + " not aligned to its width " +
+               std::to_string(pc.width) + " (pc " + std::to_string(pc.pc) + ")");
+      }
+      return false;
+    }
+    out[lane] = static_cast<uint32_t>(a);
+  }
+  return r.ok();
+}
+
+// An 'S' record waiting for its 'W': a cursor at its next entry's lanes. `next` is that entry's
+// execution index (none: past every index).
+struct PendingSources {
+  bool pending = false;
+  size_t at = 0;  // the record's byte offset, for errors
+  uint64_t left = 0;
+  uint64_t next = std::numeric_limits<uint64_t>::max();
+  Cursor r{nullptr, nullptr, nullptr, {}};
+};
+
+// Execution `i` of the 'W' record is src's next entry: its sources into w.src, then the next
+// entry's index. Returns false after src.r.fail().
+bool attach_sources(PendingSources& src, TraceWarp& w, const TracePc& pc, uint64_t i, uint32_t version,
+                    CostPath simd) {
+  Cursor& r = src.r;
+  if (w.mask == 0) {
+    r.fail("source entry for execution " + std::to_string(i) + ", whose mask is 0");
+    return false;
+  }
+  // Sources are the low 32 bits of global addresses: every aligned value up to 2^32 - width is one.
+  bool even = false;
+  int32_t stride = 0;
+  if (!read_lanes(r, w.mask, w.src, pc, version, simd, int64_t{0x100000000} - pc.width, "source", even, stride)) {
+    return false;
+  }
+  w.has_src = true;
+  if (--src.left == 0) {
+    src.next = std::numeric_limits<uint64_t>::max();
+    if (r.left() != 0) r.fail("source record has " + std::to_string(r.left()) + " bytes left over");
+    return r.ok();
+  }
+  const uint64_t next = r.varint("source execution index");
+  if (r.ok() && next <= i) {
+    r.fail("source execution index " + std::to_string(next) + " not above the previous one, " + std::to_string(i));
+  }
+  src.next = next;
+  return r.ok();
 }
 
 }  // namespace
@@ -344,6 +456,59 @@ void TraceWriter::pc(const TracePc& pc) {
   record('P', b);
 }
 
+namespace {
+// The lanes of `mask` (at least one) as a 'W' execution stores them, from base:varint mode:u8 on;
+// an 'S' entry stores a lane's source so too.
+void put_lanes(std::vector<uint8_t>& o, uint32_t mask, const std::array<uint32_t, kWarpSize>& addr,
+               uint32_t version) {
+  // Active lanes in lane order; a constant step between consecutive ones (the common case: rows,
+  // columns, broadcasts) is stored once.
+  std::array<uint32_t, kWarpSize> a{};
+  int n = 0;
+  for (int lane = 0; lane < kWarpSize; ++lane)
+    if (mask >> lane & 1u) a[n++] = addr[lane];
+  const int64_t stride = n > 1 ? int64_t{a[1]} - int64_t{a[0]} : 0;
+  bool uniform = true;
+  for (int k = 2; k < n && uniform; ++k) uniform = int64_t{a[k]} - int64_t{a[k - 1]} == stride;
+  if (uniform) {
+    put_varint(o, a[0]);
+    o.push_back(0);
+    put_zvarint(o, stride);
+    return;
+  }
+  // Scattered lanes: the smallest of the deltas (mode 1) and the fixed-size offsets (modes 2, 3).
+  size_t delta_bytes = varint_size(a[0]);
+  uint32_t lo = a[0], hi = a[0];
+  for (int k = 1; k < n; ++k) {
+    delta_bytes += zvarint_size(int64_t{a[k]} - int64_t{a[k - 1]});
+    lo = std::min(lo, a[k]);
+    hi = std::max(hi, a[k]);
+  }
+  uint32_t spread = 0;  // every bit any lane's distance from lo has
+  for (int k = 0; k < n; ++k) spread |= a[k] - lo;
+  const int shift = std::min(__builtin_ctz(spread), 4);  // spread != 0: the lanes are not all equal
+  const uint32_t span = (hi - lo) >> shift;
+  const int off_bytes = span < 256 ? 1 : span < 65536 ? 2 : 0;
+  const size_t packed_bytes = varint_size(lo) + 1 + static_cast<size_t>(n * off_bytes);
+  // Packed unless the deltas are smaller by more than an eighth: a few bytes buy a decode without
+  // a branch per lane (a GEMM's lane groups: 35 bytes packed against 33 of deltas).
+  if (version >= 2 && off_bytes != 0 && packed_bytes <= delta_bytes + delta_bytes / 8) {
+    put_varint(o, lo);
+    o.push_back(off_bytes == 1 ? 2 : 3);
+    o.push_back(static_cast<uint8_t>(shift));
+    for (int k = 0; k < n; ++k) {
+      const uint32_t off = (a[k] - lo) >> shift;
+      o.push_back(static_cast<uint8_t>(off));
+      if (off_bytes == 2) o.push_back(static_cast<uint8_t>(off >> 8));
+    }
+  } else {
+    put_varint(o, a[0]);
+    o.push_back(1);
+    for (int k = 1; k < n; ++k) put_zvarint(o, int64_t{a[k]} - int64_t{a[k - 1]});
+  }
+}
+}  // namespace
+
 void TraceWriter::warp(const TraceWarp& w) {
   put_varint(warps_, w.block);
   put_varint(warps_, w.warp);
@@ -351,58 +516,27 @@ void TraceWriter::warp(const TraceWarp& w) {
   put_u32(warps_, w.mask);
   ++warp_count_;
   if (w.mask == 0) return;
-  // Active lanes in lane order; a constant step between consecutive ones (the common case: rows,
-  // columns, broadcasts) is stored once.
-  std::array<uint32_t, kWarpSize> a{};
-  int n = 0;
-  for (int lane = 0; lane < kWarpSize; ++lane)
-    if (w.mask >> lane & 1u) a[n++] = w.addr[lane];
-  const int64_t stride = n > 1 ? int64_t{a[1]} - int64_t{a[0]} : 0;
-  bool uniform = true;
-  for (int k = 2; k < n && uniform; ++k) uniform = int64_t{a[k]} - int64_t{a[k - 1]} == stride;
-  if (uniform) {
-    put_varint(warps_, a[0]);
-    warps_.push_back(0);
-    put_zvarint(warps_, stride);
-  } else {
-    // Scattered lanes: the smallest of the deltas (mode 1) and the fixed-size offsets (modes 2, 3).
-    size_t delta_bytes = varint_size(a[0]);
-    uint32_t lo = a[0], hi = a[0];
-    for (int k = 1; k < n; ++k) {
-      delta_bytes += zvarint_size(int64_t{a[k]} - int64_t{a[k - 1]});
-      lo = std::min(lo, a[k]);
-      hi = std::max(hi, a[k]);
-    }
-    uint32_t spread = 0;  // every bit any lane's distance from lo has
-    for (int k = 0; k < n; ++k) spread |= a[k] - lo;
-    const int shift = std::min(__builtin_ctz(spread), 4);  // spread != 0: the lanes are not all equal
-    const uint32_t span = (hi - lo) >> shift;
-    const int off_bytes = span < 256 ? 1 : span < 65536 ? 2 : 0;
-    const size_t packed_bytes = varint_size(lo) + 1 + static_cast<size_t>(n * off_bytes);
-    // Packed unless the deltas are smaller by more than an eighth: a few bytes buy a decode without
-    // a branch per lane (a GEMM's lane groups: 35 bytes packed against 33 of deltas).
-    if (version_ >= 2 && off_bytes != 0 && packed_bytes <= delta_bytes + delta_bytes / 8) {
-      put_varint(warps_, lo);
-      warps_.push_back(off_bytes == 1 ? 2 : 3);
-      warps_.push_back(static_cast<uint8_t>(shift));
-      for (int k = 0; k < n; ++k) {
-        const uint32_t off = (a[k] - lo) >> shift;
-        warps_.push_back(static_cast<uint8_t>(off));
-        if (off_bytes == 2) warps_.push_back(static_cast<uint8_t>(off >> 8));
-      }
-    } else {
-      put_varint(warps_, a[0]);
-      warps_.push_back(1);
-      for (int k = 1; k < n; ++k) put_zvarint(warps_, int64_t{a[k]} - int64_t{a[k - 1]});
-    }
+  put_lanes(warps_, w.mask, w.addr, version_);
+  if (w.has_src) {
+    put_varint(sources_, warp_count_ - 1);
+    put_lanes(sources_, w.mask, w.src, version_);
+    ++source_count_;
   }
   // Keep records to about 1 MiB so a reader never holds much more than one.
-  if (warps_.size() > (1u << 20)) flush();
+  if (warps_.size() + sources_.size() > (1u << 20)) flush();
 }
 
 void TraceWriter::flush() {
   if (warp_count_ == 0) return;
   std::vector<uint8_t> b;
+  if (source_count_ != 0) {  // 'S' first: the reader attaches it to the 'W' that follows
+    put_varint(b, source_count_);
+    b.insert(b.end(), sources_.begin(), sources_.end());
+    record('S', b);
+    b.clear();
+    sources_.clear();
+    source_count_ = 0;
+  }
   put_varint(b, warp_count_);
   b.insert(b.end(), warps_.begin(), warps_.end());
   record('W', b);
@@ -446,7 +580,6 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
     return Error{"trace: version " + std::to_string(version) + " (this reader reads versions " +
                  std::to_string(kTraceOldestVersion) + " to " + std::to_string(kTraceVersion) + ")"};
   }
-  const uint8_t max_mode = version >= 2 ? 3 : 1;  // modes 2 and 3 are version 2's
   const CostPath simd = cost_path();
 
   TraceSummary sum;
@@ -454,6 +587,7 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
   TraceLaunch cur;
   std::vector<TracePc> pcs;
   TraceWarp w;
+  PendingSources src;
   while (c.ok() && c.p != c.end) {
     if (sum.complete) {
       c.fail("data after the end-of-file record");
@@ -470,6 +604,11 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
     }
     Cursor r{c.p, c.p + len, data, {}};
     c.p += len;
+    if (src.pending && tag != 'W') {
+      r.fail("source record at byte " + std::to_string(src.at) + " not followed by a warp record (" + tag_name(tag) +
+             " follows)");
+      return Error{r.error};
+    }
     switch (tag) {
       case 'K': {
         if (in_launch) r.fail("launch " + std::to_string(cur.launch) + " has no end record before the next launch");
@@ -547,74 +686,52 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
             break;
           }
           const TracePc& pc = pcs[w.pc_index];
-          if (w.mask != 0) {
-            const uint64_t base = r.varint("base address");
-            const uint8_t mode = r.u8("address mode");
-            if (mode > max_mode) {
-              r.fail("address mode " + std::to_string(mode) + " unknown (version " + std::to_string(version) + ")");
-              break;
-            }
-            if (mode >= 2) {
-              const uint64_t b = std::min<uint64_t>(base, 0x100000000u);  // beyond 2^32: every lane fails
-              const bool ok = mode == 2 ? read_packed<1>(r, w, b, pc, simd) : read_packed<2>(r, w, b, pc, simd);
-              if (!ok) break;
-              ++sum.executions;
-              sink.on_warp(w, pc);
-              continue;
-            }
-            int64_t a = static_cast<int64_t>(base > 0xffffffffu ? 0x100000000u : base);
-            const int64_t stride = mode == 0 ? r.zvarint("stride") : 0;
-            // width is a power of two (checked with its 'P' record): alignment is a mask test.
-            const int64_t align = pc.width - 1;
-            const int64_t top = int64_t{0xffffffffu} - pc.width;
-            // A stride is bounded to +-2^33 so 32 steps of it cannot overflow int64.
-            if (mode == 0 && (stride > (int64_t{1} << 33) || stride < -(int64_t{1} << 33))) {
-              r.fail("stride " + std::to_string(stride) + " out of range");
-              break;
-            }
-            // The common case, a full warp evenly spaced: the first and last lane bound all others.
-            const int64_t last = a + 31 * stride;
-            if (r.ok() && mode == 0 && w.mask == 0xffffffffu && a >= 0 && a <= top && last >= 0 && last <= top &&
-                (a & align) == 0 && (stride & align) == 0) {
-              for (int lane = 0; lane < kWarpSize; ++lane) w.addr[lane] = static_cast<uint32_t>(a + lane * stride);
-              w.even = stride < (int64_t{1} << 26) && stride > -(int64_t{1} << 26);
-              w.stride = static_cast<int32_t>(w.even ? stride : 0);
-              ++sum.executions;
-              sink.on_warp(w, pc);
-              w.even = false;
-              w.stride = 0;
-              continue;
-            }
-            bool first = true;
-            for (int lane = 0; lane < kWarpSize; ++lane) {
-              if (!(w.mask >> lane & 1u)) continue;
-              if (!first) {
-                if (mode == 0) {
-                  a += stride;
-                } else {
-                  const int64_t d = r.zvarint("address delta");
-                  if (!r.ok()) break;
-                  a = d > top || d < -top ? -1 : a + d;
-                }
-              }
-              first = false;
-              if (a < 0 || a > top || (a & align) != 0) {
-                if (a < 0 || a > top) {
-                  r.fail("lane " + std::to_string(lane) + " address " + std::to_string(a) + " outside 0..2^32-1");
-                } else {
-                  r.fail("lane " + std::to_string(lane) + " address " + std::to_string(a) +
-                         " not aligned to its width " + std::to_string(pc.width) + " (pc " + std::to_string(pc.pc) + ")");
-                }
-                break;
-              }
-              w.addr[lane] = static_cast<uint32_t>(a);
-            }
+          if (w.mask != 0 &&
+              !read_lanes(r, w.mask, w.addr, pc, version, simd, int64_t{0xffffffffu} - pc.width, "address", w.even,
+                          w.stride)) {
+            break;
           }
-          if (!r.ok()) break;
+          if (i == src.next && !attach_sources(src, w, pc, i, version, simd)) {
+            r.fail_with(src.r.error);
+            break;
+          }
           ++sum.executions;
           sink.on_warp(w, pc);
+          w.even = false;
+          w.stride = 0;
+          w.has_src = false;
         }
         if (r.ok() && r.left() != 0) r.fail("warp record has " + std::to_string(r.left()) + " bytes left over");
+        if (r.ok() && src.pending && src.left != 0) {
+          src.r.fail("source entry for execution " + std::to_string(src.next) + ", past the " + std::to_string(count) +
+                     " executions of the warp record at byte " + std::to_string(rec_at));
+          r.fail_with(src.r.error);
+        }
+        src = PendingSources{};
+        break;
+      }
+      case 'S': {
+        if (!in_launch) {
+          r.fail("source record outside a launch");
+          break;
+        }
+        const uint64_t count = r.varint("source count");
+        // Each entry takes at least 3 bytes (index, base, mode), so a count the record cannot hold
+        // is corrupt.
+        if (r.ok() && count > r.left() / 3) {
+          r.fail("source count " + std::to_string(count) + " larger than the record can hold");
+          break;
+        }
+        src.pending = true;
+        src.at = rec_at;
+        src.left = count;
+        if (count != 0) src.next = r.varint("source execution index");
+        if (!r.ok()) break;
+        if (count == 0 && r.left() != 0) {
+          r.fail("source record has " + std::to_string(r.left()) + " bytes left over");
+          break;
+        }
+        src.r = r;
         break;
       }
       case 'E': {

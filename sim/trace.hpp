@@ -22,6 +22,15 @@
 //                       mode 1: per active lane after the first, delta:zvarint from the previous one
 //                       mode 2: shift:u8 (0..4), then per active lane off:u8   address = base + off << shift
 //                       mode 3: shift:u8 (0..4), then per active lane off:u16  address = base + off << shift
+//   'S' global sources of the next 'W' record's executions (LDGSTS: cp.async reads global memory):
+//                     count:varint, then per entry exec:varint lanes
+//                     exec = the execution's index within the next 'W' record (strictly increasing,
+//                     below that record's count; the execution's mask is not 0), lanes = its active
+//                     lanes' source addresses (the low 32 bits of each lane's global byte address)
+//                     encoded as a 'W' execution's addresses are: base:varint mode:u8 ..., for the
+//                     lanes of that execution's mask, aligned to its instruction's width. The 'W'
+//                     record must follow the 'S' at once. Written only for executions that have
+//                     sources (TraceWarp::has_src); a reader of version 2 without 'S' skips it.
 //   'E' launch end:   launch:varint executions:varint dropped:varint status:varint (TraceStatus)
 //   'Z' end of file:  launches:varint exit_code:zvarint
 //
@@ -33,6 +42,10 @@
 // unless mode 1 is smaller by more than an eighth. shift is the largest power of two (at most 16) that
 // divides every lane's distance from base, so 2-byte offsets span 1 MiB for 16-byte accesses and
 // 256 KiB for 4-byte ones: all of an sm_90 block's shared memory.
+//
+// 'S' keeps the version at 2: it is an unknown tag to older readers, which skip it and read the
+// shared addresses as before. R9 (sim/ldgsts.hpp) needs the sources to cost an LDGSTS: the cost of
+// its shared side depends on the banks, lines and sectors the lanes read from (measured on the H200).
 //
 // Addresses are offsets in the block's shared window as the Compute Sanitizer API reports them: they
 // include `reserved_bytes` (1 KiB per block on sm_90, measured on the H200) before the program's own
@@ -107,6 +120,11 @@ struct TraceWarp {
   // addr[i] = addr[0] + i * stride, |stride| < 2^26. Lets a consumer skip re-deriving it.
   bool even = false;
   int32_t stride = 0;
+  // LDGSTS: each active lane's global source, the low 32 bits of its byte address (R9 reads only
+  // the bank, sector and line bits). has_src: the trace carried them ('S' record); a trace from an
+  // older tracer has none. The writer writes src for the lanes in mask when has_src is set.
+  bool has_src = false;
+  alignas(64) std::array<uint32_t, kWarpSize> src{};
 };
 
 struct TraceLaunchEnd {
@@ -151,7 +169,8 @@ class TraceWriter {
   explicit TraceWriter(bool header = true, uint32_t version = kTraceVersion);
   void launch(const TraceLaunch& l);
   void pc(const TracePc& p);
-  // Buffers executions; flush() (or launch_end) writes them as one 'W' record.
+  // Buffers executions; flush() (or launch_end) writes them as one 'W' record, preceded by one 'S'
+  // record when some have sources (has_src and a mask that is not 0).
   void warp(const TraceWarp& w);
   void flush();
   void launch_end(const TraceLaunchEnd& e);
@@ -164,6 +183,8 @@ class TraceWriter {
   void record(uint8_t tag, const std::vector<uint8_t>& payload);
   std::vector<uint8_t> out_;
   std::vector<uint8_t> warps_;
+  std::vector<uint8_t> sources_;  // the buffered executions' 'S' entries
+  uint64_t source_count_ = 0;
   uint64_t warp_count_ = 0;
   uint32_t version_ = kTraceVersion;
 };

@@ -7,6 +7,8 @@
 #include <optional>
 #include <tuple>
 
+#include "ldgsts.hpp"
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #define BANKSCOPE_REPORT_X86 1
 #if !defined(__clang__)
@@ -252,21 +254,18 @@ PcModel pc_model(const TracePc& pc) {
       return m;
     }
     case TraceOpKind::kLdgsts:
-      // SASS "LDGSTS.E.BYPASS.LTC128B.128" is .cg (no measured rule yet, R9), "LDGSTS.E.LTC128B.64"
-      // .ca. The API's own name ("LDGSTS.128") does not say which.
+      // SASS "LDGSTS.E.BYPASS.LTC128B.128" is .cg, "LDGSTS.E.LTC128B.64" .ca. The API's own name
+      // ("LDGSTS.128") does not say which.
       if (op.rfind("LDGSTS.E", 0) != 0) {
         m.why = "cp.async .ca or .cg unknown without the SASS opcode";
         return m;
       }
-      if (has_part(op, "BYPASS")) {
-        m.why = "cp.async .cg: no measured rule yet (sim/RULES.md R9)";
-        return m;
-      }
-      // R9 .ca matched 71 of 71 single-warp patterns, but not whole kernels: cuBLAS's 4-byte
-      // LDGSTS.E.LTC128B measured 344,064 wavefronts for 147,456 instructions where R9 predicts one
-      // each (H200, assets/results/h200/2026-12-01a). The global side matters; not costed until a
-      // rule explains it.
-      m.why = "cp.async .ca: R9 fits single-warp patterns, not cuBLAS's LDGSTS (sim/RULES.md R9)";
+      // R9 (sim/ldgsts.hpp) costs both from the shared destinations and each lane's global source,
+      // which the trace carries ('S' record). Its reach is measured and partial (sim/RULES.md R9:
+      // the misses are listed in tests/conformance/ldgsts_src_v1_open.txt). An execution traced
+      // without sources is refused in on_warp(): no source is invented for it.
+      m.access.bypass_l1 = has_part(op, "BYPASS");
+      m.costed = true;
       return m;
     case TraceOpKind::kOther:
       break;
@@ -416,6 +415,10 @@ void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
     record(s, kind, w.even ? cost_even(w) : exact_cost(w.pc_index, w.addr));
     return;
   }
+  if (pc.kind == TraceOpKind::kLdgsts && !w.has_src) {  // after the LDS/STS fast path: not on it
+    refuse_unsourced(l, s, kind);
+    return;
+  }
   access_.mask = w.mask;
   if (remaps_.empty()) {
     access_.addr = w.addr;
@@ -431,7 +434,34 @@ void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
     ++l.uncosted_by_kind[kind];
     return;
   }
-  record(s, kind, plain ? cost_plain(w.pc_index) : cost(access_));
+  if (plain) {
+    record(s, kind, cost_plain(w.pc_index));
+  } else {
+    // cp.async: R9 from the traced sources (global, so no what-if layout moves them).
+    record(s, kind, pc.kind == TraceOpKind::kLdgsts ? ldgsts_cost(access_, w.src) : cost(access_));
+  }
+}
+
+void TraceAggregator::refuse_unsourced(LaunchReport& l, PcStats& s, size_t kind) {
+  // The PC is costed whole or not at all: the executions already in the totals (predicated-off
+  // ones, which need no source, or, in a trace that mixes them, ones with sources) leave them.
+  const uint64_t empty = s.n_way_count[0];                           // added to by_kind directly
+  const uint64_t active = s.executions - 1 - s.uncosted - empty;  // in pending_ (this one excluded)
+  OpTotals& p = pending_[kind];
+  p.instructions -= active;
+  p.active_instructions -= active;
+  p.wavefronts -= s.wavefronts;
+  p.ideal -= s.ideal;
+  p.conflicts -= s.wavefronts - s.ideal;
+  OpTotals& t = l.by_kind[kind];
+  t.instructions -= empty;
+  t.active_instructions -= empty;  // as OpTotals::add(AccessCost{}, 1) counted them
+  l.uncosted_by_kind[kind] += s.executions - s.uncosted;  // the refused ones are counted already
+  s.wavefronts = s.ideal = s.uncosted = 0;
+  s.worst_n_way = 0;
+  s.n_way_count = {};
+  s.model.costed = false;
+  s.model.why = "recorded without global sources: re-trace with this bankscope (R9 costs cp.async from them)";
 }
 
 void TraceAggregator::record(PcStats& s, size_t kind, const AccessCost& c) {

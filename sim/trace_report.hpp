@@ -5,9 +5,10 @@
 //   traced offset in array A               -> logical (row, col) of A -> new layout's offset
 //
 // Each instruction is costed by the bank model's rule for its kind (sim/RULES.md), see pc_model():
-// LDS/STS (R1-R6), LDSM/STSM (R7), ATOMS and LDGSTS .ca (R8, R9) when the SASS opcode says which
-// (`bankscope-gpu trace` reads it from the kernel's cubin). An instruction no measured rule covers
-// (LDGSTS .cg, an atomic whose operation is unknown, ...) is counted as executions, marked "not
+// LDS/STS (R1-R6), LDSM/STSM (R7), ATOMS (R8) and LDGSTS .ca and .cg (R9, from each lane's global
+// source, which the trace carries) when the SASS opcode says which (`bankscope-gpu trace` reads it
+// from the kernel's cubin). An instruction no measured rule covers (an atomic whose operation is
+// unknown, an LDGSTS traced without its sources, ...) is counted as executions, marked "not
 // modelled" with the reason, and left out of the totals.
 #pragma once
 
@@ -117,6 +118,9 @@ class TraceAggregator : public TraceSink {
   // access_ does not hold them yet, are copied in on a miss only.
   AccessCost memo_cost(int64_t stride, uint32_t base, const TraceWarp* lanes);
   void record(PcStats& s, size_t kind, const AccessCost& c);
+  // An LDGSTS execution without its global sources (a trace of an older tracer): its PC becomes
+  // not modelled, with the reason, and leaves the totals.
+  void refuse_unsourced(LaunchReport& l, PcStats& s, size_t kind);
   // The current launch's costed executions per kind, added to its by_kind when the next launch
   // starts or the report is taken: plain adds per execution instead of OpTotals::add()'s saturating
   // multiply-adds (a tenth of the report's time on random lanes, measured). The sums are the same:

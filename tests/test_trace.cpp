@@ -237,9 +237,10 @@ TEST_CASE("trace report: each kind costed by its rule; what no measured rule cov
   //   LDSM.16.M88.4       R7: 4 matrices, each 8 rows of 16 contiguous bytes: 4 wavefronts, ideal 4
   //   ATOMS.ADD (4 B)     R8: one phase; word 4*lane puts lanes l, l+8, l+16, l+24 in one bank,
   //                       each served alone: 4 wavefronts, 3 conflicts (ideal 1)
-  //   LDGSTS.E.128 (.ca)  R9 fits single warps but not cuBLAS's whole kernels: not modelled
+  //   LDGSTS.E.128 (.ca)  traced without global sources, which R9 needs: not modelled
   //   ATOMS (API name)    operation unknown: not modelled
-  //   LDGSTS.E.BYPASS.128 .cg: no measured rule: not modelled
+  //   LDGSTS.E.BYPASS.128 (.cg) likewise without sources: not modelled
+  //   (with sources both are costed: test_trace_sources.cpp)
   struct Row {
     TraceOpKind kind;
     int width;

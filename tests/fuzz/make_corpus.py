@@ -8,7 +8,8 @@
   corpus/fuzz_expr/      every expression in them (defines, index expressions, guards), one a file
   corpus/fuzz_jsonl/     the first 50 lines of tests/conformance/patterns.jsonl, one a file
   corpus/fuzz_trace/     small traces (sim/trace.hpp format): the seed kernel's block, scattered
-                         lanes, an LDSM, a predicated-off warp, and a truncated copy
+                         lanes, an LDSM, a predicated-off warp, a truncated copy, and LDGSTS
+                         executions with their global sources (an 'S' record)
 
 Run from anywhere after the assets change: python3 tests/fuzz/make_corpus.py. File names are the
 SHA-1 of the content (as libFuzzer names its inputs), so rerunning adds nothing twice.
@@ -87,7 +88,21 @@ def trace_seeds():
              + record("W", varint(len(warps2)) + b"".join(warps2))
              + record("E", varint(0) + varint(len(warps2)) + varint(0) + varint(0)))
     full2 = head2 + body2 + record("Z", varint(1) + zvarint(0))
-    return [full, head + body, full[: len(full) // 2], full2, full2[: len(full2) * 2 // 3]]
+    # LDGSTS with an 'S' record (the global sources of the 'W' executions after it): a .ca column
+    # (mode 0), a .cg warp of scattered 16-byte pieces (mode 2), a half warp (mode 1); an STS and
+    # nothing for it between them.
+    warps3 = [warp(0, 0, 0, 0xffffffff, 1024, 0, zvarint(4)), warp(0, 1, 1, 0xffffffff, 1024, 0, zvarint(16)),
+              warp(0, 2, 2, 0xffffffff, 1024, 0, zvarint(4)), warp(0, 3, 0, 0x0000ffff, 1024, 0, zvarint(4))]
+    sources = (varint(0) + varint(8192) + bytes([0]) + zvarint(4096)
+               + varint(1) + varint(65536) + bytes([2, 4]) + bytes(perm)
+               + varint(3) + varint(256) + bytes([1]) + b"".join(zvarint(4 + 128 * (k % 3)) for k in range(15)))
+    body3 = (launch + pc(0, 0x100, 5, 4, "LDGSTS.E", 12) + pc(1, 0x200, 5, 16, "LDGSTS.E.BYPASS.128", 14)
+             + pc(2, 0x300, 1, 4, "STS", 16)
+             + record("S", varint(3) + sources)
+             + record("W", varint(len(warps3)) + b"".join(warps3))
+             + record("E", varint(0) + varint(len(warps3)) + varint(0) + varint(0)))
+    full3 = head2 + body3 + record("Z", varint(1) + zvarint(0))
+    return [full, head + body, full[: len(full) // 2], full2, full2[: len(full2) * 2 // 3], full3]
 
 
 # Multi-statement scenarios for the launch_totals == brute force check (issue 16): statements that
