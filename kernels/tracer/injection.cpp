@@ -22,6 +22,7 @@
 #include <cxxabi.h>
 #include <sanitizer.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -183,6 +184,7 @@ void on_launch_begin(State& s, const Sanitizer_LaunchData* l) {
   DeviceBufferHeader h{};
   h.capacity = s.cfg.records;
   h.block_limit = s.cfg.blocks == 0 ? ~0ull : s.cfg.blocks;
+  h.valid_end = h.capacity;
   static DeviceBufferHeader staged;  // the async copy reads it after this function returns
   staged = h;
   check(sanitizerMemcpyHostToDeviceAsync(buf.first, &staged, sizeof staged, l->hStream), "sanitizerMemcpyHostToDeviceAsync");
@@ -243,8 +245,9 @@ void on_launch_end(State& s, const Sanitizer_LaunchData* l) {
     write_out(s);
     return;
   }
-  const uint64_t n = h.head < h.capacity ? h.head : h.capacity;
-  e.dropped = h.head - n;
+  // Slots written: up to the first reservation that did not fit (an LDGSTS takes two slots).
+  const uint64_t n = std::min({h.head, h.capacity, h.valid_end});
+  e.dropped = h.dropped;
   std::vector<DeviceRecord> recs(n);
   // Drained in chunks so a large buffer needs no second large host copy.
   if (n != 0 && sanitizerMemcpyDeviceToHost(recs.data(), records_of(static_cast<DeviceBufferHeader*>(s.device_buffer)),
@@ -260,7 +263,7 @@ void on_launch_end(State& s, const Sanitizer_LaunchData* l) {
   std::map<std::pair<uint64_t, uint16_t>, uint32_t> pcs;
   for (const DeviceRecord& r : recs) {
     const auto key = std::make_pair(r.pc, r.kind);
-    if (pcs.count(key)) continue;
+    if (r.kind == kRecLdgstsSource || pcs.count(key)) continue;
     const uint32_t idx = static_cast<uint32_t>(pcs.size());
     pcs[key] = idx;
     TracePc p;
@@ -275,7 +278,10 @@ void on_launch_end(State& s, const Sanitizer_LaunchData* l) {
     s.writer.pc(p);
   }
   TraceWarp w;
-  for (const DeviceRecord& r : recs) {
+  uint64_t executions = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    const DeviceRecord& r = recs[i];
+    if (r.kind == kRecLdgstsSource) continue;  // read with the LDGSTS record before it
     w.block = r.block;
     w.warp = r.warp;
     w.pc_index = pcs[std::make_pair(r.pc, r.kind)];
@@ -285,10 +291,16 @@ void on_launch_end(State& s, const Sanitizer_LaunchData* l) {
       // arrive. Lanes outside the mask are not written.
       w.addr[lane] = r.addr[lane];
     }
+    // The patch writes an LDGSTS's sources into the next slot of the same reservation.
+    const DeviceRecord* src = i + 1 < n ? &recs[i + 1] : nullptr;
+    w.has_src = r.kind == kRecLdgsts && src != nullptr && src->kind == kRecLdgstsSource && src->pc == r.pc &&
+                src->block == r.block && src->warp == r.warp && src->mask == r.mask;
+    for (int lane = 0; lane < 32; ++lane) w.src[lane] = w.has_src ? src->addr[lane] : 0;
     s.writer.warp(w);
+    ++executions;
     if (s.writer.bytes().size() > (8u << 20)) write_out(s);
   }
-  e.executions = n;
+  e.executions = executions;
   e.status = e.dropped != 0 ? TraceStatus::kDropped : TraceStatus::kComplete;
   if (e.dropped != 0) {
     warn("launch " + std::to_string(e.launch) + ": " + std::to_string(e.dropped) +

@@ -20,21 +20,9 @@ __device__ __forceinline__ uint32_t lane_id() {
   return l;
 }
 
-__device__ __forceinline__ void record(void* userdata, uint64_t pc, uint32_t offset, uint32_t width,
-                                       uint16_t kind, uint32_t count) {
-  auto* h = static_cast<DeviceBufferHeader*>(userdata);
-  if (h == nullptr) return;  // a launch that is not traced
-  const uint32_t block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
-  if (block >= h->block_limit) return;  // the same for the whole warp
-  const uint32_t mask = __activemask();
-  const uint32_t lane = lane_id();
-  const uint32_t leader = __ffs(mask) - 1;
-  unsigned long long slot = 0;
-  if (lane == leader) slot = atomicAdd(&h->head, 1ull);
-  slot = __shfl_sync(mask, slot, leader);
-  if (slot >= h->capacity) return;  // counted as dropped by the host: head - capacity
-  DeviceRecord& r = records_of(h)[slot];
-  r.addr[lane] = offset;
+__device__ __forceinline__ void fill(DeviceRecord& r, uint32_t lane, uint32_t leader, uint64_t pc, uint32_t block,
+                                     uint32_t mask, uint16_t kind, uint32_t width, uint32_t count, uint32_t value) {
+  r.addr[lane] = value;
   if (lane == leader) {
     const uint32_t thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
     r.pc = pc;
@@ -45,6 +33,34 @@ __device__ __forceinline__ void record(void* userdata, uint64_t pc, uint32_t off
     r.width = static_cast<uint16_t>(width);
     r.count = count;
   }
+}
+
+// One warp execution: one slot, or two for an LDGSTS (`with_source`: its lanes' global sources in
+// the second, kind kRecLdgstsSource). A reservation that does not fit writes nothing, counts one
+// dropped execution and lowers valid_end, so the host reads only written slots.
+__device__ __forceinline__ void record(void* userdata, uint64_t pc, uint32_t offset, uint32_t width,
+                                       uint16_t kind, uint32_t count, bool with_source = false,
+                                       uint32_t source = 0) {
+  auto* h = static_cast<DeviceBufferHeader*>(userdata);
+  if (h == nullptr) return;  // a launch that is not traced
+  const uint32_t block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  if (block >= h->block_limit) return;  // the same for the whole warp
+  const uint32_t mask = __activemask();
+  const uint32_t lane = lane_id();
+  const uint32_t leader = __ffs(mask) - 1;
+  const unsigned long long slots = with_source ? 2 : 1;
+  unsigned long long slot = 0;
+  if (lane == leader) {
+    slot = atomicAdd(&h->head, slots);
+    if (slot + slots > h->capacity) {
+      atomicAdd(&h->dropped, 1ull);
+      atomicMin(&h->valid_end, slot);
+    }
+  }
+  slot = __shfl_sync(mask, slot, leader);
+  if (slot + slots > h->capacity) return;
+  fill(records_of(h)[slot], lane, leader, pc, block, mask, kind, width, count, offset);
+  if (with_source) fill(records_of(h)[slot + 1], lane, leader, pc, block, mask, kRecLdgstsSource, width, count, source);
   __syncwarp(mask);
 }
 
@@ -81,9 +97,11 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankscope_matrix_access(
   return SANITIZER_PATCH_SUCCESS;
 }
 
-// cp.async: the shared side (dst) of LDGSTS.
+// cp.async: the shared side (dst) of LDGSTS, and each lane's global source (its low 32 bits: R9
+// reads the source's bank, 16-byte piece and 128-byte line, sim/ldgsts.hpp).
 extern "C" __device__ __noinline__ SanitizerPatchResult bankscope_memcpy_async(
-    void* userdata, uint64_t pc, void* /*src*/, uint32_t dst, uint32_t accessSize) {
-  record(userdata, pc, dst, accessSize, kRecLdgsts, 1);
+    void* userdata, uint64_t pc, void* src, uint32_t dst, uint32_t accessSize) {
+  record(userdata, pc, dst, accessSize, kRecLdgsts, 1, true,
+         static_cast<uint32_t>(reinterpret_cast<uintptr_t>(src)));
   return SANITIZER_PATCH_SUCCESS;
 }

@@ -23,6 +23,8 @@ enum RecordKind : uint16_t {  // the values of TraceOpKind (sim/trace.hpp)
   kRecLdgsts = 5,
   kRecGenericLoad = 0x100,   // LD/ST through a generic address that points at shared memory:
   kRecGenericStore = 0x101,  // costed as ld/st, opcode named apart
+  kRecLdgstsSource = 0x200,  // the slot after each kRecLdgsts record: addr[lane] = the low 32 bits
+                             // of the lane's global source address (R9 depends on it)
 };
 
 struct DeviceRecord {
@@ -40,7 +42,12 @@ struct DeviceBufferHeader {
   unsigned long long head;      // slots reserved so far (may exceed capacity: the excess is dropped)
   unsigned long long capacity;  // records that fit after the header
   unsigned long long block_limit;  // trace blocks with a linear index below this (all: ~0)
-  unsigned long long pad;
+  // Warp executions whose slots did not fit (an LDGSTS takes two slots, so slots beyond capacity
+  // are not executions); the host reports these as dropped.
+  unsigned long long dropped;
+  // The first slot of the first reservation that did not fit (capacity when none): slots from here
+  // on were reserved but not written. Lowered with atomicMin by the patch.
+  unsigned long long valid_end;
 };
 static_assert(sizeof(DeviceRecord) == 160, "the host and the patch share this layout");
 static_assert(sizeof(DeviceBufferHeader) % 8 == 0, "records start 8-byte aligned");
