@@ -196,7 +196,7 @@ bool has_part(const std::string& opcode, const char* part) {
 }
 }  // namespace
 
-PcModel pc_model(const TracePc& pc) {
+PcModel pc_model(const TracePc& pc, const ReportOptions& opt) {
   PcModel m;
   m.access.op = op_of(pc.kind);
   m.access.width = pc.width;
@@ -261,10 +261,15 @@ PcModel pc_model(const TracePc& pc) {
         return m;
       }
       // R9 (sim/ldgsts.hpp) costs both from the shared destinations and each lane's global source,
-      // which the trace carries ('S' record). Its reach is measured and partial (sim/RULES.md R9:
-      // the misses are listed in tests/conformance/ldgsts_src_v1_open.txt). An execution traced
-      // without sources is refused in on_warp(): no source is invented for it.
+      // which the trace carries ('S' record). Its reach is measured and partial: single-warp probes
+      // mostly (sim/RULES.md R9), whole kernels not (ReportOptions::ldgsts_r9), so only on request.
+      // An execution traced without sources is refused in on_warp(): no source is invented for it.
       m.access.bypass_l1 = has_part(op, "BYPASS");
+      if (!opt.ldgsts_r9) {
+        m.why = "cp.async: R9 is not validated on whole kernels (cuBLAS SGEMM on the H200: 851,968 "
+                "wavefronts predicted, 344,064 measured); --ldgsts-r9 costs it as an estimate";
+        return m;
+      }
       m.costed = true;
       return m;
     case TraceOpKind::kOther:
@@ -277,7 +282,7 @@ PcModel pc_model(const TracePc& pc) {
 void TraceAggregator::on_pc(const TracePc& pc) {
   PcStats s;
   s.pc = pc;
-  s.model = pc_model(pc);
+  s.model = pc_model(pc, opt_);
   report_.launches.back().pcs.push_back(std::move(s));
   gates_.emplace_back();
 }
@@ -500,12 +505,13 @@ class TeeSink : public TraceSink {
 };
 }  // namespace
 
-Result<TraceReports> report_trace(const uint8_t* data, size_t size, const std::vector<ArrayRemap>& remaps) {
-  TraceAggregator traced;
+Result<TraceReports> report_trace(const uint8_t* data, size_t size, const std::vector<ArrayRemap>& remaps,
+                                  const ReportOptions& opt) {
+  TraceAggregator traced({}, opt);
   // The what-if's aggregator only when there is one: each holds memo tables of a few hundred KiB,
   // cleared on construction, a cost that small traces (the committed ones: 8,192 executions) feel.
   std::optional<TraceAggregator> what_if;
-  if (!remaps.empty()) what_if.emplace(remaps);
+  if (!remaps.empty()) what_if.emplace(remaps, opt);
   TeeSink tee(traced, what_if ? &*what_if : nullptr);
   auto s = read_trace(data, size, what_if ? static_cast<TraceSink&>(tee) : static_cast<TraceSink&>(traced));
   if (!s) return s.error();

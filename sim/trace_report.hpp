@@ -32,7 +32,14 @@ struct PcModel {
   WarpAccess access;
   std::string why;  // when not costed
 };
-PcModel pc_model(const TracePc& pc);
+// What the report may cost beyond the validated rules.
+struct ReportOptions {
+  // cp.async (LDGSTS) by R9 from the traced sources. Off by default: R9 fits single-warp probes but
+  // not whole kernels (H200, assets/results/h200/2026-12-01k/trace: cuBLAS SGEMM's LDGSTS 851,968
+  // wavefronts predicted, 344,064 measured), so its numbers are an estimate to compare, not a count.
+  bool ldgsts_r9 = false;
+};
+PcModel pc_model(const TracePc& pc, const ReportOptions& opt = {});
 
 // The model's Op for a trace kind (kOther has none: kLoad is returned and pc_model refuses it).
 Op op_of(TraceOpKind k);
@@ -93,7 +100,8 @@ uint32_t remap_address(const std::vector<ArrayRemap>& remaps, uint64_t reserved,
 // Aggregates as the trace is read; `remaps` apply to every address first (empty = as traced).
 class TraceAggregator : public TraceSink {
  public:
-  explicit TraceAggregator(std::vector<ArrayRemap> remaps = {}) : remaps_(std::move(remaps)) {}
+  explicit TraceAggregator(std::vector<ArrayRemap> remaps = {}, ReportOptions opt = {})
+      : remaps_(std::move(remaps)), opt_(opt) {}
   void on_launch(const TraceLaunch& l) override;
   void on_pc(const TracePc& pc) override;
   void on_warp(const TraceWarp& w, const TracePc& pc) override;
@@ -128,6 +136,7 @@ class TraceAggregator : public TraceSink {
   std::array<OpTotals, kTraceOpKinds> pending_{};
   void flush_pending();
   std::vector<ArrayRemap> remaps_;
+  ReportOptions opt_;
   TraceReport report_;
   WarpAccess access_;
   CostPath simd_ = cost_path();  // the lanes are copied with its vector width
@@ -168,7 +177,8 @@ struct TraceReports {
   TraceReport traced;
   TraceReport what_if;  // empty launches when no remap
 };
-Result<TraceReports> report_trace(const uint8_t* data, size_t size, const std::vector<ArrayRemap>& remaps = {});
+Result<TraceReports> report_trace(const uint8_t* data, size_t size, const std::vector<ArrayRemap>& remaps = {},
+                                  const ReportOptions& opt = {});
 
 // One row of the sorted table: a PC, or all PCs of one source line of one kernel.
 struct ReportRow {

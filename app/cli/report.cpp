@@ -165,6 +165,8 @@ CLI::App* add_report_command(CLI::App& app, ReportArgs& a) {
       ->check(CLI::IsMember({"pc", "line"}));
   r->add_option("--array", a.arrays, "a shared array of the kernel: NAME@BYTE_OFFSET:TYPE[ROWS][COLS]");
   r->add_option("--layout", a.layouts, "what-if layout: NAME:stride=S, NAME:xor=M, NAME:swizzle=B,M,S or NAME:tma_swizzle=32B|64B|128B");
+  r->add_flag("--ldgsts-r9", a.ldgsts_r9,
+              "cost cp.async (LDGSTS) by R9 from the traced sources: an estimate, not validated on whole kernels");
   return r;
 }
 
@@ -206,7 +208,9 @@ int run_report(const ReportArgs& a) {
     std::cerr << "bankscope-cli: report: " << a.trace << ": cannot read\n";
     return kExitBadInput;
   }
-  auto r = report_trace(bytes.data(), bytes.size(), remaps);
+  ReportOptions opt;
+  opt.ldgsts_r9 = a.ldgsts_r9;
+  auto r = report_trace(bytes.data(), bytes.size(), remaps, opt);
   if (!r) {
     std::cerr << "bankscope-cli: report: " << a.trace << ": " << r.error().message << "\n";
     return kExitBadInput;

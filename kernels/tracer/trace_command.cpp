@@ -306,7 +306,9 @@ int check_against_ncu(const TraceArgs& a, const std::string& trace_path) {
     return kExitError;
   }
   const std::vector<uint8_t> bytes = read_all(trace_path);
-  auto rep = report_trace(bytes.data(), bytes.size());
+  ReportOptions opt;
+  opt.ldgsts_r9 = a.ldgsts_r9;
+  auto rep = report_trace(bytes.data(), bytes.size(), {}, opt);
   if (!rep) {
     std::cerr << "bankscope-gpu: trace --check: " << trace_path << ": " << rep.error().message << "\n";
     return kExitError;
@@ -392,6 +394,9 @@ CLI::App* add_trace_command(CLI::App& app, TraceArgs& a) {
   t->add_option("-o,--out", a.out, "trace file")->capture_default_str();
   t->add_flag("--check", a.check, "run the program again under ncu and compare per launch");
   t->add_option("--ncu", a.ncu, "ncu for --check: auto or a path")->capture_default_str();
+  t->add_flag("--ldgsts-r9", a.ldgsts_r9,
+              "cost cp.async (LDGSTS) by R9 from the traced sources in the summary and --check: an estimate, not "
+              "validated on whole kernels");
   t->add_option("command", a.command, "-- PROGRAM ARGS...")->required();
   return t;
 }
@@ -447,7 +452,9 @@ int run_trace(const TraceArgs& a) {
   const std::string sass_note = closed ? annotate_from_cubins(a.out, cubins) : "";
   fs::remove_all(cubins, ec);
   const std::vector<uint8_t> bytes = read_all(a.out);
-  auto rep = report_trace(bytes.data(), bytes.size());
+  ReportOptions opt;
+  opt.ldgsts_r9 = a.ldgsts_r9;
+  auto rep = report_trace(bytes.data(), bytes.size(), {}, opt);
   std::printf("bankscope-gpu: trace: %s exited with %d; ran %.3f s under the tracer; trace %s (%zu bytes)\n",
               a.command[0].c_str(), code, secs, a.out.c_str(), bytes.size());
   if (!note.empty()) std::printf("  %s\n", note.c_str());
