@@ -60,7 +60,7 @@ inline uint32_t bank_bits(uint32_t addr, int width) {
   return m;
 }
 
-inline AccessCost cost_ca(const WarpAccess& a, const LdgstsSources& src) {
+inline AccessCost cost_ca(const WarpAccess& a, const LdgstsSources& src, bool zero_reads_nothing) {
   uint32_t phase_mask[kWarpSize];
   const int n = rules::phases(a, BankConfig{}, phase_mask);
   AccessCost c;
@@ -74,12 +74,12 @@ inline AccessCost cost_ca(const WarpAccess& a, const LdgstsSources& src) {
     int last = 0;
     for (int i = 0; i < k; ++i) {
       const int l = lanes[i];
-      const uint32_t sb = bank_bits(src[size_t(l)], a.width);
+      const uint32_t sb = zero_reads_nothing && src[size_t(l)] == 0 ? 0u : bank_bits(src[size_t(l)], a.width);
       const uint32_t db = bank_bits(a.addr[size_t(l)], a.width);
       int count = 0, after = 0;
       for (int j = 0; j < i; ++j) {
         const int m = lanes[j];
-        if ((sb & bank_bits(src[size_t(m)], a.width)) ||
+        if ((sb & (zero_reads_nothing && src[size_t(m)] == 0 ? 0u : bank_bits(src[size_t(m)], a.width))) ||
             (db & bank_bits(a.addr[size_t(m)], a.width))) {
           ++count;
           after = std::max(after, slot[size_t(m)] + 1);
@@ -159,8 +159,15 @@ inline AccessCost cost_cg(const WarpAccess& a, const LdgstsSources& src) {
 }  // namespace ldgsts_detail
 
 // R9 for a validated ldgsts access of the default bank geometry and its sources.
-inline AccessCost ldgsts_cost(const WarpAccess& a, const LdgstsSources& src) {
-  return a.bypass_l1 ? ldgsts_detail::cost_cg(a, src) : ldgsts_detail::cost_ca(a, src);
+// `zero_reads_nothing`: a source of 0 is a lane of cp.async's zero-fill form (src-size 0, or the
+// ignore-src predicate), which reads no global memory: its .ca lane has no source side. A trace
+// records such a lane's null source pointer as 0 (observed: cuBLAS SGEMM's and PyTorch's prefetches
+// past K); probe patterns give sources as offsets, where 0 is a real one, so they pass false.
+// Fitted, not yet validated on data it was not fitted on: with it, every .ca PC of cuBLAS SGEMM
+// (16 of 16) and of PyTorch's matmul (16 of 16) equals the H200's per-instruction counts
+// (assets/results/h200/2026-12-01k/trace/zerofill_check.txt), against 8 and 8 without it.
+inline AccessCost ldgsts_cost(const WarpAccess& a, const LdgstsSources& src, bool zero_reads_nothing = false) {
+  return a.bypass_l1 ? ldgsts_detail::cost_cg(a, src) : ldgsts_detail::cost_ca(a, src, zero_reads_nothing);
 }
 
 }  // namespace bankscope

@@ -443,7 +443,7 @@ void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
     record(s, kind, cost_plain(w.pc_index));
   } else {
     // cp.async: R9 from the traced sources (global, so no what-if layout moves them).
-    record(s, kind, pc.kind == TraceOpKind::kLdgsts ? ldgsts_cost(access_, w.src) : cost(access_));
+    record(s, kind, pc.kind == TraceOpKind::kLdgsts ? ldgsts_cost(access_, w.src, /*zero_reads_nothing=*/true) : cost(access_));
   }
 }
 

@@ -10,6 +10,7 @@
 
 #include "sim/counter_names.hpp"
 #include "sim/json_io.hpp"
+#include "sim/ldgsts.hpp"
 #include "sim/trace.hpp"
 #include "sim/trace_report.hpp"
 
@@ -457,4 +458,38 @@ TEST_CASE("trace report: cp.async is not costed unless asked (R9 is not validate
   auto asked = report_trace(bytes.data(), bytes.size(), {}, ReportOptions{true});
   REQUIRE(asked.ok());
   CHECK(asked->traced.launches.at(0).by_kind[k].wavefronts == 134);
+}
+
+// cp.async's zero-fill form reads no global memory; a trace records its null source as 0. Measured
+// on the H200 (assets/results/h200/2026-12-01k/trace): cuBLAS SGEMM's LDGSTS at pc 0x2440 costs
+// 16,384 wavefronts for 16,384 executions, 2,048 of them with every lane's source 0 and 32
+// consecutive 4-byte destinations (zerofill_check.txt). R9 counting those sources as one source
+// bank would give 32 wavefronts each; the report (trace sources) gives 1.
+TEST_CASE("trace report: a zero-fill LDGSTS (every source 0) has no source side") {
+  TraceWriter t;
+  t.launch(TraceLaunch{});
+  t.pc(TracePc{0, 0x2440, TraceOpKind::kLdgsts, 4, "LDGSTS.E.LTC128B", "", 0});
+  TraceWarp w;
+  w.mask = ~0u;
+  w.has_src = true;
+  for (int lane = 0; lane < 32; ++lane) {
+    w.addr[lane] = 9600 + 4 * static_cast<uint32_t>(lane);
+    w.src[lane] = 0;
+  }
+  t.warp(w);
+  t.launch_end(TraceLaunchEnd{0, 1, 0, TraceStatus::kComplete});
+  t.end(TraceEnd{1, 0});
+  const auto bytes = t.take();
+  auto r = report_trace(bytes.data(), bytes.size(), {}, ReportOptions{true});
+  REQUIRE(r.ok());
+  CHECK(r->traced.launches.at(0).pcs.at(0).wavefronts == 1);
+  // The same lanes as a probe pattern, where a source offset of 0 is a real address: 32 lanes on
+  // one source bank.
+  WarpAccess a;
+  a.op = Op::kLdgsts;
+  a.width = 4;
+  LdgstsSources src{};
+  for (int lane = 0; lane < 32; ++lane) a.addr[size_t(lane)] = w.addr[size_t(lane)];
+  CHECK(ldgsts_cost(a, src).wavefronts == 32);
+  CHECK(ldgsts_cost(a, src, true).wavefronts == 1);
 }
