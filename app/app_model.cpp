@@ -510,6 +510,14 @@ void trace_pane(const TraceRow& row, const TraceWarp& w, uint64_t reserved,
     pane.have = false;
     return;
   }
+  // cp.async's cost depends on each lane's global source as well (R9, sim/ldgsts.hpp); the bank
+  // view draws one warp's shared-memory words, so its picture would not be the cost the list shows.
+  if (pc.kind == TraceOpKind::kLdgsts) {
+    pane.error = pc.opcode + " (ldgsts): costed from its global sources as well (R9), which the bank view does "
+                 "not draw: its numbers are in the instruction list";
+    pane.have = false;
+    return;
+  }
   // The instruction as the report costs it (pc_model: LDSM's matrix count, an atomic's operation).
   WarpAccess a = row.stats.model.access;
   a.mask = w.mask;

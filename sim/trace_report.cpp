@@ -261,13 +261,13 @@ PcModel pc_model(const TracePc& pc, const ReportOptions& opt) {
         return m;
       }
       // R9 (sim/ldgsts.hpp) costs both from the shared destinations and each lane's global source,
-      // which the trace carries ('S' record). Its reach is measured and partial: single-warp probes
-      // mostly (sim/RULES.md R9), whole kernels not (ReportOptions::ldgsts_r9), so only on request.
-      // An execution traced without sources is refused in on_warp(): no source is invented for it.
+      // which the trace carries ('S' record); a source of 0 is a zero-fill lane's null pointer.
+      // Measured on whole kernels: .ca exact (ReportOptions), .cg not yet, so only on request. An
+      // execution traced without sources is refused in on_warp(): no source is invented for it.
       m.access.bypass_l1 = has_part(op, "BYPASS");
-      if (!opt.ldgsts_r9) {
-        m.why = "cp.async: R9 is not validated on whole kernels (cuBLAS SGEMM on the H200: 851,968 "
-                "wavefronts predicted, 344,064 measured); --ldgsts-r9 costs it as an estimate";
+      if (m.access.bypass_l1 && !opt.ldgsts_r9) {
+        m.why = "cp.async .cg: R9 misses whole kernels (cuBLAS HGEMM on the H200: 65,536 wavefronts "
+                "predicted, 59,392 measured); --ldgsts-r9 costs it as an estimate";
         return m;
       }
       m.costed = true;

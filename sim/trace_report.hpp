@@ -34,9 +34,11 @@ struct PcModel {
 };
 // What the report may cost beyond the validated rules.
 struct ReportOptions {
-  // cp.async (LDGSTS) by R9 from the traced sources. Off by default: R9 fits single-warp probes but
-  // not whole kernels (H200, assets/results/h200/2026-12-01k/trace: cuBLAS SGEMM's LDGSTS 851,968
-  // wavefronts predicted, 344,064 measured), so its numbers are an estimate to compare, not a count.
+  // cp.async .cg (LDGSTS.E.BYPASS) by R9 from the traced sources. Off by default: on the H200 two of
+  // cuBLAS HGEMM's .cg PCs count 0 wavefronts where R9 gives 3,072 each (65,536 per launch predicted,
+  // 59,392 measured; assets/results/h200/2026-12-01l/trace). .ca is costed by default: R9 with the
+  // zero-fill reading equals every launch and instruction of cuBLAS SGEMM at odd sizes, a kernel it
+  // was not fitted on (468,064 wavefronts, 140 of 140 instructions, 2026-12-01l).
   bool ldgsts_r9 = false;
 };
 PcModel pc_model(const TracePc& pc, const ReportOptions& opt = {});

@@ -166,7 +166,7 @@ CLI::App* add_report_command(CLI::App& app, ReportArgs& a) {
   r->add_option("--array", a.arrays, "a shared array of the kernel: NAME@BYTE_OFFSET:TYPE[ROWS][COLS]");
   r->add_option("--layout", a.layouts, "what-if layout: NAME:stride=S, NAME:xor=M, NAME:swizzle=B,M,S or NAME:tma_swizzle=32B|64B|128B");
   r->add_flag("--ldgsts-r9", a.ldgsts_r9,
-              "cost cp.async (LDGSTS) by R9 from the traced sources: an estimate, not validated on whole kernels");
+              "also cost cp.async .cg (LDGSTS.E.BYPASS) by R9: an estimate, R9 misses cuBLAS HGEMM's .cg");
   return r;
 }
 

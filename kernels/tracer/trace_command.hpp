@@ -20,7 +20,7 @@ struct TraceArgs {
   std::string out = "bankscope.bstrace";
   bool check = false;          // also run ncu and compare per launch
   std::string ncu = "auto";
-  bool ldgsts_r9 = false;      // the report and --check cost cp.async by R9 (ReportOptions::ldgsts_r9)
+  bool ldgsts_r9 = false;      // the report and --check also cost cp.async .cg (ReportOptions::ldgsts_r9)
   std::vector<std::string> command;  // PROGRAM ARGS...
 };
 

@@ -620,6 +620,37 @@ TEST_CASE("trace: an LDSM is drawn as the report costs it (4 matrices), an unkno
   CHECK(m.trace().pane.error.find("not modelled: atomic operation unknown") != std::string::npos);
 }
 
+TEST_CASE("trace: a cp.async row shows its cost from the sources in the list and says why it is not drawn") {
+  // One LDGSTS.E (.ca, 4 bytes) with every lane's global source on one bank (stride 128 B) and
+  // contiguous destinations: R9 serializes the 32 source reads (32 wavefronts); the shared side
+  // alone would cost 1, so the bank view, which draws shared words only, would show another number.
+  TraceWriter t;
+  TraceLaunch l;
+  l.kernel = "copy(float*)";
+  t.launch(l);
+  t.pc(TracePc{0, 0x100, TraceOpKind::kLdgsts, 4, "LDGSTS.E.LTC128B", "", 0});
+  TraceWarp w;
+  w.mask = 0xffffffffu;
+  w.has_src = true;
+  for (uint32_t k = 0; k < 32; ++k) {
+    w.addr[k] = 4 * k;
+    w.src[k] = 4096 + 128 * k;
+  }
+  t.warp(w);
+  t.launch_end(TraceLaunchEnd{0, 1, 0, TraceStatus::kComplete});
+  t.end(TraceEnd{1, 0});
+  UiState s;
+  AppModel m;
+  REQUIRE(run(s, m, "trace " + write_bytes("ldgsts.bstrace", t.take())).ok());
+  m.update(s);
+  const LoadedTrace& lt = *s.trace.loaded;
+  REQUIRE(lt.rows.size() == 1);
+  CHECK(lt.rows[0].stats.wavefronts == 32);
+  REQUIRE(run(s, m, "trace_instr 0").ok());
+  CHECK_FALSE(m.trace().pane.ok);
+  CHECK(m.trace().pane.error.find("costed from its global sources as well (R9)") != std::string::npos);
+}
+
 TEST_CASE("trace: transpose.bstrace (H200) opens on launch 0's 32-way LDS; its 512 executions step") {
   UiState s;
   AppModel m;
