@@ -163,9 +163,10 @@ inline AccessCost cost_cg(const WarpAccess& a, const LdgstsSources& src) {
 // ignore-src predicate), which reads no global memory: its .ca lane has no source side. A trace
 // records such a lane's null source pointer as 0 (observed: cuBLAS SGEMM's and PyTorch's prefetches
 // past K); probe patterns give sources as offsets, where 0 is a real one, so they pass false.
-// Fitted, not yet validated on data it was not fitted on: with it, every .ca PC of cuBLAS SGEMM
-// (16 of 16) and of PyTorch's matmul (16 of 16) equals the H200's per-instruction counts
-// (assets/results/h200/2026-12-01k/trace/zerofill_check.txt), against 8 and 8 without it.
+// Fitted on assets/results/h200/2026-12-01k/trace (every .ca PC of cuBLAS SGEMM, 16 of 16, and of
+// PyTorch's matmul, 16 of 16, then equal the H200's counts: zerofill_check.txt; 8 and 8 without it),
+// then checked on a kernel it was not fitted on: cuBLAS SGEMM at M 1000, N 777, K 555, every count
+// equal per launch and per instruction (2026-12-01l).
 inline AccessCost ldgsts_cost(const WarpAccess& a, const LdgstsSources& src, bool zero_reads_nothing = false) {
   return a.bypass_l1 ? ldgsts_detail::cost_cg(a, src) : ldgsts_detail::cost_ca(a, src, zero_reads_nothing);
 }
