@@ -159,10 +159,13 @@ inline AccessCost cost_cg(const WarpAccess& a, const LdgstsSources& src) {
 }  // namespace ldgsts_detail
 
 // R9 for a validated ldgsts access of the default bank geometry and its sources.
-// `zero_reads_nothing`: a source of 0 is a lane of cp.async's zero-fill form (src-size 0, or the
-// ignore-src predicate), which reads no global memory: its .ca lane has no source side. A trace
-// records such a lane's null source pointer as 0 (observed: cuBLAS SGEMM's and PyTorch's prefetches
-// past K); probe patterns give sources as offsets, where 0 is a real one, so they pass false.
+// `zero_reads_nothing`: a source of 0 is a lane of cp.async's zero-fill form with a null source
+// pointer, which reads no global memory: its .ca lane has no source side. The tracer records a null
+// pointer as 0 and writes no sources for an execution with a real address whose low 32 bits are 0
+// (kernels/tracer/injection.cpp), so in a trace 0 means null (observed: cuBLAS SGEMM's and
+// PyTorch's prefetches past K). Not covered: a zero-fill with a non-null pointer and src-size 0
+// (the pointer is then recorded as a source). Probe patterns give sources as offsets, where 0 is a
+// real one, so they pass false.
 // Fitted on assets/results/h200/2026-12-01k/trace (every .ca PC of cuBLAS SGEMM, 16 of 16, and of
 // PyTorch's matmul, 16 of 16, then equal the H200's counts: zerofill_check.txt; 8 and 8 without it),
 // then checked on a kernel it was not fitted on: cuBLAS SGEMM at M 1000, N 777, K 555, every count

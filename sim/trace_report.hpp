@@ -5,11 +5,11 @@
 //   traced offset in array A               -> logical (row, col) of A -> new layout's offset
 //
 // Each instruction is costed by the bank model's rule for its kind (sim/RULES.md), see pc_model():
-// LDS/STS (R1-R6), LDSM/STSM (R7), ATOMS (R8) and LDGSTS .ca and .cg (R9, from each lane's global
-// source, which the trace carries) when the SASS opcode says which (`bankscope-gpu trace` reads it
-// from the kernel's cubin). An instruction no measured rule covers (an atomic whose operation is
-// unknown, an LDGSTS traced without its sources, ...) is counted as executions, marked "not
-// modelled" with the reason, and left out of the totals.
+// LDS/STS (R1-R6), LDSM/STSM (R7), ATOMS (R8) and LDGSTS .ca (R9, from each lane's global source,
+// which the trace carries; .cg only with ReportOptions::ldgsts_r9) when the SASS opcode says which
+// (`bankscope-gpu trace` reads it from the kernel's cubin). An instruction no measured rule covers
+// (an atomic whose operation is unknown, an LDGSTS .cg, one traced without its sources, ...) is
+// counted as executions, marked "not modelled" with the reason, and left out of the totals.
 #pragma once
 
 #include <array>

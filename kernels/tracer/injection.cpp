@@ -254,7 +254,7 @@ void on_launch_end(State& s, const Sanitizer_LaunchData* l) {
                                             n * sizeof(DeviceRecord), l->hStream) != SANITIZER_SUCCESS) {
     warn("launch " + std::to_string(e.launch) + ": could not copy the trace records");
     e.status = TraceStatus::kLaunchFailed;
-    e.dropped = h.head;
+    e.dropped = h.dropped + n;  // slots, an upper bound on the executions (an LDGSTS takes two)
     s.writer.launch_end(e);
     write_out(s);
     return;
@@ -291,11 +291,18 @@ void on_launch_end(State& s, const Sanitizer_LaunchData* l) {
       // arrive. Lanes outside the mask are not written.
       w.addr[lane] = r.addr[lane];
     }
-    // The patch writes an LDGSTS's sources into the next slot of the same reservation.
+    // The patch writes an LDGSTS's sources into the next slot of the same reservation. A source of 0
+    // in the trace means a null pointer (the zero-fill form: sim/ldgsts.hpp reads nothing for it);
+    // a real address whose low 32 bits are 0 cannot be told from it, so such an execution is
+    // written without sources (never costed) rather than as a zero-fill.
     const DeviceRecord* src = i + 1 < n ? &recs[i + 1] : nullptr;
     w.has_src = r.kind == kRecLdgsts && src != nullptr && src->kind == kRecLdgstsSource && src->pc == r.pc &&
                 src->block == r.block && src->warp == r.warp && src->mask == r.mask;
-    for (int lane = 0; lane < 32; ++lane) w.src[lane] = w.has_src ? src->addr[lane] : 0;
+    for (int lane = 0; lane < 32; ++lane) {
+      const bool active = (r.mask >> lane) & 1u;
+      w.src[lane] = w.has_src && active ? src->addr[lane] : 0;
+      if (w.has_src && active && src->addr[lane] == 0 && !((src->count >> lane) & 1u)) w.has_src = false;
+    }
     s.writer.warp(w);
     ++executions;
     if (s.writer.bytes().size() > (8u << 20)) write_out(s);

@@ -40,7 +40,7 @@ __device__ __forceinline__ void fill(DeviceRecord& r, uint32_t lane, uint32_t le
 // dropped execution and lowers valid_end, so the host reads only written slots.
 __device__ __forceinline__ void record(void* userdata, uint64_t pc, uint32_t offset, uint32_t width,
                                        uint16_t kind, uint32_t count, bool with_source = false,
-                                       uint32_t source = 0) {
+                                       uint32_t source = 0, bool null_source = false) {
   auto* h = static_cast<DeviceBufferHeader*>(userdata);
   if (h == nullptr) return;  // a launch that is not traced
   const uint32_t block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
@@ -60,7 +60,10 @@ __device__ __forceinline__ void record(void* userdata, uint64_t pc, uint32_t off
   slot = __shfl_sync(mask, slot, leader);
   if (slot + slots > h->capacity) return;
   fill(records_of(h)[slot], lane, leader, pc, block, mask, kind, width, count, offset);
-  if (with_source) fill(records_of(h)[slot + 1], lane, leader, pc, block, mask, kRecLdgstsSource, width, count, source);
+  // The source slot's count: the lanes whose source pointer is null (all 64 bits), i.e. the
+  // zero-fill form, so that the host can tell them from a real address whose low 32 bits are 0.
+  const uint32_t nulls = __ballot_sync(mask, null_source);
+  if (with_source) fill(records_of(h)[slot + 1], lane, leader, pc, block, mask, kRecLdgstsSource, width, nulls, source);
   __syncwarp(mask);
 }
 
@@ -102,6 +105,6 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankscope_matrix_access(
 extern "C" __device__ __noinline__ SanitizerPatchResult bankscope_memcpy_async(
     void* userdata, uint64_t pc, void* src, uint32_t dst, uint32_t accessSize) {
   record(userdata, pc, dst, accessSize, kRecLdgsts, 1, true,
-         static_cast<uint32_t>(reinterpret_cast<uintptr_t>(src)));
+         static_cast<uint32_t>(reinterpret_cast<uintptr_t>(src)), src == nullptr);
   return SANITIZER_PATCH_SUCCESS;
 }

@@ -24,7 +24,8 @@ enum RecordKind : uint16_t {  // the values of TraceOpKind (sim/trace.hpp)
   kRecGenericLoad = 0x100,   // LD/ST through a generic address that points at shared memory:
   kRecGenericStore = 0x101,  // costed as ld/st, opcode named apart
   kRecLdgstsSource = 0x200,  // the slot after each kRecLdgsts record: addr[lane] = the low 32 bits
-                             // of the lane's global source address (R9 depends on it)
+                             // of the lane's global source address (R9 depends on it), count = the
+                             // lanes whose source pointer is null (cp.async's zero-fill form)
 };
 
 struct DeviceRecord {

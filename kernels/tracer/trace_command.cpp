@@ -389,7 +389,7 @@ CLI::App* add_trace_command(CLI::App& app, TraceArgs& a) {
   t->add_option("--launch", a.launch, "first matching launch traced (0-based)")->capture_default_str();
   t->add_option("--launches", a.launches, "matching launches traced: all or N")->capture_default_str();
   t->add_option("--blocks", a.blocks, "blocks traced per launch: all or N (linear block index below N)")->capture_default_str();
-  t->add_option("--records", a.records, "device buffer, in warp executions (160 bytes each); overflow is counted as dropped")
+  t->add_option("--records", a.records, "device buffer, in 160-byte slots: one per warp execution, two for an LDGSTS (its sources); overflow is counted as dropped")
       ->capture_default_str();
   t->add_option("-o,--out", a.out, "trace file")->capture_default_str();
   t->add_flag("--check", a.check, "run the program again under ncu and compare per launch");
