@@ -507,3 +507,36 @@ TEST_CASE("trace report: a zero-fill LDGSTS (every source 0) has no source side"
   CHECK(ldgsts_cost(a, src).wavefronts == 32);
   CHECK(ldgsts_cost(a, src, true).wavefronts == 1);
 }
+
+// A prefetch partly past the end: lanes 0-15 zero-fill (source 0), lanes 16-31 read 16 sources on
+// one bank (stride 128 bytes); 32 consecutive destinations. R9: the 16 real sources serialize (16
+// wavefronts) and the zero-fill lanes add none; counting the zero-fill "sources" as real puts all
+// 32 on bank 0 (32 wavefronts).
+TEST_CASE("trace report: zero-fill and real sources in one LDGSTS: only the real ones conflict") {
+  TraceWriter t;
+  t.launch(TraceLaunch{});
+  t.pc(TracePc{0, 0x2440, TraceOpKind::kLdgsts, 4, "LDGSTS.E.LTC128B", "", 0});
+  TraceWarp w;
+  w.mask = ~0u;
+  w.has_src = true;
+  for (uint32_t lane = 0; lane < 32; ++lane) {
+    w.addr[lane] = 4 * lane;
+    w.src[lane] = lane < 16 ? 0u : 4096u + 128u * (lane - 16);
+  }
+  t.warp(w);
+  t.launch_end(TraceLaunchEnd{0, 1, 0, TraceStatus::kComplete});
+  t.end(TraceEnd{1, 0});
+  const auto bytes = t.take();
+  auto r = report_trace(bytes.data(), bytes.size());
+  REQUIRE(r.ok());
+  CHECK(r->traced.launches.at(0).pcs.at(0).wavefronts == 16);
+  WarpAccess a;
+  a.op = Op::kLdgsts;
+  a.width = 4;
+  LdgstsSources src{};
+  for (int lane = 0; lane < 32; ++lane) {
+    a.addr[size_t(lane)] = w.addr[size_t(lane)];
+    src[size_t(lane)] = w.src[size_t(lane)];
+  }
+  CHECK(ldgsts_cost(a, src).wavefronts == 32);
+}
