@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "sim/trace.hpp"
+#include "drain.hpp"
 #include "trace_buffer.hpp"
 
 namespace bankscope::tracer {
@@ -210,27 +211,6 @@ void on_launch_begin(State& s, const Sanitizer_LaunchData* l) {
   note_cubin(s, l->module, index, mangled);
 }
 
-std::string opcode_of(uint16_t kind, uint16_t width, uint32_t count) {
-  // Named from what the callback reports (the API gives no opcode): the SASS mnemonic it implies.
-  std::string op;
-  switch (kind) {
-    case kRecLoad: op = "LDS"; break;
-    case kRecStore: op = "STS"; break;
-    case kRecAtomic: op = "ATOMS"; break;
-    case kRecLdsm: return "LDSM.x" + std::to_string(count);
-    case kRecStsm: return "STSM.x" + std::to_string(count);
-    case kRecLdgsts: op = "LDGSTS"; break;
-    case kRecGenericLoad: op = "LD(shared)"; break;
-    case kRecGenericStore: op = "ST(shared)"; break;
-    default: op = "?"; break;
-  }
-  if (width == 1) return op + ".U8";
-  if (width == 2) return op + ".U16";
-  if (width == 8) return op + ".64";
-  if (width == 16) return op + ".128";
-  return op;
-}
-
 void on_launch_end(State& s, const Sanitizer_LaunchData* l) {
   if (!s.tracing) return;
   s.tracing = false;
@@ -245,8 +225,7 @@ void on_launch_end(State& s, const Sanitizer_LaunchData* l) {
     write_out(s);
     return;
   }
-  // Slots written: up to the first reservation that did not fit (an LDGSTS takes two slots).
-  const uint64_t n = std::min({h.head, h.capacity, h.valid_end});
+  const uint64_t n = written_slots(h);
   e.dropped = h.dropped;
   std::vector<DeviceRecord> recs(n);
   // Drained in chunks so a large buffer needs no second large host copy.
@@ -259,54 +238,9 @@ void on_launch_end(State& s, const Sanitizer_LaunchData* l) {
     write_out(s);
     return;
   }
-  // PC table in first-seen order, then the executions.
-  std::map<std::pair<uint64_t, uint16_t>, uint32_t> pcs;
-  for (const DeviceRecord& r : recs) {
-    const auto key = std::make_pair(r.pc, r.kind);
-    if (r.kind == kRecLdgstsSource || pcs.count(key)) continue;
-    const uint32_t idx = static_cast<uint32_t>(pcs.size());
-    pcs[key] = idx;
-    TracePc p;
-    p.index = idx;
-    p.pc = r.pc >= s.function_pc ? r.pc - s.function_pc : r.pc;
-    p.kind = r.kind == kRecGenericLoad ? TraceOpKind::kLoad
-             : r.kind == kRecGenericStore ? TraceOpKind::kStore
-             : r.kind <= kRecLdgsts       ? static_cast<TraceOpKind>(r.kind)
-                                          : TraceOpKind::kOther;
-    p.width = (r.width == 1 || r.width == 2 || r.width == 4 || r.width == 8 || r.width == 16) ? r.width : 4;
-    p.opcode = opcode_of(r.kind, r.width, r.count);
-    s.writer.pc(p);
-  }
-  TraceWarp w;
-  uint64_t executions = 0;
-  for (uint64_t i = 0; i < n; ++i) {
-    const DeviceRecord& r = recs[i];
-    if (r.kind == kRecLdgstsSource) continue;  // read with the LDGSTS record before it
-    w.block = r.block;
-    w.warp = r.warp;
-    w.pc_index = pcs[std::make_pair(r.pc, r.kind)];
-    w.mask = r.mask;
-    for (int lane = 0; lane < 32; ++lane) {
-      // A misaligned offset would be refused by the reader; the GPU faults on those, so none should
-      // arrive. Lanes outside the mask are not written.
-      w.addr[lane] = r.addr[lane];
-    }
-    // The patch writes an LDGSTS's sources into the next slot of the same reservation. A source of 0
-    // in the trace means a null pointer (the zero-fill form: sim/ldgsts.hpp reads nothing for it);
-    // a real address whose low 32 bits are 0 cannot be told from it, so such an execution is
-    // written without sources (never costed) rather than as a zero-fill.
-    const DeviceRecord* src = i + 1 < n ? &recs[i + 1] : nullptr;
-    w.has_src = r.kind == kRecLdgsts && src != nullptr && src->kind == kRecLdgstsSource && src->pc == r.pc &&
-                src->block == r.block && src->warp == r.warp && src->mask == r.mask;
-    for (int lane = 0; lane < 32; ++lane) {
-      const bool active = (r.mask >> lane) & 1u;
-      w.src[lane] = w.has_src && active ? src->addr[lane] : 0;
-      if (w.has_src && active && src->addr[lane] == 0 && !((src->count >> lane) & 1u)) w.has_src = false;
-    }
-    s.writer.warp(w);
-    ++executions;
+  const uint64_t executions = drain_records(recs, s.function_pc, s.writer, [&s] {
     if (s.writer.bytes().size() > (8u << 20)) write_out(s);
-  }
+  });
   e.executions = executions;
   e.status = e.dropped != 0 ? TraceStatus::kDropped : TraceStatus::kComplete;
   if (e.dropped != 0) {
