@@ -7,6 +7,7 @@
 #include "sim/json_io.hpp"
 #include "sim/kernel_model.hpp"
 #include "sim/trace.hpp"
+#include "trace_test_util.hpp"
 #include "sim/trace_report.hpp"
 
 using namespace bankscope;
@@ -44,16 +45,8 @@ std::vector<uint8_t> seed_block_trace(bool with_end = true) {
   return t.take();
 }
 
-struct Recorder : TraceSink {
-  std::vector<TraceWarp> warps;
-  void on_warp(const TraceWarp& w, const TracePc&) override { warps.push_back(w); }
-};
-
-std::string read_error(const std::vector<uint8_t>& b) {
-  Recorder r;
-  auto s = read_trace(b.data(), b.size(), r);
-  return s.ok() ? std::string("ok") : s.error().message;
-}
+using test::Recorder;
+using test::read_error;
 
 }  // namespace
 

@@ -12,6 +12,7 @@
 #include "sim/json_io.hpp"
 #include "sim/ldgsts.hpp"
 #include "sim/trace.hpp"
+#include "trace_test_util.hpp"
 #include "sim/trace_report.hpp"
 
 using namespace bankscope;
@@ -20,16 +21,8 @@ namespace {
 
 constexpr uint32_t kReserved = 1024;  // sm_90's reserved shared window: 8 rows of 128 bytes
 
-struct Recorder : TraceSink {
-  std::vector<TraceWarp> warps;
-  void on_warp(const TraceWarp& w, const TracePc&) override { warps.push_back(w); }
-};
-
-std::string read_error(const std::vector<uint8_t>& b) {
-  Recorder r;
-  auto s = read_trace(b.data(), b.size(), r);
-  return s.ok() ? std::string("ok") : s.error().message;
-}
+using test::Recorder;
+using test::read_error;
 
 void put_varint(std::vector<uint8_t>& o, uint64_t v) {
   for (; v >= 0x80; v >>= 7) o.push_back(static_cast<uint8_t>(v | 0x80));
@@ -474,36 +467,52 @@ TEST_CASE("trace report: cp.async .ca is costed by default, .cg only when asked"
   CHECK(asked->traced.launches.at(0).by_kind[k].wavefronts == 134);
 }
 
+namespace {
+
+// A trace of one full-warp 4-byte .ca LDGSTS execution (SGEMM's pc 0x2440) with w's destinations
+// and sources.
+std::vector<uint8_t> one_ldgsts_trace(TraceWarp w) {
+  TraceWriter t;
+  t.launch(TraceLaunch{});
+  t.pc(TracePc{0, 0x2440, TraceOpKind::kLdgsts, 4, "LDGSTS.E.LTC128B", "", 0});
+  w.mask = ~0u;
+  w.has_src = true;
+  t.warp(w);
+  t.launch_end(TraceLaunchEnd{0, 1, 0, TraceStatus::kComplete});
+  t.end(TraceEnd{1, 0});
+  return t.take();
+}
+
+// w's destinations as one 4-byte .ca cp.async of a full warp (a probe pattern).
+WarpAccess ldgsts_access(const TraceWarp& w) {
+  WarpAccess a;
+  a.op = Op::kLdgsts;
+  a.width = 4;
+  a.addr = w.addr;
+  return a;
+}
+
+}  // namespace
+
 // cp.async's zero-fill form reads no global memory; a trace records its null source as 0. Measured
 // on the H200 (assets/results/h200/2026-12-01k/trace): cuBLAS SGEMM's LDGSTS at pc 0x2440 costs
 // 16,384 wavefronts for 16,384 executions, 2,048 of them with every lane's source 0 and 32
 // consecutive 4-byte destinations (zerofill_check.txt). R9 counting those sources as one source
 // bank would give 32 wavefronts each; the report (trace sources) gives 1.
 TEST_CASE("trace report: a zero-fill LDGSTS (every source 0) has no source side") {
-  TraceWriter t;
-  t.launch(TraceLaunch{});
-  t.pc(TracePc{0, 0x2440, TraceOpKind::kLdgsts, 4, "LDGSTS.E.LTC128B", "", 0});
   TraceWarp w;
-  w.mask = ~0u;
-  w.has_src = true;
-  for (int lane = 0; lane < 32; ++lane) {
-    w.addr[lane] = 9600 + 4 * static_cast<uint32_t>(lane);
+  for (uint32_t lane = 0; lane < 32; ++lane) {
+    w.addr[lane] = 9600 + 4 * lane;
     w.src[lane] = 0;
   }
-  t.warp(w);
-  t.launch_end(TraceLaunchEnd{0, 1, 0, TraceStatus::kComplete});
-  t.end(TraceEnd{1, 0});
-  const auto bytes = t.take();
+  const auto bytes = one_ldgsts_trace(w);
   auto r = report_trace(bytes.data(), bytes.size(), {}, ReportOptions{true});
   REQUIRE(r.ok());
   CHECK(r->traced.launches.at(0).pcs.at(0).wavefronts == 1);
   // The same lanes as a probe pattern, where a source offset of 0 is a real address: 32 lanes on
   // one source bank.
-  WarpAccess a;
-  a.op = Op::kLdgsts;
-  a.width = 4;
-  LdgstsSources src{};
-  for (int lane = 0; lane < 32; ++lane) a.addr[size_t(lane)] = w.addr[size_t(lane)];
+  const WarpAccess a = ldgsts_access(w);
+  const LdgstsSources src = w.src;
   CHECK(ldgsts_cost(a, src).wavefronts == 32);
   CHECK(ldgsts_cost(a, src, true).wavefronts == 1);
 }
@@ -513,30 +522,14 @@ TEST_CASE("trace report: a zero-fill LDGSTS (every source 0) has no source side"
 // wavefronts) and the zero-fill lanes add none; counting the zero-fill "sources" as real puts all
 // 32 on bank 0 (32 wavefronts).
 TEST_CASE("trace report: zero-fill and real sources in one LDGSTS: only the real ones conflict") {
-  TraceWriter t;
-  t.launch(TraceLaunch{});
-  t.pc(TracePc{0, 0x2440, TraceOpKind::kLdgsts, 4, "LDGSTS.E.LTC128B", "", 0});
   TraceWarp w;
-  w.mask = ~0u;
-  w.has_src = true;
   for (uint32_t lane = 0; lane < 32; ++lane) {
     w.addr[lane] = 4 * lane;
     w.src[lane] = lane < 16 ? 0u : 4096u + 128u * (lane - 16);
   }
-  t.warp(w);
-  t.launch_end(TraceLaunchEnd{0, 1, 0, TraceStatus::kComplete});
-  t.end(TraceEnd{1, 0});
-  const auto bytes = t.take();
+  const auto bytes = one_ldgsts_trace(w);
   auto r = report_trace(bytes.data(), bytes.size());
   REQUIRE(r.ok());
   CHECK(r->traced.launches.at(0).pcs.at(0).wavefronts == 16);
-  WarpAccess a;
-  a.op = Op::kLdgsts;
-  a.width = 4;
-  LdgstsSources src{};
-  for (int lane = 0; lane < 32; ++lane) {
-    a.addr[size_t(lane)] = w.addr[size_t(lane)];
-    src[size_t(lane)] = w.src[size_t(lane)];
-  }
-  CHECK(ldgsts_cost(a, src).wavefronts == 32);
+  CHECK(ldgsts_cost(ldgsts_access(w), w.src).wavefronts == 32);
 }
