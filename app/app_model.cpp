@@ -482,11 +482,17 @@ Result<std::shared_ptr<const LoadedTrace>> load_trace_file(const std::string& pa
   return std::shared_ptr<const LoadedTrace>(std::move(t));
 }
 
+bool trace_row_drawable(const TraceRow& row) {
+  return row.stats.modelled() && row.stats.pc.kind != TraceOpKind::kLdgsts;
+}
+
 Result<bool> open_trace(UiState& state, const std::string& path) {
   Result<std::shared_ptr<const LoadedTrace>> t = load_trace_file(path);
   if (!t) return t.error();
   state.trace.loaded = std::move(t).value();
-  state.trace.instr = 0;
+  const std::vector<TraceRow>& rows = state.trace.loaded->rows;
+  const auto drawable = std::find_if(rows.begin(), rows.end(), trace_row_drawable);
+  state.trace.instr = drawable == rows.end() ? 0 : static_cast<int>(drawable - rows.begin());
   state.trace.exec = 0;
   clear_trace_what_if(state);  // another kernel's arrays: named again for this one
   state.trace.touch();
@@ -512,7 +518,7 @@ void trace_pane(const TraceRow& row, const TraceWarp& w, uint64_t reserved,
   }
   // cp.async's cost depends on each lane's global source as well (R9, sim/ldgsts.hpp); the bank
   // view draws one warp's shared-memory words, so its picture would not be the cost the list shows.
-  if (pc.kind == TraceOpKind::kLdgsts) {
+  if (!trace_row_drawable(row)) {
     pane.error = pc.opcode + " (ldgsts): costed from its global sources as well (R9), which the bank view does "
                  "not draw: its numbers are in the instruction list";
     pane.have = false;

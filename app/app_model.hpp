@@ -307,7 +307,11 @@ int64_t logical_cols(const ConfigState& cfg);
 // "t.bstrace: trace: byte 812: ...". A file cut short at a record boundary opens (its launches say
 // "no end record"); one cut inside a record is an error.
 Result<std::shared_ptr<const LoadedTrace>> load_trace_file(const std::string& path);
-// Opens a trace in the state on its hottest instruction's first execution (single view).
+// Whether the bank view can draw a row's executions: a costed instruction whose cost is its shared
+// words (an LDGSTS is also costed from its global sources, which the view does not draw).
+bool trace_row_drawable(const TraceRow& row);
+// Opens a trace in the state on its hottest drawable instruction's first execution (row 0 when no
+// row is drawable: its pane then says why), single view.
 Result<bool> open_trace(UiState& state, const std::string& path);
 // Recomputes `view` for the state's selection (clamps instr/exec into range); the pure function
 // AppModel::update() calls when the trace selection changed.

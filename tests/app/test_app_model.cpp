@@ -624,11 +624,14 @@ TEST_CASE("trace: a cp.async row shows its cost from the sources in the list and
   // One LDGSTS.E (.ca, 4 bytes) with every lane's global source on one bank (stride 128 B) and
   // contiguous destinations: R9 serializes the 32 source reads (32 wavefronts); the shared side
   // alone would cost 1, so the bank view, which draws shared words only, would show another number.
+  // And an LDS with lanes two to a bank (stride 8 B: 2 wavefronts). The LDGSTS is the hottest row;
+  // the trace opens on the LDS, the hottest row the view can draw.
   TraceWriter t;
   TraceLaunch l;
   l.kernel = "copy(float*)";
   t.launch(l);
   t.pc(TracePc{0, 0x100, TraceOpKind::kLdgsts, 4, "LDGSTS.E.LTC128B", "", 0});
+  t.pc(TracePc{1, 0x200, TraceOpKind::kLoad, 4, "LDS", "", 0});
   TraceWarp w;
   w.mask = 0xffffffffu;
   w.has_src = true;
@@ -637,15 +640,23 @@ TEST_CASE("trace: a cp.async row shows its cost from the sources in the list and
     w.src[k] = 4096 + 128 * k;
   }
   t.warp(w);
-  t.launch_end(TraceLaunchEnd{0, 1, 0, TraceStatus::kComplete});
+  w.pc_index = 1;
+  w.has_src = false;
+  for (uint32_t k = 0; k < 32; ++k) w.addr[k] = 8 * k;
+  t.warp(w);
+  t.launch_end(TraceLaunchEnd{0, 2, 0, TraceStatus::kComplete});
   t.end(TraceEnd{1, 0});
   UiState s;
   AppModel m;
   REQUIRE(run(s, m, "trace " + write_bytes("ldgsts.bstrace", t.take())).ok());
   m.update(s);
   const LoadedTrace& lt = *s.trace.loaded;
-  REQUIRE(lt.rows.size() == 1);
+  REQUIRE(lt.rows.size() == 2);
+  REQUIRE(lt.rows[0].stats.pc.kind == TraceOpKind::kLdgsts);
   CHECK(lt.rows[0].stats.wavefronts == 32);
+  CHECK(s.trace.instr == 1);
+  REQUIRE(m.trace().pane.ok);
+  CHECK(m.trace().pane.report.cost.wavefronts == 2);
   REQUIRE(run(s, m, "trace_instr 0").ok());
   CHECK_FALSE(m.trace().pane.ok);
   CHECK(m.trace().pane.error.find("costed from its global sources as well (R9)") != std::string::npos);
