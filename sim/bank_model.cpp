@@ -1272,9 +1272,38 @@ size_t cost_rows(const WarpAccess& proto, const uint32_t* addr, const uint32_t* 
   return cost_rows_on(cost_path(), proto, addr, masks, one_mask, n, limit, wavefronts, bank_conflicts);
 }
 
+namespace {
+
+// simulate() of a default-geometry ldgsts: run<> gives each lane's phase, banks and words; R9
+// (what cost() counts) gives the wavefronts and which lane completes in which.
+void ldgsts_schedule(const WarpAccess& a, AccessReport* rep) {
+  int lane_wf[kWarpSize];
+  const AccessCost c = ldgsts_cost(a, ldgsts_default_sources(a), false, lane_wf);
+  rep->cost = c;
+  rep->wavefronts.assign(static_cast<size_t>(c.wavefronts), WavefrontDetail{});
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    LaneDetail& d = rep->lanes[static_cast<size_t>(lane)];
+    if (!d.active) continue;
+    assert(lane_wf[lane] >= 0 && lane_wf[lane] < c.wavefronts && "R9 schedules every active lane");
+    d.wavefront = lane_wf[lane];
+    WavefrontDetail& wf = rep->wavefronts[static_cast<size_t>(lane_wf[lane])];
+    if (wf.lanes == 0) wf.phase = d.phase;  // .cg's wavefronts may span phases: the lowest lane's
+    wf.lanes |= uint32_t{1} << lane;
+    for (int k = 0; k < d.words; ++k) {
+      const std::pair<int, uint32_t> bw{d.bank[static_cast<size_t>(k)], d.word[static_cast<size_t>(k)]};
+      wf.banks |= uint64_t{1} << bw.first;
+      if (std::find(wf.words.begin(), wf.words.end(), bw) == wf.words.end()) wf.words.push_back(bw);
+    }
+  }
+}
+
+}  // namespace
+
 AccessReport simulate(const WarpAccess& a, const BankConfig& cfg) {
   AccessReport rep;
   run<true>(a, cfg, &rep);
+  // cost() takes R9 for these (cost_on()); the report must show the same wavefronts.
+  if (a.op == Op::kLdgsts && cfg.is_default()) ldgsts_schedule(a, &rep);
   return rep;
 }
 

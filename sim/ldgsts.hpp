@@ -28,7 +28,6 @@
 #include <array>
 #include <cstdint>
 #include <map>
-#include <set>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -60,7 +59,8 @@ inline uint32_t bank_bits(uint32_t addr, int width) {
   return m;
 }
 
-inline AccessCost cost_ca(const WarpAccess& a, const LdgstsSources& src, bool zero_reads_nothing) {
+// `lane_wf` (may be null): each active lane's wavefront (0-based over the instruction), -1 else.
+inline AccessCost cost_ca(const WarpAccess& a, const LdgstsSources& src, bool zero_reads_nothing, int* lane_wf) {
   uint32_t phase_mask[kWarpSize];
   const int n = rules::phases(a, BankConfig{}, phase_mask);
   AccessCost c;
@@ -87,6 +87,7 @@ inline AccessCost cost_ca(const WarpAccess& a, const LdgstsSources& src, bool ze
       }
       slot[size_t(l)] = std::max(count, after);
       last = std::max(last, slot[size_t(l)]);
+      if (lane_wf) lane_wf[l] = c.wavefronts + slot[size_t(l)];
     }
     c.wavefronts += last + 1;
     c.n_way = std::max(c.n_way, last + 1);
@@ -100,14 +101,15 @@ inline int d4(int g, int s) {
   return g < 4 ? (s + g) % 4 : ((g - 4) - s + 8) % 4;
 }
 
-inline AccessCost cost_cg(const WarpAccess& a, const LdgstsSources& src) {
+// `lane_wf` as cost_ca's: a dropped lane completes with the earlier lane it repeats.
+inline AccessCost cost_cg(const WarpAccess& a, const LdgstsSources& src, int* lane_wf) {
   const uint32_t active = rules::active_lanes(a);
   // Kept lanes: a lane repeating an earlier active lane's destination is dropped.
-  std::set<uint32_t> seen;
+  std::map<uint32_t, int> first_lane;  // destination -> the kept lane writing it
   std::array<int, kWarpSize> kept{};
   int nk = 0;
   for (int l = 0; l < kWarpSize; ++l) {
-    if (((active >> l) & 1u) && seen.insert(a.addr[size_t(l)]).second) kept[size_t(nk++)] = l;
+    if (((active >> l) & 1u) && first_lane.emplace(a.addr[size_t(l)], l).second) kept[size_t(nk++)] = l;
   }
   // Fill of each source sector among the kept lanes: bit 0 lower half read, bit 1 upper half read.
   std::map<uint32_t, int> fill;
@@ -116,18 +118,24 @@ inline AccessCost cost_cg(const WarpAccess& a, const LdgstsSources& src) {
     fill[s / kSectorBytes] |= 1 << ((s / 16) % 2);
   }
   // Pieces per (source line, destination row): (source piece, destination piece, fill kind).
-  std::map<std::pair<uint32_t, uint32_t>, std::set<std::tuple<int, int, int>>> groups;
+  std::map<std::pair<uint32_t, uint32_t>, std::map<std::tuple<int, int, int>, int>> groups;  // piece -> lane
   for (int i = 0; i < nk; ++i) {
     const int l = kept[size_t(i)];
     const uint32_t s = src[size_t(l)], d = a.addr[size_t(l)];
     const int f = fill[s / kSectorBytes];
     const int kind = f == 3 ? 2 : f == 1 ? 0 : 1;
-    groups[{s / kLineBytes, d / kLineBytes}].insert(
-        {int((s % kLineBytes) / 16), int((d % kLineBytes) / 16), kind});
+    // One lane per piece: kept lanes of one row have distinct destinations, so distinct pieces.
+    groups[{s / kLineBytes, d / kLineBytes}].emplace(
+        std::tuple<int, int, int>{int((s % kLineBytes) / 16), int((d % kLineBytes) / 16), kind}, l);
   }
   AccessCost c;
-  for (const auto& [key, set] : groups) {
-    const std::vector<std::tuple<int, int, int>> pieces(set.begin(), set.end());
+  for (const auto& [key, lane_of] : groups) {
+    std::vector<std::tuple<int, int, int>> pieces;
+    std::vector<int> piece_lane;
+    for (const auto& [piece, lane] : lane_of) {
+      pieces.push_back(piece);
+      piece_lane.push_back(lane);
+    }
     const int n = int(pieces.size());  // <= 8: distinct destinations in one 128-byte row
     std::vector<uint32_t> passes;
     for (int xh = 0; xh < 2; ++xh) {
@@ -144,12 +152,36 @@ inline AccessCost cost_cg(const WarpAccess& a, const LdgstsSources& src) {
     }
     // Fewest passes covering every piece: shortest path over subsets.
     std::vector<int> best(size_t(1) << n, n + 1);
+    std::vector<uint32_t> from(size_t(1) << n, 0);  // the subset a best path reaches m from
     best[0] = 0;
     for (uint32_t m = 0; m < (1u << n); ++m) {
       if (best[m] > n) continue;
-      for (uint32_t ps : passes) best[m | ps] = std::min(best[m | ps], best[m] + 1);
+      for (uint32_t ps : passes) {
+        if (best[m] + 1 < best[m | ps]) {
+          best[m | ps] = best[m] + 1;
+          from[m | ps] = m;
+        }
+      }
     }
-    c.wavefronts += best[(size_t(1) << n) - 1];
+    const uint32_t all = (1u << n) - 1u;
+    if (lane_wf) {
+      // Walk the path back: its k-th step (from the empty set) is this row's k-th wavefront, and a
+      // piece completes in the first wavefront that moves it.
+      std::vector<uint32_t> steps;
+      for (uint32_t m = all; m != 0; m = from[m]) steps.push_back(m & ~from[m]);
+      for (size_t k = 0; k < steps.size(); ++k) {
+        const uint32_t moved = steps[steps.size() - 1 - k];
+        for (int i = 0; i < n; ++i) {
+          if ((moved >> i) & 1u) lane_wf[piece_lane[size_t(i)]] = c.wavefronts + int(k);
+        }
+      }
+    }
+    c.wavefronts += best[all];
+  }
+  if (lane_wf) {
+    for (int l = 0; l < kWarpSize; ++l) {
+      if ((active >> l) & 1u) lane_wf[l] = lane_wf[first_lane[a.addr[size_t(l)]]];
+    }
   }
   c.ideal_wavefronts = c.wavefronts;
   c.n_way = c.wavefronts > 0 ? 1 : 0;
@@ -170,8 +202,13 @@ inline AccessCost cost_cg(const WarpAccess& a, const LdgstsSources& src) {
 // PyTorch's matmul, 16 of 16, then equal the H200's counts: zerofill_check.txt; 8 and 8 without it),
 // then checked on a kernel it was not fitted on: cuBLAS SGEMM at M 1000, N 777, K 555, every count
 // equal per launch and per instruction (2026-12-01l).
-inline AccessCost ldgsts_cost(const WarpAccess& a, const LdgstsSources& src, bool zero_reads_nothing = false) {
-  return a.bypass_l1 ? ldgsts_detail::cost_cg(a, src) : ldgsts_detail::cost_ca(a, src, zero_reads_nothing);
+// `lane_wf` (may be null) receives R9's schedule: each active lane's wavefront, -1 for the others
+// (simulate() draws it; the counts are measured, which lane completes in which wavefront is not).
+inline AccessCost ldgsts_cost(const WarpAccess& a, const LdgstsSources& src, bool zero_reads_nothing = false,
+                              int* lane_wf = nullptr) {
+  if (lane_wf) std::fill(lane_wf, lane_wf + kWarpSize, -1);
+  return a.bypass_l1 ? ldgsts_detail::cost_cg(a, src, lane_wf)
+                     : ldgsts_detail::cost_ca(a, src, zero_reads_nothing, lane_wf);
 }
 
 }  // namespace bankscope

@@ -206,6 +206,67 @@ TEST_CASE("cost() fast path agrees with simulate() on random warps") {
   CHECK(checked > 1000);  // the draw really does produce conflicts
 }
 
+TEST_CASE("simulate() of a cp.async shows R9's wavefronts, the ones cost() counts (.ca and .cg)") {
+  // Found by fuzz_jsonl: a .cg row with one repeated destination, where simulate() had drawn the
+  // store rule's 4 wavefronts and cost() (R9's H8) counts 7.
+  {
+    WarpAccess a;
+    a.op = Op::kLdgsts;
+    a.width = 16;
+    a.bypass_l1 = true;
+    const uint32_t dst[32] = {0,   16,  32,  48,  64,  80,  96,  112, 144, 160, 176, 192, 192, 208, 224, 240,
+                              256, 272, 288, 304, 320, 336, 352, 368, 384, 400, 416, 432, 448, 464, 480, 496};
+    for (int l = 0; l < 32; ++l) a.addr[size_t(l)] = dst[l];
+    CHECK(cost(a).wavefronts == 7);
+    const AccessReport r = simulate(a);
+    CHECK(r.cost.wavefronts == 7);
+    CHECK(r.wavefronts.size() == 7);
+    // Lane 12 repeats lane 11's destination: dropped, it completes with lane 11.
+    CHECK(r.lanes[12].wavefront == r.lanes[11].wavefront);
+  }
+  uint64_t state = 0x51ed2701a3b5c7d9ull;
+  auto next = [&state]() {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  const int widths[] = {4, 8, 16, 16};
+  int differs_from_store_rule = 0;
+  for (int iter = 0; iter < 4000; ++iter) {
+    WarpAccess a;
+    a.op = Op::kLdgsts;
+    a.width = widths[iter % 4];
+    a.bypass_l1 = iter % 4 == 3;  // .cg copies 16 bytes only
+    a.mask = (next() % 3 == 0) ? static_cast<uint32_t>(next()) : 0xffffffffu;
+    const uint32_t pool = 1u + static_cast<uint32_t>(next() % 64);
+    for (uint32_t i = 0; i < 32; ++i) a.addr[i] = static_cast<uint32_t>(next() % pool) * uint32_t(a.width);
+    CAPTURE(iter);
+    const AccessCost c = cost(a);
+    const AccessReport r = simulate(a);
+    CHECK(r.cost.wavefronts == c.wavefronts);
+    CHECK(r.cost.ideal_wavefronts == c.ideal_wavefronts);
+    CHECK(r.cost.n_way == c.n_way);
+    REQUIRE(r.wavefronts.size() == size_t(c.wavefronts));
+    uint32_t served = 0;
+    for (const WavefrontDetail& w : r.wavefronts) {
+      CHECK((served & w.lanes) == 0);
+      served |= w.lanes;
+    }
+    CHECK(served == a.mask);
+    for (int l = 0; l < 32; ++l) {
+      if (!((a.mask >> l) & 1u)) continue;
+      const int w = r.lanes[size_t(l)].wavefront;
+      REQUIRE((w >= 0 && w < c.wavefronts));
+      CHECK(((r.wavefronts[size_t(w)].lanes >> l) & 1u) == 1u);
+    }
+    WarpAccess store = a;
+    store.op = Op::kStore;
+    differs_from_store_rule += simulate(store).cost.wavefronts != c.wavefronts;
+  }
+  CHECK(differs_from_store_rule > 100);  // the draw reaches where R9 and the plain rule differ
+}
+
 TEST_CASE("R6, measured on the H200: wide loads with lane^1 or lane^2 partners merge phases") {
   // Each row is a pattern of tests/conformance/patterns.jsonl with the value the H200 counted.
   struct Row { const char* id; int width; Op op; uint32_t mask; uint32_t (*addr)(uint32_t); int wavefronts; int conflicts; };
