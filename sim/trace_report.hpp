@@ -153,10 +153,10 @@ class TraceAggregator : public TraceSink {
   std::vector<MemoEntry> memo_ = std::vector<MemoEntry>(4096);
 
   // cost() of any other LDS/STS warp, keyed exactly by (op, width, mask, every active lane's offset
-  // from B), B = the first active lane's offset rounded down to 128 bytes: moving every lane by a
-  // multiple of 128 bytes (32 banks x 4 bytes) moves no lane to another bank or word group and
-  // keeps equal words equal, and the rules compare only those (the premise is tested against
-  // cost()). Real kernels repeat the same lane pattern across blocks (offsets are block-relative)
+  // from B), B = the first active lane's offset rounded down to 16 bytes: moving every lane by a
+  // multiple of 16 bytes moves every lane's banks by the same 4 k (mod 32), so lanes that shared a
+  // bank still do, equal words stay equal and every lane keeps its width alignment, and the rules
+  // compare only those (the premise is tested against simulate()). Real kernels repeat the same lane pattern across blocks (offsets are block-relative)
   // and loop iterations; a kernel whose lanes are random never does, so each PC's hit rate is
   // watched: a PC that misses (3 in 4 of 1024 lookups) skips the memo for its next 16,384 executions.
   // `addr`: the lanes (access_.addr, or the reader's, copied into access_ when cost() must run).

@@ -543,7 +543,7 @@ TEST_CASE("trace: corrupt version 2 executions give one line naming what") {
 }
 
 TEST_CASE("trace report: the exact memo gives simulate()'s numbers, warps repeated, moved and random") {
-  // The memo's premise first: moving every lane by a multiple of 128 bytes changes no cost, against
+  // The memo's premise first: moving every lane by a multiple of 16 bytes changes no cost, against
   // the reference (simulate(), the model without fast paths), every width, random lanes and masks.
   std::mt19937 rng(13);
   for (int width : {1, 2, 4, 8, 16}) {
@@ -554,7 +554,7 @@ TEST_CASE("trace report: the exact memo gives simulate()'s numbers, warps repeat
       a.mask = i % 3 ? 0xffffffffu : static_cast<uint32_t>(rng()) | 1u;
       for (auto& x : a.addr) x = static_cast<uint32_t>(width) * static_cast<uint32_t>(rng() % (1024 / width));
       WarpAccess b = a;
-      const uint32_t move = 128u * static_cast<uint32_t>(1 + rng() % 300);
+      const uint32_t move = 16u * static_cast<uint32_t>(1 + rng() % 2400);
       for (auto& x : b.addr) x += move;
       CAPTURE(width);
       CAPTURE(i);
