@@ -453,6 +453,7 @@ void TraceWriter::pc(const TracePc& pc) {
   put_string(b, pc.opcode);
   put_string(b, pc.file);
   put_varint(b, pc.line);
+  if (!pc.guard.empty()) put_string(b, pc.guard);
   record('P', b);
 }
 
@@ -644,6 +645,7 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
         pc.opcode = r.string("opcode");
         pc.file = r.string("source file");
         pc.line = r.varint32("source line");
+        if (r.ok() && r.left() != 0) pc.guard = r.string("guard predicate");
         if (!r.ok()) break;
         if (pc.index != pcs.size()) {
           r.fail("pc index " + std::to_string(pc.index) + " out of order (expected " + std::to_string(pcs.size()) + ")");

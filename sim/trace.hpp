@@ -56,6 +56,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bank_math.hpp"
@@ -101,6 +102,12 @@ struct TraceLaunch {
 };
 
 struct TracePc {
+  TracePc() = default;
+  // The fields in order, the guard optional (so that brace lists written before it stay complete).
+  TracePc(uint32_t index_, uint64_t pc_, TraceOpKind kind_, int width_, std::string opcode_, std::string file_,
+          uint32_t line_, std::string guard_ = {})
+      : index(index_), pc(pc_), kind(kind_), width(width_), opcode(std::move(opcode_)), file(std::move(file_)),
+        line(line_), guard(std::move(guard_)) {}
   uint32_t index = 0;
   uint64_t pc = 0;  // offset of the instruction in its function
   TraceOpKind kind = TraceOpKind::kLoad;
@@ -108,6 +115,10 @@ struct TracePc {
   std::string opcode;
   std::string file;
   uint32_t line = 0;  // 0 = unknown
+  // The instruction's guard predicate as the SASS writes it ("@P0", "@!P3"), "" when it has none or
+  // it is not known (set with the opcode by annotate_trace). Stored after the line, only when set,
+  // so that a reader that predates it (which ignores the rest of a 'P' record) reads the file too.
+  std::string guard;
 };
 
 struct TraceWarp {

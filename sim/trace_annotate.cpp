@@ -27,6 +27,7 @@ class Annotator : public TraceSink {
                                    [&](const SassSharedInst& s) { return s.address == p.pc; });
       if (it != fn_->shared.end()) {
         q.opcode = it->opcode;
+        q.guard = it->guard;
         ++sum_.with_opcode;
         if (it->src_line > 0) {
           q.file = it->src_file;

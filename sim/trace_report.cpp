@@ -266,11 +266,22 @@ PcModel pc_model(const TracePc& pc, const ReportOptions& opt) {
       // execution traced without sources is refused in on_warp(): no source is invented for it.
       m.access.bypass_l1 = has_part(op, "BYPASS");
       if (m.access.bypass_l1 && !opt.ldgsts_r9) {
-        m.why = "cp.async .cg: R9 misses whole kernels (cuBLAS HGEMM on the H200: 65,536 wavefronts "
-                "predicted, 59,392 measured); --ldgsts-r9 costs it as an estimate";
+        m.why = "cp.async .cg: R9's .cg rule still misses single-warp probe patterns "
+                "(tests/conformance/*_open.txt); --ldgsts-r9 costs it as an estimate";
         return m;
       }
       m.costed = true;
+      // Measured on the H200 (assets/results/h200/2026-12-01o, kernels/probes/ldgsts_guard.cu): an
+      // LDGSTS.E.BYPASS guarded by @P0 counts 0 wavefronts, 0 ideal and 0 L2 sectors in Nsight
+      // Compute's instrumented (smsp__sass_) counters although its lanes are predicated on and
+      // the copy happens; the same copy under @P1 counts R9's 4, and an @P0-guarded .ca LDGSTS
+      // counts too. cuBLAS HGEMM's two @P0 .cg PCs are the 6,144 wavefronts by which R9 was above
+      // ncu (65,536 vs 59,392, 2026-12-01l). The report counts what ncu counts, and says so.
+      if (m.access.bypass_l1 && pc.guard == "@P0") {
+        m.ncu_counts_zero = true;
+        m.note = "@P0-guarded LDGSTS.BYPASS: Nsight Compute's instrumented counters count no wavefront for it "
+                 "(measured; the copy happens), so neither does this report";
+      }
       return m;
     case TraceOpKind::kOther:
       break;
@@ -427,6 +438,10 @@ void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
     record(s, kind, w.even ? cost_even(w) : exact_cost(w.pc_index, w.addr));
     return;
   }
+  if (s.model.ncu_counts_zero) {  // issued and counted as an instruction, no wavefront (pc_model())
+    record(s, kind, AccessCost{});
+    return;
+  }
   if (pc.kind == TraceOpKind::kLdgsts && !w.has_src) {  // after the LDS/STS fast path: not on it
     refuse_unsourced(l, s, kind);
     return;
@@ -551,11 +566,13 @@ std::vector<ReportRow> report_rows(const TraceReport& r, bool by_line) {
         row.kind = s.pc.kind;
         row.modelled = s.modelled();
         row.why = s.model.why;
+        row.note = s.model.note;
       } else if (row.opcode.find(s.pc.opcode) == std::string::npos) {
         row.opcode += "+" + s.pc.opcode;
         row.modelled = row.modelled && s.modelled();
         if (row.why.empty()) row.why = s.model.why;
       }
+      if (row.note.empty()) row.note = s.model.note;
       row.executions += s.executions;
       row.wavefronts += s.wavefronts;
       row.ideal += s.ideal;

@@ -31,12 +31,17 @@ struct PcModel {
   bool costed = false;
   WarpAccess access;
   std::string why;  // when not costed
+  // Costed as Nsight Compute counts it, which is not what R9 gives: every active execution counts
+  // 0 wavefronts (an @P0-guarded LDGSTS.BYPASS; see pc_model()). `note` says why.
+  bool ncu_counts_zero = false;
+  std::string note;
 };
 // What the report may cost beyond the validated rules.
 struct ReportOptions {
-  // cp.async .cg (LDGSTS.E.BYPASS) by R9 from the traced sources. Off by default: on the H200 two of
-  // cuBLAS HGEMM's .cg PCs count 0 wavefronts where R9 gives 3,072 each (65,536 per launch predicted,
-  // 59,392 measured; assets/results/h200/2026-12-01l/trace). .ca is costed by default: R9 with the
+  // cp.async .cg (LDGSTS.E.BYPASS) by R9 from the traced sources. Off by default: R9's .cg rule
+  // still misses single-warp probe patterns (tests/conformance/*_open.txt). (cuBLAS HGEMM's two .cg
+  // PCs that count 0 on the H200 are @P0-guarded ones, which ncu's instrumented counters skip:
+  // pc_model() counts them so; assets/results/h200/2026-12-01o.) .ca is costed by default: R9 with the
   // zero-fill reading equals every launch and instruction of cuBLAS SGEMM at odd sizes, a kernel it
   // was not fitted on (468,064 wavefronts, 140 of 140 instructions, 2026-12-01l).
   bool ldgsts_r9 = false;
@@ -190,6 +195,7 @@ struct ReportRow {
   TraceOpKind kind = TraceOpKind::kLoad;
   bool modelled = true;
   std::string why;  // why not, when not modelled
+  std::string note;  // a costed row's caveat (PcModel::note)
   uint64_t executions = 0, wavefronts = 0, ideal = 0;
   int worst_n_way = 0, typical_n_way = 0;
   uint64_t excess() const { return wavefronts - ideal; }

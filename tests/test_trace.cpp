@@ -573,7 +573,10 @@ TEST_CASE("trace report: the exact memo gives simulate()'s numbers, warps repeat
   t.launch(TraceLaunch{});
   uint32_t npc = 0;
   for (int width : widths)
-    for (TraceOpKind k : {TraceOpKind::kLoad, TraceOpKind::kStore}) t.pc(TracePc{npc++, 0x10 * npc, k, width, "X", "", 0});
+    for (TraceOpKind k : {TraceOpKind::kLoad, TraceOpKind::kStore}) {
+      t.pc(TracePc{npc, 0x10 * (npc + 1), k, width, "X", "", 0});
+      ++npc;
+    }
   t.pc(TracePc{npc, 0x10 * npc, TraceOpKind::kLoad, 4, "LDS", "", 0});
   const uint32_t random_pc = npc++;
   std::vector<std::vector<TraceWarp>> patterns(npc);

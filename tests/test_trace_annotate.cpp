@@ -66,7 +66,7 @@ TEST_CASE("trace_annotate: opcodes and lines come from the SASS at each instruct
       "\t//## File \"/src/k.cu\", line 41\n"
       "        /*0020*/                   LDS.128 R12, [R3] ;\n"
       "\t//## File \"/src/k.cu\", line 44\n"
-      "        /*0050*/                   STS.64 [R1+0x10], R4 ;\n"
+      "        /*0050*/               @P0 STS.64 [R1+0x10], R4 ;\n"
       "        /*0090*/                   EXIT ;\n");
   REQUIRE(fns);
   const std::map<uint64_t, const SassFunction*> map{{1, &fns->front()}};
@@ -85,16 +85,17 @@ TEST_CASE("trace_annotate: opcodes and lines come from the SASS at each instruct
   CHECK(after.mask_sum == before.mask_sum);
   CHECK(after.addr_sum == before.addr_sum);
   REQUIRE(after.pcs.size() == 6);
-  // launch, offset, opcode, file, line
+  // launch, offset, opcode, file, line, guard (the report needs it for LDGSTS.BYPASS)
   struct Row {
     uint64_t launch, offset;
     const char* opcode;
     const char* file;
     uint32_t line;
+    const char* guard;
   };
-  const Row rows[] = {{0, 0x20, "ld.128", "", 0},           {0, 0x50, "st.64", "", 0},
-                      {0, 0x90, "ld", "", 0},               {1, 0x20, "LDS.128", "/src/k.cu", 41},
-                      {1, 0x50, "STS.64", "/src/k.cu", 44}, {1, 0x90, "ld", "", 0}};
+  const Row rows[] = {{0, 0x20, "ld.128", "", 0, ""},           {0, 0x50, "st.64", "", 0, ""},
+                      {0, 0x90, "ld", "", 0, ""},               {1, 0x20, "LDS.128", "/src/k.cu", 41, ""},
+                      {1, 0x50, "STS.64", "/src/k.cu", 44, "@P0"}, {1, 0x90, "ld", "", 0, ""}};
   for (size_t i = 0; i < 6; ++i) {
     CAPTURE(i);
     CHECK(after.pcs[i].first == rows[i].launch);
@@ -102,6 +103,7 @@ TEST_CASE("trace_annotate: opcodes and lines come from the SASS at each instruct
     CHECK(after.pcs[i].second.opcode == rows[i].opcode);
     CHECK(after.pcs[i].second.file == rows[i].file);
     CHECK(after.pcs[i].second.line == rows[i].line);
+    CHECK(after.pcs[i].second.guard == rows[i].guard);
   }
 }
 

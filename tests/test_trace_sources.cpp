@@ -3,6 +3,7 @@
 // LDGSTS with R9 from them (sim/ldgsts.hpp) against H200 measurements.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -450,7 +451,7 @@ TEST_CASE("trace report: cp.async .ca is costed by default, .cg only when asked"
     if (is_cg) {
       ++cg;
       CHECK_FALSE(s.modelled());
-      CHECK(s.model.why.rfind("cp.async .cg: R9 misses whole kernels", 0) == 0);
+      CHECK(s.model.why.rfind("cp.async .cg: R9's .cg rule still misses", 0) == 0);
       CHECK(s.wavefronts == 0);
     } else {
       CHECK(s.modelled());
@@ -465,6 +466,87 @@ TEST_CASE("trace report: cp.async .ca is costed by default, .cg only when asked"
   auto asked = report_trace(bytes.data(), bytes.size(), {}, ReportOptions{true});
   REQUIRE(asked.ok());
   CHECK(asked->traced.launches.at(0).by_kind[k].wavefronts == 134);
+}
+
+// Measured on the H200 (assets/results/h200/2026-12-01o, kernels/probes/ldgsts_guard.cu, one warp):
+// a 16-byte .cg copy of 32 consecutive pieces under @P0 counts 0 wavefronts in ncu's instrumented
+// counters, the same copy under @P1 counts 4, a 4-byte .ca copy under @P0 counts 1. The guard
+// travels in the 'P' record.
+TEST_CASE("trace report: an @P0-guarded LDGSTS.BYPASS counts 0 wavefronts, as Nsight Compute counts it") {
+  TraceWriter t;
+  t.launch(TraceLaunch{});
+  TracePc cg0{0, 0x160, TraceOpKind::kLdgsts, 16, "LDGSTS.E.BYPASS.128", "", 0};
+  cg0.guard = "@P0";
+  TracePc cg1{1, 0x190, TraceOpKind::kLdgsts, 16, "LDGSTS.E.BYPASS.128", "", 0};
+  cg1.guard = "@P1";
+  TracePc ca0{2, 0x130, TraceOpKind::kLdgsts, 4, "LDGSTS.E", "", 0};
+  ca0.guard = "@P0";
+  for (const TracePc& p : {cg0, cg1, ca0}) t.pc(p);
+  for (int rep = 0; rep < 2; ++rep) {
+    for (uint32_t pc = 0; pc < 3; ++pc) {
+      TraceWarp w;
+      w.pc_index = pc;
+      w.mask = ~0u;
+      w.has_src = true;
+      const uint32_t width = pc == 2 ? 4 : 16;
+      for (uint32_t l = 0; l < 32; ++l) w.addr[l] = w.src[l] = 1024 + width * l;
+      t.warp(w);
+    }
+  }
+  t.launch_end(TraceLaunchEnd{0, 6, 0, TraceStatus::kComplete});
+  t.end(TraceEnd{1, 0});
+  const auto bytes = t.take();
+
+  struct Pcs : TraceSink {
+    std::vector<TracePc> pcs;
+    void on_pc(const TracePc& p) override { pcs.push_back(p); }
+  } back;
+  REQUIRE(read_trace(bytes.data(), bytes.size(), back).ok());
+  REQUIRE(back.pcs.size() == 3);
+  CHECK(back.pcs[0].guard == "@P0");
+  CHECK(back.pcs[1].guard == "@P1");
+  CHECK(back.pcs[2].guard == "@P0");
+
+  const size_t k = static_cast<size_t>(TraceOpKind::kLdgsts);
+  auto asked = report_trace(bytes.data(), bytes.size(), {}, ReportOptions{true});
+  REQUIRE(asked.ok());
+  const LaunchReport& l = asked->traced.launches.at(0);
+  CHECK(l.pcs[0].modelled());
+  CHECK(l.pcs[0].executions == 2);
+  CHECK(l.pcs[0].wavefronts == 0);  // R9 alone: 8
+  CHECK(l.pcs[0].ideal == 0);
+  CHECK(l.pcs[0].model.note.find("@P0-guarded LDGSTS.BYPASS") == 0);
+  CHECK(l.pcs[1].wavefronts == 8);
+  CHECK(l.pcs[1].model.note.empty());
+  CHECK(l.pcs[2].wavefronts == 2);  // .ca under @P0 counts
+  CHECK(l.by_kind[k].instructions == 6);
+  CHECK(l.by_kind[k].wavefronts == 10);
+  CHECK(l.uncosted_by_kind[k] == 0);
+  const std::vector<ReportRow> rows = report_rows(asked->traced, false);
+  const auto row0 = std::find_if(rows.begin(), rows.end(), [](const ReportRow& r) { return r.where == "pc 0x160"; });
+  REQUIRE(row0 != rows.end());
+  CHECK(row0->note == l.pcs[0].model.note);
+
+  // By default .cg is not costed at all, guarded or not; the .ca copy is.
+  auto plain = report_trace(bytes.data(), bytes.size());
+  REQUIRE(plain.ok());
+  CHECK_FALSE(plain->traced.launches.at(0).pcs[0].modelled());
+  CHECK(plain->traced.launches.at(0).by_kind[k].wavefronts == 2);
+}
+
+TEST_CASE("trace format: a 'P' record stores a guard only when there is one") {
+  // Files without guards are byte for byte what they were before guards were stored.
+  const auto with = [](const std::string& guard) {
+    TraceWriter t;
+    t.launch(TraceLaunch{});
+    TracePc p{0, 0x10, TraceOpKind::kStore, 4, "STS", "k.cu", 3};
+    p.guard = guard;
+    t.pc(p);
+    t.launch_end(TraceLaunchEnd{0, 0, 0, TraceStatus::kComplete});
+    t.end(TraceEnd{1, 0});
+    return t.take();
+  };
+  CHECK(with("@!P3").size() == with("").size() + 5);  // one length byte and 4 characters
 }
 
 namespace {

@@ -24,10 +24,12 @@ constexpr int kExitBadInput = 1;
 constexpr int kExitUsage = 2;
 
 nlohmann::json row_json(const ReportRow& r) {
-  return {{"kernel", r.kernel},           {"where", r.where},           {"opcode", r.opcode},
+  nlohmann::json j = {{"kernel", r.kernel},           {"where", r.where},           {"opcode", r.opcode},
           {"kind", trace_op_kind_name(r.kind)}, {"modelled", r.modelled}, {"executions", r.executions},
           {"wavefronts", r.wavefronts},   {"ideal", r.ideal},           {"bank_conflicts", r.excess()},
           {"worst_n_way", r.worst_n_way}, {"typical_n_way", r.typical_n_way}, {"why_not_modelled", r.why}};
+  if (!r.note.empty()) j["note"] = r.note;  // only where there is one: other rows are as before
+  return j;
 }
 
 // LDS/STS always; the other kinds when some of their executions were costed.
@@ -106,6 +108,7 @@ void print_rows(const std::vector<ReportRow>& rows, const std::vector<ReportRow>
         }
       }
     }
+    if (!r.note.empty()) std::printf("  (%s)", r.note.c_str());
     std::printf("\n");
   }
   if (top > 0 && static_cast<int>(rows.size()) > top) std::printf("(%zu more rows: --top 0 shows all)\n", rows.size() - top);
@@ -166,7 +169,8 @@ CLI::App* add_report_command(CLI::App& app, ReportArgs& a) {
   r->add_option("--array", a.arrays, "a shared array of the kernel: NAME@BYTE_OFFSET:TYPE[ROWS][COLS]");
   r->add_option("--layout", a.layouts, "what-if layout: NAME:stride=S, NAME:xor=M, NAME:swizzle=B,M,S or NAME:tma_swizzle=32B|64B|128B");
   r->add_flag("--ldgsts-r9", a.ldgsts_r9,
-              "also cost cp.async .cg (LDGSTS.E.BYPASS) by R9: an estimate, R9 misses cuBLAS HGEMM's .cg");
+              "also cost cp.async .cg (LDGSTS.E.BYPASS) by R9 (its .cg rule misses some single-warp probe "
+              "patterns; an @P0-guarded one counts 0, as ncu counts it)");
   return r;
 }
 

@@ -395,8 +395,8 @@ CLI::App* add_trace_command(CLI::App& app, TraceArgs& a) {
   t->add_flag("--check", a.check, "run the program again under ncu and compare per launch");
   t->add_option("--ncu", a.ncu, "ncu for --check: auto or a path")->capture_default_str();
   t->add_flag("--ldgsts-r9", a.ldgsts_r9,
-              "also cost cp.async .cg (LDGSTS.E.BYPASS) by R9 in the summary and --check: an estimate, R9 misses "
-              "cuBLAS HGEMM's .cg");
+              "also cost cp.async .cg (LDGSTS.E.BYPASS) by R9 in the summary and --check (R9's .cg rule misses "
+              "some single-warp probe patterns; an @P0-guarded one counts 0, as ncu counts it)");
   t->add_option("command", a.command, "-- PROGRAM ARGS...")->required();
   return t;
 }
