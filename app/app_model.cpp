@@ -9,8 +9,6 @@
 #include <cstdlib>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -457,12 +455,11 @@ std::string trace_row_text(const TraceRow& row) {
 }
 
 Result<std::shared_ptr<const LoadedTrace>> load_trace_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path + ": cannot open the trace file"};
+  auto bytes = read_trace_file(path);
+  if (!bytes) return Error{path + ": " + bytes.error().message};
   auto t = std::make_shared<LoadedTrace>();
   t->path = path;
-  t->bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  if (in.bad()) return Error{path + ": cannot read the trace file"};
+  t->bytes = std::move(*bytes);
   Result<TraceReports> r = report_trace(t->bytes.data(), t->bytes.size());
   if (!r) return Error{path + ": " + r.error().message};
   t->report = std::move(r->traced);

@@ -2,6 +2,8 @@
 // synthetic trace of the seed kernel, and the what-if against the scenario of the same layout.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <random>
 
 #include "sim/json_io.hpp"
@@ -667,4 +669,29 @@ TEST_CASE("trace what-if: a layout that misaligns vector lanes costs nothing and
   CHECK(s.uncosted == 3);
   CHECK(s.wavefronts == 4);
   CHECK(r->what_if.launches.at(0).ld.instructions == 1);
+}
+
+TEST_CASE("read_trace_file: the bytes of a file, or one line saying why not") {
+  const std::string dir = (std::filesystem::temp_directory_path() / "bankscope_read_trace_file").string();
+  std::filesystem::create_directories(dir);
+  TraceWriter t;
+  t.launch(TraceLaunch{});
+  t.launch_end(TraceLaunchEnd{0, 0, 0, TraceStatus::kComplete});
+  t.end(TraceEnd{1, 0});
+  const std::vector<uint8_t> want = t.take();
+  const std::string path = dir + "/t.bstrace";
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(want.data()), static_cast<std::streamsize>(want.size()));
+  auto got = read_trace_file(path);
+  REQUIRE(got.ok());
+  CHECK(*got == want);
+  std::ofstream(dir + "/empty.bstrace", std::ios::binary).flush();
+  auto empty = read_trace_file(dir + "/empty.bstrace");
+  REQUIRE(empty.ok());
+  CHECK(empty->empty());
+  auto missing = read_trace_file(dir + "/none.bstrace");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().message == "cannot open the trace file");
+  auto directory = read_trace_file(dir);
+  REQUIRE_FALSE(directory.ok());
+  CHECK(directory.error().message.rfind("cannot", 0) == 0);
 }

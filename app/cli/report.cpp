@@ -5,9 +5,7 @@
 #include "report.hpp"
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
@@ -206,15 +204,14 @@ int run_report(const ReportArgs& a) {
     return kExitUsage;
   }
 
-  std::ifstream in(a.trace, std::ios::binary);
-  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in.good() && !in.eof()) {
-    std::cerr << "bankscope-cli: report: " << a.trace << ": cannot read\n";
+  const auto bytes = read_trace_file(a.trace);
+  if (!bytes) {
+    std::cerr << "bankscope-cli: report: " << a.trace << ": " << bytes.error().message << "\n";
     return kExitBadInput;
   }
   ReportOptions opt;
   opt.ldgsts_r9 = a.ldgsts_r9;
-  auto r = report_trace(bytes.data(), bytes.size(), remaps, opt);
+  auto r = report_trace(bytes->data(), bytes->size(), remaps, opt);
   if (!r) {
     std::cerr << "bankscope-cli: report: " << a.trace << ": " << r.error().message << "\n";
     return kExitBadInput;

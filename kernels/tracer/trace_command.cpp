@@ -67,9 +67,9 @@ struct OpenLaunch : TraceSink {
   void on_launch_end(const TraceLaunchEnd&) override { open = false; }
 };
 
-std::vector<uint8_t> read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+std::vector<uint8_t> read_all(const std::string& path) {  // empty when it cannot be read
+  auto bytes = read_trace_file(path);
+  return bytes ? std::move(*bytes) : std::vector<uint8_t>{};
 }
 
 // Appends the records the tracer could not write itself. Returns false when the file is damaged

@@ -17,8 +17,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <string>
 #include <vector>
@@ -375,11 +373,9 @@ struct PyTrace {
 };
 
 PyTrace load_trace(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) raise(path + ": cannot open");
-  PyTrace t{std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()), path};
-  if (in.bad()) raise(path + ": cannot read");
-  return t;
+  auto bytes = bs::read_trace_file(path);
+  if (!bytes) raise(path + ": " + bytes.error().message);  // "cannot open the trace file", ...
+  return PyTrace{std::move(*bytes), path};
 }
 
 // --array/--layout pairs -> remaps, with run_report's checks and messages (app/cli/report.cpp).
