@@ -2,7 +2,8 @@
 # h200_atom_inc.sh: ATOMS.POPC.INC on the H200 (kernels/probes/atom_inc.cu: one warp, one atomic per
 # launch; the hardware l1tex__..._op_atom counters, exact for one warp, and the instrumented ones).
 # About 1 minute; ncu --clock-control none, nothing else changed. Writes $OUT/log.txt, metrics.csv
-# and measured.txt (pattern, wavefronts, bank conflicts per counter).
+# and measured.txt (pattern, wavefronts, bank conflicts per counter). ATOM_ARGS="--fresh SEED" runs
+# the probe's random batch instead of its named patterns.
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out/atom_inc}
@@ -14,9 +15,9 @@ W=$(mktemp -d)
 echo "== $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null || echo no-git) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 "$NVCC" -O3 -arch=sm_90 -o "$W/atom_inc" kernels/probes/atom_inc.cu || exit 1
 "$(dirname "$NVCC")/cuobjdump" -sass "$W/atom_inc" | grep -E "Function|ATOMS"
-"$W/atom_inc" | tee "$W/plain.txt"
+"$W/atom_inc" ${ATOM_ARGS:-} | tee "$W/plain.txt"
 M=l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,smsp__inst_executed_op_shared_atom.sum,smsp__sass_inst_executed_op_shared_atom.sum
-timeout 200 "$NCU" --csv --clock-control none --metrics "$M" "$W/atom_inc" >"$W/ncu.csv"
+timeout 200 "$NCU" --csv --clock-control none --metrics "$M" "$W/atom_inc" ${ATOM_ARGS:-} >"$W/ncu.csv"
 grep -v "^==" "$W/ncu.csv" | grep '^"' >"$OUT/metrics.csv"
 python3 - "$OUT/metrics.csv" "$W/plain.txt" <<'PY' | tee "$OUT/measured.txt"
 import csv, sys

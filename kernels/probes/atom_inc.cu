@@ -6,6 +6,8 @@
 // hardware l1tex__..._op_atom counters are exact (as for R8's suite).
 //   atom_inc [--jsonl]   runs every pattern (needs a GPU); --jsonl prints them as bankscope-cli
 //                        `predict --jsonl` lines (op "atom" add: R8; op "ld" 4 bytes: merge) and exits.
+//   atom_inc --fresh SEED [--jsonl]   24 random patterns instead (pools of words, bank-heavy
+//                        strides, masks), for a batch predicted before it is measured.
 // Patterns: idx[lane] = the word each active lane increments; a few run as ATOMS.ADD too (a value
 // from memory, not the constant 1) as a reference for R8.
 #include <cstdint>
@@ -42,6 +44,35 @@ __global__ void add_kernel(const int* idx, unsigned mask, const unsigned* v, uns
   if ((mask >> t) & 1u) atomicAdd(&s[idx[t]], v[t]);
   __syncthreads();
   out[t] = s[idx[t]];
+}
+
+static std::vector<Pattern> fresh(uint64_t seed) {
+  std::vector<Pattern> ps;
+  uint64_t st = seed * 0x9e3779b97f4a7c15ull + 1;
+  auto rnd = [&st]() {
+    st ^= st << 13;
+    st ^= st >> 7;
+    st ^= st << 17;
+    return st;
+  };
+  for (int k = 0; k < 24; ++k) {
+    Pattern p{"fresh" + std::to_string(k), ~0u, {}, false};
+    const int kind = k % 4;
+    const int pool = 1 + int(rnd() % 12);
+    int words[12];
+    for (int& w : words) w = int(rnd() % 2048);
+    for (int t = 0; t < 32; ++t) {
+      switch (kind) {
+        case 0: p.idx[t] = words[rnd() % uint64_t(pool)]; break;                 // a pool of words
+        case 1: p.idx[t] = int((32 * (rnd() % 8) + rnd() % 4) % 2048); break;    // few banks, few words
+        case 2: p.idx[t] = int((t * (1 + rnd() % 3) * 32 + (rnd() % 2)) % 2048); break;  // strided
+        default: p.idx[t] = int(rnd() % 128); break;                               // random, 4 rows
+      }
+    }
+    if (k % 3 == 2) p.mask = uint32_t(rnd()) | 1u;
+    ps.push_back(p);
+  }
+  return ps;
 }
 
 static std::vector<Pattern> patterns() {
@@ -84,8 +115,11 @@ static std::vector<Pattern> patterns() {
 }
 
 int main(int argc, char** argv) {
-  const std::vector<Pattern> ps = patterns();
-  if (argc > 1 && std::strcmp(argv[1], "--jsonl") == 0) {
+  int arg = 1;
+  const bool use_fresh = argc > 2 && std::strcmp(argv[1], "--fresh") == 0;
+  if (use_fresh) arg = 3;
+  const std::vector<Pattern> ps = use_fresh ? fresh(std::strtoull(argv[2], nullptr, 10)) : patterns();
+  if (argc > arg && std::strcmp(argv[arg], "--jsonl") == 0) {
     for (const Pattern& p : ps) {
       std::string offs;
       for (int t = 0; t < 32; ++t) offs += (t ? "," : "") + std::to_string(4 * p.idx[t]);
