@@ -48,6 +48,10 @@ Result<BankConfig> make_bank_config(int banks, int bank_bytes) {
 }
 
 std::string not_one_instruction(const WarpAccess& a) {
+  if (a.op == Op::kAtomic && a.width == 8 && a.atom == AtomOp::kPopcInc) {
+    return "atom popc_inc is ATOMS.POPC.INC.32, 4 bytes only (a 64-bit atomicAdd of 1 is not one "
+           "instruction of this kind)";
+  }
   if (a.op == Op::kAtomic && a.width == 8 &&
       (a.atom == AtomOp::kAdd || a.atom == AtomOp::kMin || a.atom == AtomOp::kMax)) {
     return std::string("atom ") + atom_name(a.atom) +

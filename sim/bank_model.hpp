@@ -28,7 +28,8 @@ namespace bankscope {
 //   kLdmatrix  ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16 (LDSM): lanes 0..8*num-1 each
 //              give the address of one 16-byte row; the other lanes' addresses are not used.
 //   kStmatrix  stmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16 (STSM, sm_90): the same rows.
-//   kAtomic    atom.shared.{add,min,max,exch,cas} of 4 or 8 bytes per lane (ATOMS).
+//   kAtomic    atom.shared.{add,min,max,exch,cas} of 4 or 8 bytes per lane (ATOMS), and the
+//              ATOMS.POPC.INC.32 of atomicAdd(&x, 1) (AtomOp::kPopcInc, 4 bytes).
 //   kLdgsts    cp.async.{ca,cg}.shared.global of 4, 8 or 16 bytes per lane (LDGSTS): the shared
 //              destination side only.
 enum class Op : uint8_t { kLoad, kStore, kLdmatrix, kStmatrix, kAtomic, kLdgsts };
@@ -51,7 +52,9 @@ inline const char* op_name(Op op) {
 inline bool is_plain(Op op) { return op == Op::kLoad || op == Op::kStore; }
 inline bool is_matrix(Op op) { return op == Op::kLdmatrix || op == Op::kStmatrix; }
 
-enum class AtomOp : uint8_t { kAdd, kMin, kMax, kExch, kCas };
+// kPopcInc: atomicAdd(&shared[i], 1), which nvcc emits as ATOMS.POPC.INC.32 (4 bytes only); lanes
+// on one word are one increment by their population count (R8b), unlike the others (R8).
+enum class AtomOp : uint8_t { kAdd, kMin, kMax, kExch, kCas, kPopcInc };
 
 inline const char* atom_name(AtomOp a) {
   switch (a) {
@@ -60,8 +63,23 @@ inline const char* atom_name(AtomOp a) {
     case AtomOp::kMax: return "max";
     case AtomOp::kExch: return "exch";
     case AtomOp::kCas: return "cas";
+    case AtomOp::kPopcInc: return "popc_inc";
   }
   return "?";
+}
+
+// The names of atom_name(), as errors list them.
+inline constexpr const char* kAtomNames = "\"add\", \"min\", \"max\", \"exch\", \"cas\" or \"popc_inc\"";
+
+// atom_name()'s inverse: false for any other text.
+inline bool atom_from_name(const std::string& s, AtomOp* out) {
+  for (AtomOp a : {AtomOp::kAdd, AtomOp::kMin, AtomOp::kMax, AtomOp::kExch, AtomOp::kCas, AtomOp::kPopcInc}) {
+    if (s == atom_name(a)) {
+      *out = a;
+      return true;
+    }
+  }
+  return false;
 }
 
 // Bank geometry. Default: 32 banks x 4 bytes (sm_70 .. sm_90). Other values are for teaching

@@ -328,12 +328,10 @@ Result<AccessSpec> parse_access(const ojson& j, const std::string& where) {
   }
   if (op == "atom") {
     if (!j.contains("atom"))
-      return Error{where + ": missing 'atom' (\"add\", \"min\", \"max\", \"exch\" or \"cas\")"};
+      return Error{where + ": missing 'atom' (" + kAtomNames + ")"};
     BANKSCOPE_TRY(at, get_string(j["atom"], where + ".atom"));
-    if (at != "add" && at != "min" && at != "max" && at != "exch" && at != "cas") {
-      return Error{where + ".atom: '" + at +
-                   "' must be \"add\", \"min\", \"max\", \"exch\" or \"cas\""};
-    }
+    AtomOp parsed;
+    if (!atom_from_name(at, &parsed)) return Error{where + ".atom: '" + at + "' must be " + kAtomNames};
     a.atom = at;
   } else if (j.contains("atom")) {
     return Error{where + ".atom: only for \"op\": \"atom\", not \"" + op + "\""};
@@ -756,15 +754,10 @@ Result<Pattern> parse_pattern_object(const ojson& j) {
     a.width = static_cast<int>(*w);
   }
   if (a.op == Op::kAtomic) {
-    if (!j.contains("atom")) return Error{"missing 'atom' (\"add\", \"min\", \"max\", \"exch\" or \"cas\")"};
+    if (!j.contains("atom")) return Error{std::string("missing 'atom' (") + kAtomNames + ")"};
     auto at = get_string(j["atom"], "atom");
     if (!at) return at.error();
-    if (*at == "add") a.atom = AtomOp::kAdd;
-    else if (*at == "min") a.atom = AtomOp::kMin;
-    else if (*at == "max") a.atom = AtomOp::kMax;
-    else if (*at == "exch") a.atom = AtomOp::kExch;
-    else if (*at == "cas") a.atom = AtomOp::kCas;
-    else return Error{"atom: '" + *at + "' must be \"add\", \"min\", \"max\", \"exch\" or \"cas\""};
+    if (!atom_from_name(*at, &a.atom)) return Error{"atom: '" + *at + "' must be " + kAtomNames};
   }
   if (a.op == Op::kLdgsts && j.contains("cache")) {
     auto c = get_string(j["cache"], "cache");

@@ -103,8 +103,12 @@ inline int phases(const WarpAccess& a, const BankConfig& cfg, uint32_t* out) {
 
 // R8, R9: lanes of one phase on the same word are served one after another, not together:
 // shared atomics (ATOMS) and the shared side of cp.async .ca (LDGSTS). Measured on the H200.
+// R8b: not ATOMS.POPC.INC (atomicAdd(&x, 1)): its lanes on one word are one increment, served
+// once, so it costs what a 4-byte load of the same lanes costs (measured on the H200,
+// assets/results/h200/2026-12-01q: 17 of 17 named patterns, then 24 of 24 fresh ones predicted
+// before they were measured).
 inline bool lanes_on_one_word_serialize(const WarpAccess& a) {
-  return a.op == Op::kAtomic || (a.op == Op::kLdgsts && !a.bypass_l1);
+  return (a.op == Op::kAtomic && a.atom != AtomOp::kPopcInc) || (a.op == Op::kLdgsts && !a.bypass_l1);
 }
 
 // R8: compare-and-swap costs every wavefront twice; the second pass is no conflict (measured).

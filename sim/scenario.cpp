@@ -409,20 +409,9 @@ Result<Scenario> compile(const ScenarioSpec& spec) {
       return Error{where + ".num: only for \"ldmatrix\" and \"stmatrix\", not \"" + as.op + "\""};
     }
     if (ca.op == Op::kAtomic) {
-      const std::string at = trim(as.atom);
-      if (at == "add")
-        ca.atom = AtomOp::kAdd;
-      else if (at == "min")
-        ca.atom = AtomOp::kMin;
-      else if (at == "max")
-        ca.atom = AtomOp::kMax;
-      else if (at == "exch")
-        ca.atom = AtomOp::kExch;
-      else if (at == "cas")
-        ca.atom = AtomOp::kCas;
-      else
-        return Error{where + ".atom: '" + as.atom +
-                     "' must be \"add\", \"min\", \"max\", \"exch\" or \"cas\""};
+      if (!atom_from_name(trim(as.atom), &ca.atom)) {
+        return Error{where + ".atom: '" + as.atom + "' must be " + kAtomNames};
+      }
     } else if (!as.atom.empty()) {
       return Error{where + ".atom: only for \"op\": \"atom\", not \"" + as.op + "\""};
     }

@@ -229,10 +229,13 @@ PcModel pc_model(const TracePc& pc, const ReportOptions& opt) {
       return m;
     }
     case TraceOpKind::kAtomic: {
-      // R8 was measured for add, min, max, exch, cas (ATOMS.ADD, .MIN, .MAX, .EXCH, .CAS); other
-      // SASS atomics (ATOMS.POPC.INC, ATOMS.AND, the ATOMS.CAST.SPIN of a 64-bit add loop) were not.
-      if (has_part(op, "CAST") || has_part(op, "POPC") || has_part(op, "SPIN")) {
-        m.why = "no measured rule for '" + op + "' (R8 covers ADD, MIN, MAX, EXCH, CAS)";
+      // R8 was measured for add, min, max, exch, cas (ATOMS.ADD, .MIN, .MAX, .EXCH, .CAS), R8b for
+      // ATOMS.POPC.INC.32; other SASS atomics (ATOMS.AND, the ATOMS.CAST.SPIN of a 64-bit add loop)
+      // were not.
+      if (has_part(op, "POPC") && has_part(op, "INC") && !has_part(op, "64") && pc.width == 4) {
+        m.access.atom = AtomOp::kPopcInc;
+      } else if (has_part(op, "CAST") || has_part(op, "POPC") || has_part(op, "SPIN")) {
+        m.why = "no measured rule for '" + op + "' (R8 covers ADD, MIN, MAX, EXCH, CAS; R8b POPC.INC.32)";
         return m;
       } else if (has_part(op, "CAS")) {
         m.access.atom = AtomOp::kCas;
@@ -246,7 +249,7 @@ PcModel pc_model(const TracePc& pc, const ReportOptions& opt) {
         m.access.atom = AtomOp::kExch;
       } else {
         m.why = op.rfind("ATOMS.", 0) == 0
-                    ? "no measured rule for '" + op + "' (R8 covers ADD, MIN, MAX, EXCH, CAS)"
+                    ? "no measured rule for '" + op + "' (R8 covers ADD, MIN, MAX, EXCH, CAS; R8b POPC.INC.32)"
                     : "atomic operation unknown without the SASS opcode";
         return m;
       }

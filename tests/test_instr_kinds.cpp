@@ -127,8 +127,8 @@ TEST_CASE("issue-11 kinds: errors name the field and the reason") {
       // ... but an unused lane's address is not checked: lane 9 of an .x1 may be anything.
       {R"({"op": "stmatrix", "num": 2, "mask": "0xffff7fff", "offsets": )" + contig16 + "}",
        "row lanes 0..15 must all be in the mask: stmatrix.x2 is .sync.aligned (the whole warp executes it)"},
-      {R"({"op": "atom", "width": 4, "offsets": )" + contig16 + "}", "missing 'atom' (\"add\", \"min\", \"max\", \"exch\" or \"cas\")"},
-      {R"({"op": "atom", "width": 4, "atom": "and", "offsets": )" + contig16 + "}", "atom: 'and' must be \"add\", \"min\", \"max\", \"exch\" or \"cas\""},
+      {R"({"op": "atom", "width": 4, "offsets": )" + contig16 + "}", "missing 'atom' (\"add\", \"min\", \"max\", \"exch\", \"cas\" or \"popc_inc\")"},
+      {R"({"op": "atom", "width": 4, "atom": "and", "offsets": )" + contig16 + "}", "atom: 'and' must be \"add\", \"min\", \"max\", \"exch\", \"cas\" or \"popc_inc\""},
       {R"({"op": "atom", "width": 2, "atom": "add", "offsets": )" + contig16 + "}", "width: atom is 4 or 8 bytes, not 2"},
       {R"({"op": "atom", "width": 8, "atom": "min", "offsets": )" + contig16 + "}",
        "atom min of 8 bytes is not one instruction on sm_90"},

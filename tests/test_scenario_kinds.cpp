@@ -289,7 +289,7 @@ TEST_CASE("bad ldmatrix/stmatrix/atom input: one line naming the field") {
       {R"({"op": "ld", "num": 4, "target": "sA[lane][0]"})", kHalfTile,
        "accesses[0].num: only for"},
       {R"({"op": "atom", "atom": "xor", "target": "hist[lane]"})", ints,
-       "accesses[0].atom: 'xor' must be \"add\", \"min\", \"max\", \"exch\" or \"cas\""},
+       "accesses[0].atom: 'xor' must be \"add\", \"min\", \"max\", \"exch\", \"cas\" or \"popc_inc\""},
       {R"({"op": "atom", "target": "hist[lane]"})", ints, "accesses[0]: missing 'atom'"},
       {R"({"op": "atom", "atom": "add", "target": "h[lane]"})", ints,
        "accesses[0].atom: atom add of 8 bytes is not one instruction on sm_90"},

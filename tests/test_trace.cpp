@@ -695,3 +695,46 @@ TEST_CASE("read_trace_file: the bytes of a file, or one line saying why not") {
   REQUIRE_FALSE(directory.ok());
   CHECK(directory.error().message.rfind("cannot", 0) == 0);
 }
+
+// R8b, measured on the H200 (assets/results/h200/2026-12-01q): ATOMS.POPC.INC.32 (atomicAdd(&x, 1))
+// costs what a 4-byte load of the same lanes costs; ATOMS.ADD serves every lane alone (R8).
+TEST_CASE("trace report: ATOMS.POPC.INC is costed by R8b, ATOMS.ADD by R8, ATOMS.CAST.SPIN not at all") {
+  TraceWriter t;
+  t.launch(TraceLaunch{});
+  t.pc(TracePc{0, 0x600, TraceOpKind::kAtomic, 4, "ATOMS.POPC.INC.32", "h.cu", 11});
+  t.pc(TracePc{1, 0x650, TraceOpKind::kAtomic, 4, "ATOMS.ADD", "h.cu", 12});
+  t.pc(TracePc{2, 0x700, TraceOpKind::kAtomic, 8, "ATOMS.CAST.SPIN.64", "h.cu", 13});
+  // same_all (popc_inc 1, add 32) and grp8_one_bank (4 words of bank 0, 8 lanes each: 4 and 32).
+  const auto lanes = [](int which, uint32_t l) { return which == 0 ? 4096u : 4096u + 128u * (l / 8); };
+  for (int which = 0; which < 2; ++which) {
+    for (uint32_t pc = 0; pc < 3; ++pc) {
+      TraceWarp w;
+      w.pc_index = pc;
+      w.mask = ~0u;
+      for (uint32_t l = 0; l < 32; ++l) w.addr[l] = pc == 2 ? 4096u + 8u * l : lanes(which, l);
+      t.warp(w);
+    }
+  }
+  t.launch_end(TraceLaunchEnd{0, 6, 0, TraceStatus::kComplete});
+  t.end(TraceEnd{1, 0});
+  const auto bytes = t.take();
+  auto r = report_trace(bytes.data(), bytes.size());
+  REQUIRE(r.ok());
+  const LaunchReport& l = r->traced.launches.at(0);
+  CHECK(l.pcs[0].modelled());
+  CHECK(l.pcs[0].wavefronts == 1 + 4);
+  CHECK(l.pcs[0].ideal == 2);
+  CHECK(l.pcs[1].wavefronts == 32 + 32);
+  CHECK_FALSE(l.pcs[2].modelled());
+  CHECK(l.pcs[2].model.why.find("no measured rule for 'ATOMS.CAST.SPIN.64'") == 0);
+  const size_t k = static_cast<size_t>(TraceOpKind::kAtomic);
+  CHECK(l.by_kind[k].wavefronts == 69);
+  CHECK(l.uncosted_by_kind[k] == 2);
+  // The same op in a JSONL line: "popc_inc", 4 bytes only.
+  auto ok = parse_pattern_line(R"({"op": "atom", "width": 4, "atom": "popc_inc", "offsets": [0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]})");
+  REQUIRE(ok.ok());
+  CHECK(cost(ok->access).wavefronts == 1);
+  auto wide = parse_pattern_line(R"({"op": "atom", "width": 8, "atom": "popc_inc", "offsets": [0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]})");
+  REQUIRE_FALSE(wide.ok());
+  CHECK(wide.error().message.find("popc_inc is ATOMS.POPC.INC.32, 4 bytes only") != std::string::npos);
+}

@@ -461,7 +461,8 @@ int explain(const ScenarioArgs& args, int warp, std::vector<int64_t> block, int 
   const bs::SharedArray& arr = s->arrays[static_cast<size_t>(s->accesses[static_cast<size_t>(wi.stmt)].array)];
   const bs::WarpAccess& acc = wi.access;
   const bool matrix = bs::is_matrix(acc.op);
-  const bool atomic = acc.op == bs::Op::kAtomic;
+  // Served alone lane by lane (R8); ATOMS.POPC.INC is not (R8b): drawn as a load of its lanes.
+  const bool atomic = acc.op == bs::Op::kAtomic && acc.atom != bs::AtomOp::kPopcInc;
   std::cout << "  " << arr.declaration() << ", warp " << warp << " of block (" << block[0] << ","
             << block[1] << "," << block[2] << "), ";
   if (matrix) {
@@ -474,6 +475,9 @@ int explain(const ScenarioArgs& args, int warp, std::vector<int64_t> block, int 
     std::cout << acc.width << "-byte atom." << bs::atom_name(acc.atom) << ", "
               << __builtin_popcount(acc.mask)
               << " active lanes; each lane is served alone: lanes on one word serialize (R8)\n\n";
+  } else if (acc.op == bs::Op::kAtomic) {
+    std::cout << "4-byte atom.popc_inc (atomicAdd(&x, 1): ATOMS.POPC.INC.32), " << __builtin_popcount(acc.mask)
+              << " active lanes; lanes on one word are one increment, served once (R8b)\n\n";
   } else {
     std::cout << acc.width << "-byte " << (acc.op == bs::Op::kLoad ? "loads" : "stores") << ", "
               << __builtin_popcount(acc.mask) << " active lanes\n\n";

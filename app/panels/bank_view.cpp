@@ -54,7 +54,8 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
   const int cycle = state.anim.cycle;
   const int waves = rep.cost.wavefronts;
   const bool matrix = is_matrix(rep.access.op);
-  const bool atomic = rep.access.op == Op::kAtomic;
+  // Every lane served alone (R8); not ATOMS.POPC.INC, whose lanes on one word are served once (R8b).
+  const bool atomic = rep.access.op == Op::kAtomic && rep.access.atom != AtomOp::kPopcInc;
   const int row_words = matrix ? std::max(1, 16 / bank_bytes) : 1;  // words of one 16-byte row
 
   // word -> lanes, wavefronts; bank -> most distinct words in one phase (n-way).
