@@ -184,6 +184,7 @@ std::string launch_instr_pattern(const InstrLaunch& d, const PatternArgs* args, 
           case 2: return launch_one_warp(&k_atoms<4, 2>, smem, args, index, sink);
           case 3: return launch_one_warp(&k_atoms<4, 3>, smem, args, index, sink);
           case 4: return launch_one_warp(&k_atoms<4, 4>, smem, args, index, sink);
+          case 5: return launch_one_warp(&k_atoms<4, 5>, smem, args, index, sink);
           default: break;
         }
       } else if (d.width == 8) {

@@ -68,7 +68,7 @@ struct InstrLaunch {
   int width = 16;      // atom: 4 or 8; ldgsts: 4, 8, 16; ldmatrix/stmatrix: 16
   int num = 1;         // ldmatrix/stmatrix: 1, 2, 4
   bool trans = false;  // ldmatrix/stmatrix
-  int atom = 0;        // 0 add, 1 min, 2 max, 3 exch, 4 cas
+  int atom = 0;        // 0 add, 1 min, 2 max, 3 exch, 4 cas, 5 popc_inc (AtomOp's order)
   bool cg = false;     // ldgsts: .cg (16 bytes) instead of .ca
   int l2_prefetch = 0;  // ldgsts: 0 (no hint), or the .L2::64B / 128B / 256B prefetch size
 };

@@ -180,7 +180,9 @@ __global__ void k_stsm(const PatternArgs* args, int index, uint32_t* sink) {
   (void)sink;  // same signature as the other pattern kernels
 }
 
-// atom.shared.{add,min,max,exch,cas}: 0 add, 1 min, 2 max, 3 exch, 4 cas (kernels.hpp AtomKind).
+// atom.shared.{add,min,max,exch,cas}: 0 add, 1 min, 2 max, 3 exch, 4 cas (kernels.hpp AtomKind);
+// 5 popc_inc: red.shared.add.u32 of 1, result unused, which ptxas emits as ATOMS.POPC.INC.32 (checked
+// here with cuobjdump; the same SASS as atomicAdd(&s[i], 1) whose result is unused, rule R8b).
 // The operand depends on the lane so that nvcc cannot aggregate the warp's atomics into one lane's
 // (measured here: with a warp-uniform address and operand, nvcc 13.0 emitted a single predicated
 // ATOMS.ADD after a popc of the active mask).
@@ -202,9 +204,12 @@ __global__ void k_atoms(const PatternArgs* args, int index, uint32_t* sink) {
       asm volatile("atom.shared.max.u32 %0, [%1], %2;" : "=r"(r) : "r"(addr), "r"(v) : "memory");
     } else if constexpr (kAtom == 3) {
       asm volatile("atom.shared.exch.b32 %0, [%1], %2;" : "=r"(r) : "r"(addr), "r"(v) : "memory");
-    } else {
-      static_assert(kAtom == 4, "atom kinds: add, min, max, exch, cas");
+    } else if constexpr (kAtom == 4) {
       asm volatile("atom.shared.cas.b32 %0, [%1], %2, %3;" : "=r"(r) : "r"(addr), "r"(lane), "r"(v) : "memory");
+    } else {
+      static_assert(kAtom == 5, "atom kinds: add, min, max, exch, cas, popc_inc");
+      asm volatile("red.shared.add.u32 [%0], 1;" ::"r"(addr) : "memory");
+      r = v;  // no result: a returned value would make it an ATOMS.ADD
     }
   } else {
     // 64-bit add/min/max are a CAS loop on sm_90 (not one instruction): only exch and cas here.

@@ -10,6 +10,7 @@
 # Writes to stdout; scripts/bench_trace.sh's output sits beside it in assets/results/cpu/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+(($# > 0)) || { echo "bench_report_ir: usage: scripts/bench_report_ir.sh CLI [CLI2 ...]" >&2; exit 2; }
 command -v valgrind >/dev/null || { echo "bench_report_ir: valgrind not installed (apt-get install valgrind)" >&2; exit 1; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -21,7 +22,8 @@ for kind in tiled half random gemm reduction; do
   f="$dir/$kind.v2.bstrace"
   printf '%-12s' "$kind"
   for cli in "$@"; do
-    BANKSCOPE_SIMD=avx2 valgrind --tool=callgrind --callgrind-out-file="$dir/cg" "$cli" report "$f" >/dev/null 2>"$dir/err"
+    BANKSCOPE_SIMD=avx2 valgrind --tool=callgrind --callgrind-out-file="$dir/cg" "$cli" report "$f" >/dev/null 2>"$dir/err" ||
+      { echo; echo "bench_report_ir: $cli report $f failed:" >&2; tail -5 "$dir/err" >&2; exit 1; }
     ir=$(grep -E '^(summary|totals):' "$dir/cg" | head -1 | awk '{print $2}')
     printf ' %28.0f' "$(echo "$ir / 500000" | bc -l)"
   done

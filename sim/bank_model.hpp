@@ -29,7 +29,7 @@ namespace bankscope {
 //              give the address of one 16-byte row; the other lanes' addresses are not used.
 //   kStmatrix  stmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16 (STSM, sm_90): the same rows.
 //   kAtomic    atom.shared.{add,min,max,exch,cas} of 4 or 8 bytes per lane (ATOMS), and the
-//              ATOMS.POPC.INC.32 of atomicAdd(&x, 1) (AtomOp::kPopcInc, 4 bytes).
+//              ATOMS.POPC.INC.32 of atomicAdd(&x, 1) with its result unused (AtomOp::kPopcInc, 4 bytes).
 //   kLdgsts    cp.async.{ca,cg}.shared.global of 4, 8 or 16 bytes per lane (LDGSTS): the shared
 //              destination side only.
 enum class Op : uint8_t { kLoad, kStore, kLdmatrix, kStmatrix, kAtomic, kLdgsts };
@@ -52,7 +52,8 @@ inline const char* op_name(Op op) {
 inline bool is_plain(Op op) { return op == Op::kLoad || op == Op::kStore; }
 inline bool is_matrix(Op op) { return op == Op::kLdmatrix || op == Op::kStmatrix; }
 
-// kPopcInc: atomicAdd(&shared[i], 1), which nvcc emits as ATOMS.POPC.INC.32 (4 bytes only); lanes
+// kPopcInc: atomicAdd(&shared[i], 1) with its result unused, which nvcc emits as ATOMS.POPC.INC.32
+// (4 bytes only; with the result used it emits ATOMS.ADD); lanes
 // on one word are one increment by their population count (R8b), unlike the others (R8).
 enum class AtomOp : uint8_t { kAdd, kMin, kMax, kExch, kCas, kPopcInc };
 

@@ -77,7 +77,7 @@ struct AccessSpec {
   // address (the element where its 16-byte row starts), evaluated for lanes 0..8*num-1 only.
   int num = 0;
   bool trans = false;
-  std::string atom{};  // atom: "add", "min", "max", "exch" or "cas"
+  std::string atom{};  // atom: "add", "min", "max", "exch", "cas" or "popc_inc"
 };
 
 struct ScenarioSpec {

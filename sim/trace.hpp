@@ -14,6 +14,7 @@
 //                     shared_bytes:varint reserved_bytes:varint blocks_traced:varint (0 = all)
 //   'P' instruction (once per PC per launch, before its first execution):
 //                     index:varint pc:varint kind:u8 width:varint opcode:string file:string line:varint
+//                     [guard:string, only when the SASS instruction has one: "@P0", "@!P3"]
 //   'W' warp executions: count:varint, then per execution
 //                     block:varint warp:varint pc_index:varint mask:u32
 //                     and if mask != 0: base:varint mode:u8 then

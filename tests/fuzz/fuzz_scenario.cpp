@@ -433,11 +433,11 @@ struct SpecBuilder {
         }
         case 7: {
           a.op = "atom";
-          static const char* const kAtoms[] = {"add", "min", "max", "exch", "cas", "xor"};
-          a.atom = kAtoms[in.ConsumeIntegralInRange<size_t>(0, 5)];
+          static const char* const kAtoms[] = {"add", "min", "max", "exch", "cas", "popc_inc", "xor"};
+          a.atom = kAtoms[in.ConsumeIntegralInRange<size_t>(0, 6)];
           if (a.atom == "xor") bad_kind = true;
           if (in.ConsumeBool()) a.width = in.ConsumeBool() ? 8 : 4;
-          // A 64-bit add/min/max (given, or the element size) is not one instruction: an error,
+          // A 64-bit add/min/max/popc_inc (given, or the element size) is not one instruction: an error,
           // as is a width other than 4 or 8. Left to compile() to decide, checked below by kind.
           break;
         }
