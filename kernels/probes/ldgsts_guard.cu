@@ -11,6 +11,9 @@
 //   guard2_cg   two guarded copies, p and q both true (P0 and P1), to different rows
 //   guard_ca    cp.async.ca 4 B under `@p` (R9: 1 wavefront)
 //   zfill_cg    cp.async.cg 16 B with src-size from the argument (16): the zero-fill form
+//   zfill_ca    cp.async.ca 4 B, src-size from the argument (4, or 0: zero-fill with a real pointer),
+//               destinations contiguous, sources 128 bytes apart (one source bank): R9 with the
+//               sources read serializes 32 reads (32 wavefronts); a zero-fill that reads nothing, 1
 // Usage: ldgsts_guard [flag]   (flag 1: guards true; 0: guards false). Prints what each kernel
 // copied (the first word), so a copy that did not happen shows.
 #include <cstdio>
@@ -85,13 +88,25 @@ __global__ void zfill_cg(const float4* g, float* out, int flag) {
   out[t] = s[t].x;
 }
 
+__global__ void zfill_ca(const float* g, float* out, int flag) {
+  __shared__ float s[64];
+  const int t = threadIdx.x;
+  s[t] = -1.f;
+  __syncthreads();
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_addr(&s[t])), "l"(g + 32 * t),
+               "r"(flag ? 4 : 0));
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+  __syncthreads();
+  out[t] = s[t];
+}
+
 int main(int argc, char** argv) {
   const int flag = argc > 1 ? std::atoi(argv[1]) : 1;
   float4* g = nullptr;
   float* out = nullptr;
   float host[64];
   for (int i = 0; i < 64; ++i) host[i] = 0.f;
-  if (cudaMalloc(&g, 64 * sizeof(float4)) != cudaSuccess || cudaMalloc(&out, 64 * sizeof(float)) != cudaSuccess) {
+  if (cudaMalloc(&g, 1024 * sizeof(float4)) != cudaSuccess || cudaMalloc(&out, 64 * sizeof(float)) != cudaSuccess) {
     std::fprintf(stderr, "ldgsts_guard: no GPU memory\n");
     return 1;
   }
@@ -117,5 +132,7 @@ int main(int argc, char** argv) {
   show("guard_ca");
   zfill_cg<<<1, 32>>>(g, out, flag);
   show("zfill_cg");
+  zfill_ca<<<1, 32>>>(reinterpret_cast<const float*>(g), out, flag);
+  show("zfill_ca");
   return 0;
 }
