@@ -195,11 +195,11 @@ inline AccessCost cost_cg(const WarpAccess& a, const LdgstsSources& src, int* la
 // pointer, which reads no global memory: its .ca lane has no source side. The tracer records a null
 // pointer as 0 and writes no sources for an execution with a real address whose low 32 bits are 0
 // (kernels/tracer/injection.cpp), so in a trace 0 means null (observed: cuBLAS SGEMM's and
-// PyTorch's prefetches past K). Not covered: a zero-fill with a non-null pointer and src-size 0
-// (the pointer is then recorded as a source). Such a lane reads nothing either (measured on the
-// H200, assets/results/h200/2026-12-01o/probe_zfill: a 4-byte .ca with its 32 sources on one bank
-// counts 32 wavefronts with src-size 4 and 1 with src-size 0), so a trace of it is over-counted:
-// the trace does not carry src-size. Probe patterns give sources as offsets, where 0 is a
+// PyTorch's prefetches past K). A zero-fill with a real pointer and src-size 0 (CUTLASS's form)
+// reads nothing either (measured on the H200, assets/results/h200/2026-12-01o/probe_zfill: a 4-byte
+// .ca with its 32 sources on one bank counts 32 wavefronts with src-size 4 and 1 with src-size 0),
+// and the Compute Sanitizer API reports its source as NULL too, so a trace has 0 there as well
+// (2026-12-01t: corpus zfill_cp_async, 32 / 16 / 1 wavefronts, equal to ncu). Probe patterns give sources as offsets, where 0 is a
 // real one, so they pass false.
 // Fitted on assets/results/h200/2026-12-01k/trace (every .ca PC of cuBLAS SGEMM, 16 of 16, and of
 // PyTorch's matmul, 16 of 16, then equal the H200's counts: zerofill_check.txt; 8 and 8 without it),

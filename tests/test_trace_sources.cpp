@@ -615,3 +615,33 @@ TEST_CASE("trace report: zero-fill and real sources in one LDGSTS: only the real
   CHECK(r->traced.launches.at(0).pcs.at(0).wavefronts == 16);
   CHECK(ldgsts_cost(ldgsts_access(w), w.src).wavefronts == 32);
 }
+
+// Traced on the H200 (assets/results/h200/2026-12-01t): kernels/tracer/corpus/zfill_cp_async.cu, a
+// cp.async.ca zero-fill with a real source pointer and src-size 0 past n (CUTLASS's form), sources
+// on one bank. The Compute Sanitizer API reports such a lane's source as NULL, which the trace keeps
+// as 0, so the zero-fill reading covers it. ncu counted 32, 16 and 1 wavefronts for n = 32, 16, 0.
+TEST_CASE("trace report: a zero-fill with a real pointer (src-size 0), traced on the H200, equals ncu") {
+  const std::string path =
+      std::string(BANKSCOPE_SOURCE_DIR) + "/assets/results/h200/2026-12-01t/trace/traces/zfill_cp_async.bstrace";
+  auto bytes = read_trace_file(path);
+  REQUIRE_MESSAGE(bytes.ok(), path);
+  auto r = report_trace(bytes->data(), bytes->size());
+  REQUIRE(r.ok());
+  REQUIRE(r->traced.launches.size() == 3);
+  const size_t k = static_cast<size_t>(TraceOpKind::kLdgsts);
+  const uint64_t measured[3] = {32, 16, 1};  // smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts
+  for (size_t i = 0; i < 3; ++i) {
+    CAPTURE(i);
+    CHECK(r->traced.launches[i].by_kind[k].wavefronts == measured[i]);
+    CHECK(r->traced.launches[i].by_kind[k].instructions == 1);
+  }
+  // Without the zero-fill reading every launch would cost 32: the sources of the n = 0 launch are 0.
+  Recorder rec;
+  REQUIRE(read_trace(bytes->data(), bytes->size(), rec).ok());
+  REQUIRE(rec.warps.size() >= 3);
+  int zero_sources = 0;
+  for (const TraceWarp& w : rec.warps)
+    if (w.has_src)
+      for (int l = 0; l < 32; ++l) zero_sources += (w.mask >> l & 1u) && w.src[size_t(l)] == 0;
+  CHECK(zero_sources == 16 + 32);
+}
