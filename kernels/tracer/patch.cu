@@ -101,7 +101,9 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankscope_matrix_access(
 }
 
 // cp.async: the shared side (dst) of LDGSTS, and each lane's global source (its low 32 bits: R9
-// reads the source's bank, 16-byte piece and 128-byte line, sim/ldgsts.hpp).
+// reads the source's bank, 16-byte piece and 128-byte line, sim/ldgsts.hpp). `src` is NULL for a
+// zero-fill lane, a null pointer's and a real pointer's with src-size 0 alike (documented "can be
+// NULL if src-size is 0"; observed on the H200, assets/results/h200/2026-12-01t).
 extern "C" __device__ __noinline__ SanitizerPatchResult bankscope_memcpy_async(
     void* userdata, uint64_t pc, void* src, uint32_t dst, uint32_t accessSize) {
   record(userdata, pc, dst, accessSize, kRecLdgsts, 1, true,
