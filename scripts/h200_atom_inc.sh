@@ -4,15 +4,12 @@
 # About 1 minute; ncu --clock-control none, nothing else changed. Writes $OUT/log.txt, metrics.csv
 # and measured.txt (pattern, wavefronts, bank conflicts per counter). ATOM_ARGS="--fresh SEED" runs
 # the probe's random batch instead of its named patterns.
-set -u -o pipefail
-cd "$(dirname "$0")/.."
 OUT=${OUT:-out/atom_inc}
-mkdir -p "$OUT"
-exec > >(tee "$OUT/log.txt") 2>&1
+source "$(dirname "$0")/h200_common.sh"  # cd, $OUT/log.txt, the machine (GPU, driver, nvcc)
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
 W=$(mktemp -d)
-echo "== $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null || echo no-git) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
+step "probe at $(git rev-parse --short HEAD 2>/dev/null || echo no-git)"
 "$NVCC" -O3 -arch=sm_90 -o "$W/atom_inc" kernels/probes/atom_inc.cu || exit 1
 "$(dirname "$NVCC")/cuobjdump" -sass "$W/atom_inc" | grep -E "Function|ATOMS"
 "$W/atom_inc" ${ATOM_ARGS:-} | tee "$W/plain.txt"

@@ -5,15 +5,12 @@
 # Writes to $OUT: log.txt (everything), probe_metrics.csv (per kernel of kernels/probes/ldgsts_guard.cu:
 # the instrumented smsp__sass_ and the hardware l1tex__ ldgsts counters), probe_source.csv (ncu's
 # per-instruction source view of the probe), hgemm_metrics.csv (cuBLAS HGEMM, same counters).
-set -u -o pipefail
-cd "$(dirname "$0")/.."
 OUT=${OUT:-out/ldgsts_guard}
-mkdir -p "$OUT"
-exec > >(tee "$OUT/log.txt") 2>&1
+source "$(dirname "$0")/h200_common.sh"  # cd, $OUT/log.txt, the machine (GPU, driver, nvcc)
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
 W=$(mktemp -d)
-echo "== $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null || echo no-git) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
+step "probe at $(git rev-parse --short HEAD 2>/dev/null || echo no-git)"
 "$NVCC" -O3 -arch=sm_90 -lineinfo -o "$W/ldgsts_guard" kernels/probes/ldgsts_guard.cu || exit 1
 "$NVCC" -O3 -arch=sm_90 -lineinfo -Ikernels/tracer/corpus -o "$W/cublas_hgemm" kernels/tracer/corpus/cublas_hgemm.cu -lcublas || exit 1
 "$(dirname "$NVCC")/cuobjdump" -sass "$W/ldgsts_guard" | grep -E "Function|LDGSTS" | tee "$OUT/probe_sass.txt"

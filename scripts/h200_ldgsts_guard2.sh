@@ -4,15 +4,12 @@
 # of all shared-memory wavefronts and of loads and stores; for one warp they are exact, and total -
 # loads - stores = what the LDGSTS did. Also lists every ldgsts metric ncu offers and reads the
 # hardware sector counters among them. About 1 minute; ncu --clock-control none.
-set -u -o pipefail
-cd "$(dirname "$0")/.."
 OUT=${OUT:-out/ldgsts_guard2}
-mkdir -p "$OUT"
-exec > >(tee "$OUT/log.txt") 2>&1
+source "$(dirname "$0")/h200_common.sh"  # cd, $OUT/log.txt, the machine (GPU, driver, nvcc)
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
 W=$(mktemp -d)
-echo "== $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null || echo no-git)"
+step "probe at $(git rev-parse --short HEAD 2>/dev/null || echo no-git)"
 "$NVCC" -O3 -arch=sm_90 -lineinfo -o "$W/ldgsts_guard" kernels/probes/ldgsts_guard.cu || exit 1
 "$NCU" --query-metrics --chip gh100 2>/dev/null | grep -i "ldgsts" | awk '{print $1}' | sort -u | tee "$OUT/ldgsts_metrics.txt"
 M=l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum
