@@ -357,24 +357,22 @@ inline bool read_lanes(Cursor& r, uint32_t mask, std::array<uint32_t, kWarpSize>
     r.fail("stride " + std::to_string(stride) + " out of range");
     return false;
   }
-  // The common case, a full warp evenly spaced: the first and last lane bound all others.
-  const int64_t last = a + 31 * stride;
-  if (r.ok() && mode == 0 && mask == 0xffffffffu && a >= 0 && a <= top && last >= 0 && last <= top &&
-      (a & align) == 0 && (stride & align) == 0) {
-    for (int lane = 0; lane < kWarpSize; ++lane) out[lane] = static_cast<uint32_t>(a + lane * stride);
-    even = stride < (int64_t{1} << 26) && stride > -(int64_t{1} << 26);
-    stride_out = static_cast<int32_t>(even ? stride : 0);
-    return true;
-  }
-  // Evenly spaced under a partial mask (a tree reduction's last steps, a guarded tail): the k-th
-  // active lane is at a + k stride, so the first and the last active lane bound the others too. A
-  // walk over the set bits, no test per lane (measured here: the per-lane loop below was the
-  // reader's hottest code on the reduction bench).
+  // Evenly spaced: the k-th active lane is at a + k stride, so the first and the last active lane
+  // bound all others; one check, then no test per lane. A full warp (the common case) in a loop the
+  // compiler vectorizes, and marked even; a partial mask (a tree reduction's last steps, a guarded
+  // tail) by a walk over its set bits (measured here: the per-lane loop below was the reader's
+  // hottest code on the reduction bench).
   if (r.ok() && mode == 0 && mask != 0) {
-    const int64_t end = a + (popcount32(mask) - 1) * stride;
-    if (a >= 0 && a <= top && end >= 0 && end <= top && (a & align) == 0 && (stride & align) == 0) {
-      int64_t x = a;
-      for (uint32_t m = mask; m != 0; m &= m - 1, x += stride) out[static_cast<size_t>(__builtin_ctz(m))] = static_cast<uint32_t>(x);
+    const int64_t last = a + ((mask == 0xffffffffu ? kWarpSize : popcount32(mask)) - 1) * stride;
+    if (a >= 0 && a <= top && last >= 0 && last <= top && (a & align) == 0 && (stride & align) == 0) {
+      if (mask == 0xffffffffu) {
+        for (int lane = 0; lane < kWarpSize; ++lane) out[lane] = static_cast<uint32_t>(a + lane * stride);
+        even = stride < (int64_t{1} << 26) && stride > -(int64_t{1} << 26);
+        stride_out = static_cast<int32_t>(even ? stride : 0);
+      } else {
+        int64_t x = a;
+        for (uint32_t m = mask; m != 0; m &= m - 1, x += stride) out[static_cast<size_t>(__builtin_ctz(m))] = static_cast<uint32_t>(x);
+      }
       return true;
     }
   }
