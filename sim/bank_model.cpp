@@ -658,10 +658,12 @@ __attribute__((always_inline)) inline int one_phase_busiest_sse2(const uint32_t*
   m = _mm_max_epu8(m, _mm_shuffle_epi32(m, 0xb1));
   m = _mm_max_epu8(m, _mm_shufflehi_epi16(_mm_shufflelo_epi16(m, 0xb1), 0xb1));
   m = _mm_max_epu8(m, _mm_or_si128(_mm_srli_epi16(m, 8), _mm_slli_epi16(m, 8)));
-  const uint32_t at_lo = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(lo, m)));
-  const uint32_t at_hi = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(hi, m)));
-  const uint32_t bank = at_lo != 0 ? 2u * static_cast<uint32_t>(__builtin_ctz(at_lo))
-                                   : 2u * static_cast<uint32_t>(__builtin_ctz(at_hi | 0x10000u)) + 1u;
+  // Bit j (j < 16) of at: bank 2j has the maximum; bit 16 + j: bank 2j + 1. Which one is taken
+  // is arithmetic, not a branch: an even or odd busiest bank is a coin toss on random lanes.
+  const uint32_t at = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(lo, m))) |
+                      static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(hi, m))) << 16;
+  const uint32_t j = static_cast<uint32_t>(__builtin_ctz(at));  // at != 0: some byte holds the maximum
+  const uint32_t bank = (j & 15u) << 1 | j >> 4;
   const __m128i e = _mm_set1_epi8(static_cast<char>(4u * bank));
   *lanes = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(q0, e))) |
            static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(q1, e))) << 16;
