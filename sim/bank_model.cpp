@@ -349,8 +349,8 @@ inline AccessCost affine_cost(const Shape& s, uint32_t d) {
 
 }  // namespace
 
-// The portable path: plain C++, no intrinsics, no allocation, no table that outlives the call;
-// compiled for the baseline of the target (x86-64: SSE2, no POPCNT), as a CPU without AVX2 runs it.
+// The portable path: the target's baseline only (x86-64: SSE2, no POPCNT), as a CPU without AVX2
+// runs it; no allocation; one constant table (kNibbleInc, below, x86-64 only).
 // Templated on the shape so that every loop over the 32 lanes unrolls with constant shifts.
 //  0. A full warp with a constant unit stride: affine_cost().
 //  1. The ext values the active lanes occupy, as a 32-bit set: no two active lanes on one ext ->
@@ -525,8 +525,10 @@ static AccessCost cost_portable_shape(const WarpAccess& a, const uint32_t* addr,
 // has at most that many distinct units); that one group is checked, and when it has a shared unit
 // (or more than 8 lanes, which random addresses almost never put on one bank) the warp takes
 // cost_portable_shape() (the dedupe, then the count).
-// The count, with GCC/Clang vector extensions on 16-byte vectors (SSE2 on baseline x86-64, NEON on
-// Arm): ext = bank group | phase << lane_bits, as in the AVX2 path. Each group of four lanes has its
+// One phase of 32 lanes at 4-byte units (widths 1, 2, 4) on x86-64 is counted by
+// one_phase_busiest_sse2() instead (4-bit counters, above). Every other shape, and every shape on
+// other targets, is counted here, with GCC/Clang vector extensions on 16-byte vectors (SSE2 on
+// x86-64, NEON on Arm): ext = bank group | phase << lane_bits, as in the AVX2 path. Each group of four lanes has its
 // four keys in every dword of one vector; it is compared with eight constant vectors whose dword j
 // holds ext 4c + j in each byte (c = 0..7), so that the four bytes of dword j of accumulator c sum
 // to the lanes on ext 4c + j. 64 compares for the 32 x 32 (lane, ext) pairs, no table in memory and
@@ -578,7 +580,10 @@ static inline int portable_hmax(Halves8 m) {
   return m[0];
 }
 
-#if defined(__SSE2__)
+// BANKSCOPE_GENERIC_COUNT (a test build, sim_tests_generic) leaves it out on x86-64 too, so that the
+// vector-extension count that non-x86 targets run for these widths is tested here as well.
+#if defined(__SSE2__) && !defined(BANKSCOPE_GENERIC_COUNT)
+#define BANKSCOPE_SSE2_COUNT 1
 // The portable path's count for one phase of 32 lanes at 4-byte units (widths 1, 2 and 4: what
 // random 4-byte warps, the trace report's worst case, issue), with SSE2 alone (the baseline of
 // x86-64): 32 bank counters of 4 bits in one 16-byte vector, one vector add per lane.
@@ -627,9 +632,10 @@ __attribute__((always_inline)) inline int one_phase_busiest_sse2(const uint32_t*
   _mm_store_si128(reinterpret_cast<__m128i*>(key + 16), q1);
   // Read key[] back from memory: kept in registers, GCC extracted each byte with shifts.
   __asm__("" : : "r"(key) : "memory");
-  const uint32_t* tab = reinterpret_cast<const uint32_t*>(kNibbleInc.b);  // + key: entry key / 4
   __m128i a0 = _mm_setzero_si128(), a1 = a0, a2 = a0, a3 = a0;
-#define BANKSCOPE_INC(A, I) A = _mm_add_epi8(A, _mm_load_si128(reinterpret_cast<const __m128i*>(tab + key[I])))
+  // Entry key / 4 of the table starts at byte 4 key (a scaled index, no shift).
+#define BANKSCOPE_INC(A, I) \
+  A = _mm_add_epi8(A, _mm_load_si128(reinterpret_cast<const __m128i*>(kNibbleInc.b + size_t{key[I]} * 4u)))
 #define BANKSCOPE_INC4(I) \
   BANKSCOPE_INC(a0, I);   \
   BANKSCOPE_INC(a1, I + 1); \
@@ -688,7 +694,7 @@ static AccessCost cost_portable_fast(const WarpAccess& a, const uint32_t* addr, 
       return affine_cost(s, d);
     }
   }
-#if defined(__SSE2__)
+#if defined(BANKSCOPE_SSE2_COUNT)
   if constexpr (kShift == 2 && kLaneBits == 5) {
     uint32_t lanes = 0;
     const int n = mask == 0xffffffffu ? one_phase_busiest_sse2<true>(addr, mask, &lanes)

@@ -184,7 +184,8 @@ size_t cost_rows(const WarpAccess& proto, const uint32_t* addr, const uint32_t* 
 // reference route, run<> as simulate(), on every path). All give the same numbers:
 //   kAvx512    AVX-512 F/CD/BW/VL/DQ + VPOPCNTDQ (Intel Ice Lake and later, AMD Zen 4 and later)
 //   kAvx2      AVX2 + BMI2 + POPCNT (Intel Haswell and later, AMD Zen and later)
-//   kPortable  plain C++, no SIMD intrinsics (every other CPU, and non-x86 builds)
+//   kPortable  the target's baseline: GCC/Clang vector extensions, and on x86-64 SSE2 intrinsics
+//              (every other CPU, and non-x86 builds)
 // cost() takes the best one this CPU and build support, chosen once at run time, unless the
 // environment variable BANKSCOPE_SIMD names one (avx512, avx2 or portable): tests and benches force
 // a path with it. A BANKSCOPE_SIMD that names no path, or a path this CPU or build lacks, is a
