@@ -20,7 +20,7 @@ import sys
 s = open(sys.argv[1]).read()
 patches = [
     # portable path, one phase of 32 lanes
-    ("    if (n >= 2 && (n > 8 || !units_distinct(addr, kShift, lanes))) return cost_portable_shape<kShift, kLaneBits>(a, addr, ideal);",
+    ("    if (n >= 2 && (n > 8 || !units_distinct(addr, kShift, lanes))) {\n      return cost_portable_shape<kShift, kLaneBits>(a, addr, ideal);\n    }",
      "    if (n > 8) return cost_portable_shape<kShift, kLaneBits>(a, addr, ideal);\n    (void)lanes;"),
     # AVX2 path, one phase of 32 lanes
     ("      if (!units_distinct(addr, kShift, lanes)) return cost_default_avx2_dedupe(a, addr);\n    }\n    return make_cost(n, ideal, n);",

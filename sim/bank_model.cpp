@@ -526,14 +526,14 @@ static AccessCost cost_portable_shape(const WarpAccess& a, const uint32_t* addr,
 // (or more than 8 lanes, which random addresses almost never put on one bank) the warp takes
 // cost_portable_shape() (the dedupe, then the count).
 // One phase of 32 lanes at 4-byte units (widths 1, 2, 4) on x86-64 is counted by
-// one_phase_busiest_sse2() instead (4-bit counters, above). Every other shape, and every shape on
+// one_phase_busiest_sse2() instead (4-bit counters, below). Every other shape, and every shape on
 // other targets, is counted here, with GCC/Clang vector extensions on 16-byte vectors (SSE2 on
-// x86-64, NEON on Arm): ext = bank group | phase << lane_bits, as in the AVX2 path. Each group of four lanes has its
-// four keys in every dword of one vector; it is compared with eight constant vectors whose dword j
-// holds ext 4c + j in each byte (c = 0..7), so that the four bytes of dword j of accumulator c sum
-// to the lanes on ext 4c + j. 64 compares for the 32 x 32 (lane, ext) pairs, no table in memory and
-// no loop over lanes; each count becomes count << 5 | ext, so that one max names the busiest count
-// and a group with it.
+// x86-64, NEON on Arm): ext = bank group | phase << lane_bits, as in the AVX2 path. Each group of
+// four lanes has its four keys in every dword of one vector; it is compared with eight constant
+// vectors whose dword j holds ext 4c + j in each byte (c = 0..7), so that the four bytes of dword j
+// of accumulator c sum to the lanes on ext 4c + j. 64 compares for the 32 x 32 (lane, ext) pairs,
+// no table in memory and no loop over lanes; each count becomes count << 5 | ext, so that one max
+// names the busiest count and a group with it.
 typedef uint8_t Bytes16 __attribute__((vector_size(16)));
 typedef uint32_t Words4 __attribute__((vector_size(16)));
 typedef int16_t Halves8 __attribute__((vector_size(16)));
@@ -580,12 +580,12 @@ static inline int portable_hmax(Halves8 m) {
   return m[0];
 }
 
-// BANKSCOPE_GENERIC_COUNT (a test build, sim_tests_generic) leaves it out on x86-64 too, so that the
-// vector-extension count that non-x86 targets run for these widths is tested here as well.
+// BANKSCOPE_GENERIC_COUNT (a test build, sim_tests_generic) leaves it out on x86-64 too, so that
+// the vector-extension count that non-x86 targets run for these widths is tested here as well.
 #if defined(__SSE2__) && !defined(BANKSCOPE_GENERIC_COUNT)
 #define BANKSCOPE_SSE2_COUNT 1
-// The portable path's count for one phase of 32 lanes at 4-byte units (widths 1, 2 and 4: what
-// random 4-byte warps, the trace report's worst case, issue), with SSE2 alone (the baseline of
+// The portable path's count for one phase of 32 lanes at 4-byte units (widths 1, 2 and 4, random
+// 4-byte warps among them: the trace report's worst case), with SSE2 alone (the baseline of
 // x86-64): 32 bank counters of 4 bits in one 16-byte vector, one vector add per lane.
 //  - key of a lane: its bank times 4 (byte address & 0x7c), 0x80 | that for an inactive lane, as
 //    bytes; entry key / 4 of kNibbleInc has a 1 in the counter of that bank (byte bank / 2, low
@@ -595,14 +595,15 @@ static inline int portable_hmax(Halves8 m) {
 //    hi odd banks (byte j: banks 2j and 2j + 1).
 //  - the busiest count in every byte (a butterfly of byte maxima), and one bank with it, whose
 //    lanes are returned for the distinct-unit check.
-// Measured here (Zen 3, random 4-byte warps): the portable path's 64 byte compares per warp took
-// about 560 instructions a warp, this about 250.
+// It replaced 64 byte compares and their sums for these widths: random 4-byte warps from 19.5 to
+// 26.6 M/s here (Zen 3, assets/results/cpu/model_bench_compare.txt).
 struct NibbleTable {
   uint8_t b[64 * 16];
 };
 constexpr NibbleTable make_nibble_table() {
   NibbleTable t{};
-  for (int k = 0; k < kWarpSize; ++k) t.b[16 * k + k / 2] = static_cast<uint8_t>(k % 2 == 0 ? 0x01 : 0x10);
+  for (int k = 0; k < kWarpSize; ++k)
+    t.b[16 * k + k / 2] = static_cast<uint8_t>(k % 2 == 0 ? 0x01 : 0x10);
   return t;
 }
 alignas(64) constexpr NibbleTable kNibbleInc = make_nibble_table();
@@ -610,22 +611,27 @@ alignas(64) constexpr NibbleTable kNibbleInc = make_nibble_table();
 // Returns the busiest bank's lane count (an upper bound on its distinct words) and, in *lanes, the
 // lanes of one bank with that count.
 template <bool kFull>
-__attribute__((always_inline)) inline int one_phase_busiest_sse2(const uint32_t* addr, uint32_t mask, uint32_t* lanes) {
+__attribute__((always_inline)) inline int one_phase_busiest_sse2(const uint32_t* addr,
+                                                                 uint32_t mask, uint32_t* lanes) {
   const __m128i k7c = _mm_set1_epi32(0x7c);
   const __m128i* v = reinterpret_cast<const __m128i*>(addr);
 #define BANKSCOPE_KEYS(i) _mm_and_si128(_mm_loadu_si128(v + (i)), k7c)
-  __m128i q0 = _mm_packus_epi16(_mm_packs_epi32(BANKSCOPE_KEYS(0), BANKSCOPE_KEYS(1)),
-                                _mm_packs_epi32(BANKSCOPE_KEYS(2), BANKSCOPE_KEYS(3)));  // lanes 0-15
-  __m128i q1 = _mm_packus_epi16(_mm_packs_epi32(BANKSCOPE_KEYS(4), BANKSCOPE_KEYS(5)),
-                                _mm_packs_epi32(BANKSCOPE_KEYS(6), BANKSCOPE_KEYS(7)));  // lanes 16-31
+  __m128i q0 =
+      _mm_packus_epi16(_mm_packs_epi32(BANKSCOPE_KEYS(0), BANKSCOPE_KEYS(1)),
+                       _mm_packs_epi32(BANKSCOPE_KEYS(2), BANKSCOPE_KEYS(3)));  // lanes 0-15
+  __m128i q1 =
+      _mm_packus_epi16(_mm_packs_epi32(BANKSCOPE_KEYS(4), BANKSCOPE_KEYS(5)),
+                       _mm_packs_epi32(BANKSCOPE_KEYS(6), BANKSCOPE_KEYS(7)));  // lanes 16-31
 #undef BANKSCOPE_KEYS
   if (!kFull) {  // byte i of the mask in bytes 8i..8i+7, tested bit by bit
     const __m128i m = _mm_cvtsi32_si128(static_cast<int>(mask));
     const __m128i b = _mm_unpacklo_epi16(_mm_unpacklo_epi8(m, m), _mm_unpacklo_epi8(m, m));
     const __m128i bits = _mm_set1_epi64x(static_cast<long long>(0x8040201008040201ull));
     const __m128i inactive = _mm_set1_epi8(static_cast<char>(0x80));
-    q0 = _mm_or_si128(q0, _mm_andnot_si128(_mm_cmpeq_epi8(_mm_and_si128(_mm_unpacklo_epi32(b, b), bits), bits), inactive));
-    q1 = _mm_or_si128(q1, _mm_andnot_si128(_mm_cmpeq_epi8(_mm_and_si128(_mm_unpackhi_epi32(b, b), bits), bits), inactive));
+    const __m128i on0 = _mm_cmpeq_epi8(_mm_and_si128(_mm_unpacklo_epi32(b, b), bits), bits);
+    const __m128i on1 = _mm_cmpeq_epi8(_mm_and_si128(_mm_unpackhi_epi32(b, b), bits), bits);
+    q0 = _mm_or_si128(q0, _mm_andnot_si128(on0, inactive));
+    q1 = _mm_or_si128(q1, _mm_andnot_si128(on1, inactive));
   }
   alignas(16) uint8_t key[kWarpSize];
   _mm_store_si128(reinterpret_cast<__m128i*>(key), q0);
@@ -635,9 +641,10 @@ __attribute__((always_inline)) inline int one_phase_busiest_sse2(const uint32_t*
   __m128i a0 = _mm_setzero_si128(), a1 = a0, a2 = a0, a3 = a0;
   // Entry key / 4 of the table starts at byte 4 key (a scaled index, no shift).
 #define BANKSCOPE_INC(A, I) \
-  A = _mm_add_epi8(A, _mm_load_si128(reinterpret_cast<const __m128i*>(kNibbleInc.b + size_t{key[I]} * 4u)))
-#define BANKSCOPE_INC4(I) \
-  BANKSCOPE_INC(a0, I);   \
+  A = _mm_add_epi8(         \
+      A, _mm_load_si128(reinterpret_cast<const __m128i*>(kNibbleInc.b + size_t{key[I]} * 4u)))
+#define BANKSCOPE_INC4(I)   \
+  BANKSCOPE_INC(a0, I);     \
   BANKSCOPE_INC(a1, I + 1); \
   BANKSCOPE_INC(a2, I + 2); \
   BANKSCOPE_INC(a3, I + 3)
@@ -654,8 +661,10 @@ __attribute__((always_inline)) inline int one_phase_busiest_sse2(const uint32_t*
   const __m128i low4 = _mm_set1_epi8(0x0f);
 #define BANKSCOPE_LO(A) _mm_and_si128(A, low4)
 #define BANKSCOPE_HI(A) _mm_and_si128(_mm_srli_epi16(A, 4), low4)
-  const __m128i lo = _mm_add_epi8(_mm_add_epi8(BANKSCOPE_LO(a0), BANKSCOPE_LO(a1)), _mm_add_epi8(BANKSCOPE_LO(a2), BANKSCOPE_LO(a3)));
-  const __m128i hi = _mm_add_epi8(_mm_add_epi8(BANKSCOPE_HI(a0), BANKSCOPE_HI(a1)), _mm_add_epi8(BANKSCOPE_HI(a2), BANKSCOPE_HI(a3)));
+  const __m128i lo = _mm_add_epi8(_mm_add_epi8(BANKSCOPE_LO(a0), BANKSCOPE_LO(a1)),
+                                  _mm_add_epi8(BANKSCOPE_LO(a2), BANKSCOPE_LO(a3)));
+  const __m128i hi = _mm_add_epi8(_mm_add_epi8(BANKSCOPE_HI(a0), BANKSCOPE_HI(a1)),
+                                  _mm_add_epi8(BANKSCOPE_HI(a2), BANKSCOPE_HI(a3)));
 #undef BANKSCOPE_HI
 #undef BANKSCOPE_LO
   // The maximum in every byte: with the 8-byte, 4-byte, 2-byte and 1-byte neighbours.
@@ -668,7 +677,8 @@ __attribute__((always_inline)) inline int one_phase_busiest_sse2(const uint32_t*
   // is arithmetic, not a branch: an even or odd busiest bank is a coin toss on random lanes.
   const uint32_t at = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(lo, m))) |
                       static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(hi, m))) << 16;
-  const uint32_t j = static_cast<uint32_t>(__builtin_ctz(at));  // at != 0: some byte holds the maximum
+  const uint32_t j =
+      static_cast<uint32_t>(__builtin_ctz(at));  // at != 0: some byte holds the maximum
   const uint32_t bank = (j & 15u) << 1 | j >> 4;
   const __m128i e = _mm_set1_epi8(static_cast<char>(4u * bank));
   *lanes = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(q0, e))) |
@@ -700,7 +710,9 @@ static AccessCost cost_portable_fast(const WarpAccess& a, const uint32_t* addr, 
     const int n = mask == 0xffffffffu ? one_phase_busiest_sse2<true>(addr, mask, &lanes)
                                       : one_phase_busiest_sse2<false>(addr, mask, &lanes);
     // As below: the count is exact when the busiest bank's lanes are on distinct units.
-    if (n >= 2 && (n > 8 || !units_distinct(addr, kShift, lanes))) return cost_portable_shape<kShift, kLaneBits>(a, addr, ideal);
+    if (n >= 2 && (n > 8 || !units_distinct(addr, kShift, lanes))) {
+      return cost_portable_shape<kShift, kLaneBits>(a, addr, ideal);
+    }
     return make_cost(n, ideal, n);
   }
 #endif
@@ -1313,8 +1325,7 @@ bool cost_path_supported(CostPath p) {
 
 // Chosen once. A bad BANKSCOPE_SIMD ends the process here: cost() has no error channel, and
 // running another path than the one a test or bench asked for would make its result a lie. Out of
-// line: inlined into cost() (with cost_path()'s guard), it gave every cost() call a large frame
-// (36 instructions a call in the trace report, measured with callgrind).
+// line: inlined into cost() (with cost_path()'s guard), it gave every cost() call a large frame.
 __attribute__((noinline)) static CostPath choose_cost_path() {
   if (const char* forced = std::getenv("BANKSCOPE_SIMD")) {
     const Result<CostPath> p = parse_cost_path(forced);
@@ -1343,7 +1354,7 @@ __attribute__((noinline)) CostPath cost_path() {
 const char* cost_implementation() { return cost_path_name(cost_path()); }
 
 // cost_on()'s routes other than the fast paths, out of line: inlined, R9's source walk gave
-// cost_on() a large frame that every LDS/STS paid for (about 25 instructions a call, measured).
+// cost_on() a large frame that every LDS/STS paid for.
 __attribute__((noinline)) static AccessCost cost_not_plain(const WarpAccess& a, const BankConfig& cfg) {
   // R9 (sim/ldgsts.hpp) costs cp.async from its sources too; an access alone has none, so it gets
   // the harness's contiguous row (predict_pattern passes a pattern's "src").
