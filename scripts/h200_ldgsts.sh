@@ -51,6 +51,7 @@ git log -1 --format='commit %H %s' 2>/dev/null || true
 step "the batch is the generator's"
 case $NAME in
   ldgsts_src_v1) python3 tests/conformance/gen_ldgsts_src_v1.py --check ;;
+  ldgsts_fresh9) python3 tests/conformance/gen_ldgsts_fresh9.py --check ;;
   ldgsts_fresh*) python3 tests/conformance/gen_ldgsts_fresh.py --check ;;
   *) true ;;
 esac || echo "ldgsts: WARNING $BATCH differs from its generator"

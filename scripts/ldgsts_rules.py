@@ -239,9 +239,29 @@ def h8_cg_dihedral(p):
     return wf, 0
 
 
+def h9_ca_neighbourhood(p):
+    """H9 (.ca, measured 2026-12-01u): found on every collision structure of 3, 4 and 5 lanes
+    (ldgsts_small_v1, 3514 of 3514), then equal on every earlier measured .ca line (probe 363,
+    patterns_v2 71, fresh 120; H6 missed 24 of them). Phases as R9. A lane's neighbourhood is the
+    lanes of its phase sharing a source bank or a destination bank with it (itself included); the
+    phase costs the largest neighbourhood. Conflicts = wavefronts - active phases. Not a packing:
+    the hardware takes more wavefronts than a best packing (a source-and-destination 4-cycle of
+    lanes: 3, where 2 would do) and never more than this."""
+    src, dst, w = src_of(p), p["offsets"], p["width"]
+    per_phase = {}
+    for l in active(p):
+        per_phase.setdefault(phase_of(l, w), []).append(l)
+    wf = 0
+    for lanes in per_phase.values():
+        sb = {l: _banks(src[l], w) for l in lanes}
+        db = {l: _banks(dst[l], w) for l in lanes}
+        wf += max(sum(1 for y in lanes if sb[x] & sb[y] or db[x] & db[y]) for x in lanes)
+    return wf, wf - len(per_phase)
+
+
 def r9_model(p):
-    """R9 as the model applies it (sim/ldgsts.hpp): H6 for .ca, H8 for .cg."""
-    return h8_cg_dihedral(p) if is_cg(p) else h6_ca_serial(p)
+    """R9 as the model applies it (sim/ldgsts.hpp): H9 for .ca, H8 for .cg."""
+    return h8_cg_dihedral(p) if is_cg(p) else h9_ca_neighbourhood(p)
 
 
 HYPOTHESES = {
@@ -254,6 +274,7 @@ HYPOTHESES = {
     "H6_ca_serial": h6_ca_serial,
     "H7_cg_sector": h7_cg_sector,
     "H8_cg_dihedral": h8_cg_dihedral,
+    "H9_ca_neighbourhood": h9_ca_neighbourhood,
     "R9_model": r9_model,
 }
 
@@ -357,6 +378,20 @@ def selftest():
         ("H8 es2", h8_cg_dihedral(_p(16, [l * 32 for l in range(8)] + [0] * 24,
                                       [l * 16 for l in L], mask=0xFF, cache="cg")), (8, 0)),
         ("H7 es0", h7_cg_sector(_p(16, [0] * 32, cache="cg")), (1, 0)),
+        # H9, the H6 chain above: lane 2 shares a source bank with lane 0 and a destination bank
+        # with lane 1, so lane 2's neighbourhood is all three -> 3 / 2 (measured mask_rand_1 3).
+        ("H9 chain", h9_ca_neighbourhood(_p(4, [0, 4, 132] + [0] * 29, [0, 8, 128] + [0] * 29, mask=0x7)), (3, 2)),
+        # H9, a hub: lane 0 shares a source bank with lane 1 and a destination bank with lane 2
+        # (lanes 1 and 2 share nothing; a best packing needs 2): lane 0's neighbourhood is 3 -> 3 / 2
+        # (measured sm_s3_01_02 3; H6 says 2).
+        ("H9 hub", h9_ca_neighbourhood(_p(4, [0, 4, 128] + [0] * 29, [0, 128, 4] + [0] * 29, mask=0x7)), (3, 2)),
+        # H9, a 4-cycle: lanes 0,1 on source bank 0, lanes 2,3 on source bank 1, lanes 0,2 on
+        # destination bank 0, lanes 1,3 on destination bank 1: every neighbourhood is 3 -> 3 / 2
+        # (measured sm_s4_03_06 3; a best packing needs 2).
+        ("H9 cycle", h9_ca_neighbourhood(_p(4, [0, 132, 256, 388] + [0] * 28, [0, 128, 260, 388] + [0] * 28,
+                                            mask=0xF)), (3, 2)),
+        # H9 with contiguous sources is R9's store rule: es2 4 B destinations -> 2 / 1.
+        ("H9 = R9", h9_ca_neighbourhood(_p(4, [l * 8 for l in L])), (2, 1)),
     ]
     bad = 0
     for name, got, want in checks:

@@ -1,16 +1,18 @@
 // ldgsts.hpp: R9, the shared-memory side of cp.async (LDGSTS) as Nsight Compute counts it
 // (`smsp__sass_l1tex_data_{pipe_lsu_wavefronts,bank_conflicts_pipe_lsu}_mem_shared_op_ldgsts`), as
-// a function of the shared destinations AND the per-lane global sources (sim/RULES.md R9; fitted on
-// the H200 probe assets/results/h200/2026-12-01g/ldgsts/, scripts/ldgsts_rules.py H6/H8 hold the
-// same rules in Python: H6_ca_serial, H8_cg_dihedral). Measured, not documented: NVIDIA documents
-// neither.
+// a function of the shared destinations AND the per-lane global sources (sim/RULES.md R9).
+// Measured on the H200, not documented: NVIDIA documents neither. scripts/ldgsts_rules.py holds the
+// same rules in Python (H9_ca_neighbourhood, H8_cg_dihedral).
 //
-//   .ca (H6): each lane's data is read from the L1's data banks (source bank = source / 4 mod 32)
-//   and written to the destination banks. Phases as a store of the width (R3: warp, half-warps,
-//   quarter-warps). Within a phase, in lane order, a lane's slot = max(number of earlier lanes of
-//   the phase sharing a source bank or a destination bank with it, 1 + the latest slot among those
-//   lanes); the phase costs its last slot + 1. Conflicts = wavefronts - active phases.
-//   With contiguous sources (the old single-row patterns) this is R8's store rule without CAS.
+//   .ca (H9, 2026-12-01u): each lane's data is read from the L1's data banks (source bank = source
+//   / 4 mod 32, the line's place in the L1) and written to the destination banks. Phases as a
+//   store of the width (R3: warp, half-warps, quarter-warps). A lane's neighbourhood is the lanes
+//   of its phase on one of its source banks or one of its destination banks (itself included, a
+//   lane on the same word counted like any other); the phase costs the largest neighbourhood.
+//   Conflicts = wavefronts - active phases. Found on every collision structure of 3, 4 and 5
+//   lanes (assets/results/h200/2026-12-01u/ldgsts_small, 3514 patterns, all equal), then equal on
+//   every earlier measured .ca line it was not found on (probe 363, patterns_v2 71, fresh 120).
+//   With contiguous sources it is R8's store rule without CAS (every lane alone in its bank).
 //   .cg (H8): lanes repeating an earlier active lane's destination are dropped. A kept lane is a
 //   16-byte piece (source piece p = source % 128 / 16 in sector p / 2; destination piece q in chunk
 //   q / 2; halves swapped = (p ^ q) & 1; its source sector's fill among kept lanes: both halves,
@@ -18,10 +20,8 @@
 //   pieces of one fill and one swap setting whose sectors reach their chunks by ONE symmetry of
 //   the four sectors (a rotation s -> s + r or a reflection s -> r - s, mod 4). Each (line, row)
 //   costs the fewest such wavefronts that cover its pieces; no conflicts.
-// Known misses (listed with numbers in tests/conformance/ldgsts_src_v1_open.txt and
-// patterns_v2_open.txt): .ca lines whose random sources AND destinations both conflict (off by
-// 1-2); .cg lines with two lanes per source piece, a 16-byte shifted row, an 80-byte stride, random
-// ones.
+// Known misses (listed with numbers in tests/conformance/*_open.txt): .cg lines with two lanes per
+// source piece, a 16-byte shifted row, an 80-byte stride, random ones.
 #pragma once
 
 #include <algorithm>
@@ -60,37 +60,55 @@ inline uint32_t bank_bits(uint32_t addr, int width) {
 }
 
 // `lane_wf` (may be null): each active lane's wavefront (0-based over the instruction), -1 else.
+// The count is R9's (below); the schedule is one that fits it: lanes in lane order take the first
+// wavefront of their phase that no earlier lane sharing a source or destination bank took (at most
+// the count, since a lane shares one with at most count - 1 others), then lanes are moved from
+// shared wavefronts into empty ones until the phase has `count` of them. The H200's counters give
+// the count only, not which lane completes in which wavefront.
 inline AccessCost cost_ca(const WarpAccess& a, const LdgstsSources& src, bool zero_reads_nothing, int* lane_wf) {
   uint32_t phase_mask[kWarpSize];
   const int n = rules::phases(a, BankConfig{}, phase_mask);
   AccessCost c;
   for (int p = 0; p < n; ++p) {
     int lanes[kWarpSize];
+    uint32_t sb[kWarpSize], db[kWarpSize];
     int k = 0;
     for (int l = 0; l < kWarpSize; ++l) {
-      if ((phase_mask[p] >> l) & 1u) lanes[k++] = l;
+      if (((phase_mask[p] >> l) & 1u) == 0) continue;
+      sb[k] = zero_reads_nothing && src[size_t(l)] == 0 ? 0u : bank_bits(src[size_t(l)], a.width);
+      db[k] = bank_bits(a.addr[size_t(l)], a.width);
+      lanes[k++] = l;
     }
-    std::array<int, kWarpSize> slot{};
-    int last = 0;
+    // Each lane's neighbourhood: the lanes of the phase on one of its source banks or one of its
+    // destination banks, itself included. The phase costs the largest.
+    int count = 0;
     for (int i = 0; i < k; ++i) {
-      const int l = lanes[i];
-      const uint32_t sb = zero_reads_nothing && src[size_t(l)] == 0 ? 0u : bank_bits(src[size_t(l)], a.width);
-      const uint32_t db = bank_bits(a.addr[size_t(l)], a.width);
-      int count = 0, after = 0;
-      for (int j = 0; j < i; ++j) {
-        const int m = lanes[j];
-        if ((sb & (zero_reads_nothing && src[size_t(m)] == 0 ? 0u : bank_bits(src[size_t(m)], a.width))) ||
-            (db & bank_bits(a.addr[size_t(m)], a.width))) {
-          ++count;
-          after = std::max(after, slot[size_t(m)] + 1);
-        }
-      }
-      slot[size_t(l)] = std::max(count, after);
-      last = std::max(last, slot[size_t(l)]);
-      if (lane_wf) lane_wf[l] = c.wavefronts + slot[size_t(l)];
+      int nb = 0;
+      for (int j = 0; j < k; ++j) nb += (sb[i] & sb[j]) != 0 || (db[i] & db[j]) != 0;
+      count = std::max(count, nb);
     }
-    c.wavefronts += last + 1;
-    c.n_way = std::max(c.n_way, last + 1);
+    if (lane_wf) {
+      int wf[kWarpSize];
+      int used = 0;
+      for (int i = 0; i < k; ++i) {
+        uint32_t taken = 0;  // wavefronts of earlier lanes sharing a bank with lane i (count <= 32)
+        for (int j = 0; j < i; ++j) {
+          if ((sb[i] & sb[j]) != 0 || (db[i] & db[j]) != 0) taken |= 1u << wf[j];
+        }
+        wf[i] = __builtin_ctz(~taken);
+        used = std::max(used, wf[i] + 1);
+      }
+      // Move the last lane of a wavefront holding two or more into a new one until there are
+      // `count` (a lane alone conflicts with nothing, and count <= k).
+      for (int i = k - 1; i >= 0 && used < count; --i) {
+        bool shared = false;
+        for (int j = 0; j < k && !shared; ++j) shared = j != i && wf[j] == wf[i];
+        if (shared) wf[i] = used++;
+      }
+      for (int i = 0; i < k; ++i) lane_wf[lanes[i]] = c.wavefronts + wf[i];
+    }
+    c.wavefronts += count;
+    c.n_way = std::max(c.n_way, count);
   }
   c.ideal_wavefronts = n;
   return c;
@@ -205,8 +223,9 @@ inline AccessCost cost_cg(const WarpAccess& a, const LdgstsSources& src, int* la
 // PyTorch's matmul, 16 of 16, then equal the H200's counts: zerofill_check.txt; 8 and 8 without it),
 // then checked on a kernel it was not fitted on: cuBLAS SGEMM at M 1000, N 777, K 555, every count
 // equal per launch and per instruction (2026-12-01l).
-// `lane_wf` (may be null) receives R9's schedule: each active lane's wavefront, -1 for the others
-// (simulate() draws it; the counts are measured, which lane completes in which wavefront is not).
+// `lane_wf` (may be null) receives a schedule that fits R9's count: each active lane's wavefront, -1
+// for the others (simulate() draws it; the counts are measured, which lane completes in which
+// wavefront is not).
 inline AccessCost ldgsts_cost(const WarpAccess& a, const LdgstsSources& src, bool zero_reads_nothing = false,
                               int* lane_wf = nullptr) {
   if (lane_wf) std::fill(lane_wf, lane_wf + kWarpSize, -1);

@@ -146,15 +146,60 @@ TEST_CASE(
     const lc::Sources& s = p->src;
     WarpAccess ca = a;
     ca.bypass_l1 = false;  // the Python H0 is the old R9 (.ca, destinations only)
-    // cost() of an access alone uses the contiguous default source, where R9 (H6) is the old rule.
+    // cost() of an access alone uses the contiguous default source, where R9 (H9) is the old rule.
     CHECK(pair(cost(ca)) == want(e["H0_dest_only"]));
     // R9 as adopted (sim/ldgsts.hpp) with the pattern's sources = the Python twin, both kinds.
     CHECK(pair(ldgsts_cost(a, s)) == want(e["R9_model"]));
-    CHECK(pair(ldgsts_cost(ca, s)) == want(e["H6_ca_serial"]));
+    CHECK(pair(ldgsts_cost(ca, s)) == want(e["H9_ca_neighbourhood"]));
     CHECK(pair(lc::per_source_line(a, s)) == want(e["H1_per_line"]));
     CHECK(pair(lc::line_shift(a, s)) == want(e["H3_line_shift"]));
     CHECK(pair(lc::bandwidth(a, s)) == want(e["H4_bandwidth"]));
     CHECK(pair(lc::lane_runs(a, s)) == want(e["H5_lane_runs"]));
   }
   CHECK(n > 300);
+}
+
+TEST_CASE("R9 .ca (H9): the schedule ldgsts_cost() hands out fits its count") {
+  // Random .ca patterns of every width with sources and destinations on few banks (so that both
+  // sides collide), random masks: every active lane gets a wavefront of the instruction, no two
+  // lanes of one wavefront share a source bank or a destination bank, and every wavefront of the
+  // count holds a lane (simulate() draws each one).
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  const auto next = [&x]() {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return uint32_t(x >> 11);
+  };
+  int checked = 0;
+  for (int t = 0; t < 600; ++t) {
+    const int width = 4 << (t % 3);
+    const uint32_t banks = 1u + next() % 6;  // units per side: few, so that lanes collide
+    WarpAccess a = ldgsts(width, [&](int) { return (next() % banks) * uint32_t(width) + (next() % 8) * 128u; },
+                          next() | 1u);
+    const LdgstsSources s = sources([&](int) { return (next() % banks) * uint32_t(width) + (next() % 64) * 128u; });
+    int wf[kWarpSize];
+    const AccessCost c = ldgsts_cost(a, s, false, wf);
+    REQUIRE(c.wavefronts > 0);
+    std::vector<int> in_wf(size_t(c.wavefronts), 0);
+    for (int l = 0; l < kWarpSize; ++l) {
+      const bool on = (a.mask >> l) & 1u;
+      CHECK((wf[l] >= 0) == on);
+      if (!on) continue;
+      REQUIRE(wf[l] < c.wavefronts);
+      ++in_wf[size_t(wf[l])];
+      for (int m = 0; m < l; ++m) {
+        if (!((a.mask >> m) & 1u) || wf[m] != wf[l]) continue;
+        const uint32_t src_shared =
+            ldgsts_detail::bank_bits(s[size_t(l)], width) & ldgsts_detail::bank_bits(s[size_t(m)], width);
+        const uint32_t dst_shared =
+            ldgsts_detail::bank_bits(a.addr[size_t(l)], width) & ldgsts_detail::bank_bits(a.addr[size_t(m)], width);
+        CHECK(src_shared == 0u);
+        CHECK(dst_shared == 0u);
+      }
+    }
+    for (int n : in_wf) CHECK(n > 0);
+    ++checked;
+  }
+  CHECK(checked == 600);
 }
