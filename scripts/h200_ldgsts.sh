@@ -52,6 +52,7 @@ step "the batch is the generator's"
 case $NAME in
   ldgsts_src_v1) python3 tests/conformance/gen_ldgsts_src_v1.py --check ;;
   ldgsts_fresh9) python3 tests/conformance/gen_ldgsts_fresh9.py --check ;;
+  ldgsts_cg_fresh10) python3 tests/conformance/gen_ldgsts_cg_fresh10.py --check ;;
   ldgsts_fresh*) python3 tests/conformance/gen_ldgsts_fresh.py --check ;;
   *) true ;;
 esac || echo "ldgsts: WARNING $BATCH differs from its generator"

@@ -259,9 +259,68 @@ def h9_ca_neighbourhood(p):
     return wf, wf - len(per_phase)
 
 
+def h10_cg_rank(p):
+    """H10 (.cg, measured 2026-12-01v): found on the .cg small-structure probe (ldgsts_cg_small_v1,
+    5284 of 5284: every 2-lane piece mapping of one line into one row, random triples, sets of 4-8
+    lanes, two lines and rows), then equal on every earlier measured .cg line (probe 125, patterns_v2
+    25, fresh 40; H8 missed 15 of them). Lanes repeating an earlier active lane's destination are
+    dropped. A kept lane is a 16-byte piece: source line, source piece p = source % 128 / 16 (sector
+    p / 2, half p % 2), destination row, destination piece q (chunk q / 2), swap x = (p ^ q) & 1.
+    Its rank = the number of LATER kept lanes with the same source line, piece, swap and destination
+    row (a piece read twice the same way goes out twice). Lanes of one rank, source line and
+    destination row form a group; a piece is paired when its partner half (p ^ 1 -> q ^ 1) is in the
+    group too. One wavefront moves, under ONE symmetry g of the four sectors (a rotation s -> s + r
+    or a reflection s -> r - s, mod 4) and one swap x, either paired pieces of whole sectors (both
+    halves of each sector S into chunk g(S)) or unpaired pieces of one half h; a group costs the
+    fewest wavefronts that cover it; no conflicts."""
+    src, dst = src_of(p), p["offsets"]
+    seen, kept = set(), []
+    for l in active(p):
+        if dst[l] in seen:
+            continue
+        seen.add(dst[l])
+        kept.append((src[l] // LINE, (src[l] % LINE) // 16, dst[l] // LINE, (dst[l] % LINE) // 16))
+    groups = {}
+    for i, (line, ps, row, qs) in enumerate(kept):
+        rank = sum(1 for m in kept[i + 1:] if m[0] == line and m[1] == ps and m[2] == row and (m[1] ^ m[3]) & 1 == (ps ^ qs) & 1)
+        groups.setdefault((rank, line, row), []).append((ps, qs))
+    wf = 0
+    for pieces in groups.values():
+        n = len(pieces)
+        have = set(pieces)
+        paired = [(ps ^ 1, qs ^ 1) in have for ps, qs in pieces]
+        passes = set()
+        for g in D4:
+            for xh in (0, 1):
+                for h in (0, 1):
+                    m = 0
+                    for i, (ps, qs) in enumerate(pieces):
+                        if not paired[i] and ps % 2 == h and g[ps // 2] == qs // 2 and (ps ^ qs) & 1 == xh:
+                            m |= 1 << i
+                    if m:
+                        passes.add(m)
+                m = 0
+                for i, (ps, qs) in enumerate(pieces):
+                    if paired[i] and g[ps // 2] == qs // 2 and (ps ^ qs) & 1 == xh:
+                        m |= 1 << i
+                if m:
+                    passes.add(m)
+        best = [n + 1] * (1 << n)
+        best[0] = 0
+        for m in range(1 << n):
+            if best[m] > n:
+                continue
+            for ps in passes:
+                t = m | ps
+                if best[m] + 1 < best[t]:
+                    best[t] = best[m] + 1
+        wf += best[(1 << n) - 1]
+    return wf, 0
+
+
 def r9_model(p):
-    """R9 as the model applies it (sim/ldgsts.hpp): H9 for .ca, H8 for .cg."""
-    return h8_cg_dihedral(p) if is_cg(p) else h9_ca_neighbourhood(p)
+    """R9 as the model applies it (sim/ldgsts.hpp): H9 for .ca, H10 for .cg."""
+    return h10_cg_rank(p) if is_cg(p) else h9_ca_neighbourhood(p)
 
 
 HYPOTHESES = {
@@ -275,6 +334,7 @@ HYPOTHESES = {
     "H7_cg_sector": h7_cg_sector,
     "H8_cg_dihedral": h8_cg_dihedral,
     "H9_ca_neighbourhood": h9_ca_neighbourhood,
+    "H10_cg_rank": h10_cg_rank,
     "R9_model": r9_model,
 }
 
@@ -392,6 +452,23 @@ def selftest():
                                             mask=0xF)), (3, 2)),
         # H9 with contiguous sources is R9's store rule: es2 4 B destinations -> 2 / 1.
         ("H9 = R9", h9_ca_neighbourhood(_p(4, [l * 8 for l in L])), (2, 1)),
+        # H10 (.cg; lanes 0.. of one source line at 0 into one row at 0, piece = offset / 16):
+        # both halves of sector 0 into chunk 0 (pieces 0->0, 1->1): paired, one wavefront -> 1
+        # (measured cg_c2_0011 1).
+        ("H10 whole", h10_cg_rank(_p(16, [0, 16] + [0] * 30, [0, 16] + [0] * 30, mask=0x3, cache="cg")), (1, 0)),
+        # H10: the lower half of sector 0 and the upper half of sector 1 (0->0, 3->3): unpaired,
+        # different halves -> 2 (measured cg_c2_0033 2).
+        ("H10 halves", h10_cg_rank(_p(16, [0, 48] + [0] * 30, [0, 48] + [0] * 30, mask=0x3, cache="cg")), (2, 0)),
+        # H10: 6->5 and 0->3 (lower halves, swapped; sectors 3->2, 0->1: the reflection s -> 1 - s)
+        # share a wavefront, 7->2 (upper half of sector 3, its partner 6 goes elsewhere: unpaired)
+        # another -> 2 (measured cg_c3_014 2; H8 3).
+        ("H10 reflect", h10_cg_rank(_p(16, [80, 48, 32] + [0] * 29, [96, 0, 112] + [0] * 29, mask=0x7, cache="cg")),
+         (2, 0)),
+        # H10: piece 6 read twice the same way (6->2, 6->4, no swap): lane 0 ranks 1 (one later
+        # twin) and goes alone; 6->4 and 2->6 (sectors 3->2, 1->3: no symmetry) need 2 -> 3
+        # (measured cg_c3_022 3; H8 2).
+        ("H10 twice", h10_cg_rank(_p(16, [32, 64, 96] + [0] * 29, [96, 96, 32] + [0] * 29, mask=0x7, cache="cg")),
+         (3, 0)),
     ]
     bad = 0
     for name, got, want in checks:

@@ -2,7 +2,7 @@
 // (`smsp__sass_l1tex_data_{pipe_lsu_wavefronts,bank_conflicts_pipe_lsu}_mem_shared_op_ldgsts`), as
 // a function of the shared destinations AND the per-lane global sources (sim/RULES.md R9).
 // Measured on the H200, not documented: NVIDIA documents neither. scripts/ldgsts_rules.py holds the
-// same rules in Python (H9_ca_neighbourhood, H8_cg_dihedral).
+// same rules in Python (H9_ca_neighbourhood, H10_cg_rank).
 //
 //   .ca (H9, 2026-12-01u): each lane's data is read from the L1's data banks (source bank = source
 //   / 4 mod 32, the line's place in the L1) and written to the destination banks. Phases as a
@@ -13,15 +13,17 @@
 //   lanes (assets/results/h200/2026-12-01u/ldgsts_small, 3514 patterns, all equal), then equal on
 //   every earlier measured .ca line it was not found on (probe 363, patterns_v2 71, fresh 120).
 //   With contiguous sources it is R8's store rule without CAS (every lane alone in its bank).
-//   .cg (H8): lanes repeating an earlier active lane's destination are dropped. A kept lane is a
-//   16-byte piece (source piece p = source % 128 / 16 in sector p / 2; destination piece q in chunk
-//   q / 2; halves swapped = (p ^ q) & 1; its source sector's fill among kept lanes: both halves,
-//   lower only, upper only). One wavefront moves, from one source line into one destination row,
-//   pieces of one fill and one swap setting whose sectors reach their chunks by ONE symmetry of
-//   the four sectors (a rotation s -> s + r or a reflection s -> r - s, mod 4). Each (line, row)
-//   costs the fewest such wavefronts that cover its pieces; no conflicts.
-// Known misses (listed with numbers in tests/conformance/*_open.txt): .cg lines with two lanes per
-// source piece, a 16-byte shifted row, an 80-byte stride, random ones.
+//   .cg (H10, 2026-12-01v): lanes repeating an earlier active lane's destination are dropped. A
+//   kept lane is a 16-byte piece: source line, source piece p = source % 128 / 16 (sector p / 2,
+//   half p % 2), destination row, destination piece q (chunk q / 2), swap x = (p ^ q) & 1. Its
+//   rank = the later kept lanes with the same line, piece, swap and row (a piece read twice the
+//   same way goes out twice). Lanes of one (rank, line, row) form a group; a piece is paired when
+//   its partner half (p ^ 1 -> q ^ 1) is in the group. One wavefront moves, under ONE symmetry g
+//   of the four sectors (s -> s + r or s -> r - s, mod 4) and one swap, either paired pieces
+//   (whole sectors S into chunks g(S)) or unpaired pieces of one half; a group costs the fewest
+//   wavefronts that cover it; no conflicts. Found on the .cg small-structure probe
+//   (assets/results/h200/2026-12-01v, 5284 of 5284), then equal on every earlier measured .cg line
+//   (190 of 190; H8, the rule before, 175).
 #pragma once
 
 #include <algorithm>
@@ -129,41 +131,55 @@ inline AccessCost cost_cg(const WarpAccess& a, const LdgstsSources& src, int* la
   for (int l = 0; l < kWarpSize; ++l) {
     if (((active >> l) & 1u) && first_lane.emplace(a.addr[size_t(l)], l).second) kept[size_t(nk++)] = l;
   }
-  // Fill of each source sector among the kept lanes: bit 0 lower half read, bit 1 upper half read.
-  std::map<uint32_t, int> fill;
-  for (int i = 0; i < nk; ++i) {
-    const uint32_t s = src[size_t(kept[size_t(i)])];
-    fill[s / kSectorBytes] |= 1 << ((s / 16) % 2);
-  }
-  // Pieces per (source line, destination row): (source piece, destination piece, fill kind).
-  std::map<std::pair<uint32_t, uint32_t>, std::map<std::tuple<int, int, int>, int>> groups;  // piece -> lane
+  struct Piece {
+    uint32_t line, row;
+    int p, q, lane;
+  };
+  std::array<Piece, kWarpSize> pc{};
   for (int i = 0; i < nk; ++i) {
     const int l = kept[size_t(i)];
     const uint32_t s = src[size_t(l)], d = a.addr[size_t(l)];
-    const int f = fill[s / kSectorBytes];
-    const int kind = f == 3 ? 2 : f == 1 ? 0 : 1;
-    // One lane per piece: kept lanes of one row have distinct destinations, so distinct pieces.
-    groups[{s / kLineBytes, d / kLineBytes}].emplace(
-        std::tuple<int, int, int>{int((s % kLineBytes) / 16), int((d % kLineBytes) / 16), kind}, l);
+    pc[size_t(i)] = Piece{s / kLineBytes, d / kLineBytes, int((s % kLineBytes) / 16), int((d % kLineBytes) / 16), l};
+  }
+  // Groups of (rank, source line, destination row); rank = later kept lanes with the same line,
+  // piece, swap and row. A group holds at most 8 pieces: distinct destinations in one row.
+  std::map<std::tuple<int, uint32_t, uint32_t>, std::vector<Piece>> groups;
+  for (int i = 0; i < nk; ++i) {
+    const Piece& x = pc[size_t(i)];
+    int rank = 0;
+    for (int j = i + 1; j < nk; ++j) {
+      const Piece& y = pc[size_t(j)];
+      rank += y.line == x.line && y.row == x.row && y.p == x.p && ((y.p ^ y.q) & 1) == ((x.p ^ x.q) & 1);
+    }
+    groups[{rank, x.line, x.row}].push_back(x);
   }
   AccessCost c;
-  for (const auto& [key, lane_of] : groups) {
-    std::vector<std::tuple<int, int, int>> pieces;
-    std::vector<int> piece_lane;
-    for (const auto& [piece, lane] : lane_of) {
-      pieces.push_back(piece);
-      piece_lane.push_back(lane);
+  for (const auto& [key, pieces] : groups) {
+    const int n = int(pieces.size());
+    bool paired[8];
+    for (int i = 0; i < n; ++i) {
+      paired[i] = false;
+      for (int j = 0; j < n; ++j) {
+        paired[i] = paired[i] || (pieces[size_t(j)].p == (pieces[size_t(i)].p ^ 1) &&
+                                  pieces[size_t(j)].q == (pieces[size_t(i)].q ^ 1));
+      }
     }
-    const int n = int(pieces.size());  // <= 8: distinct destinations in one 128-byte row
+    // The wavefronts one symmetry g and one swap can make: unpaired pieces of one half, or paired
+    // pieces (whole sectors).
     std::vector<uint32_t> passes;
-    for (int xh = 0; xh < 2; ++xh) {
-      for (int g = 0; g < 8; ++g) {
-        for (int kind = 0; kind < 3; ++kind) {
-          uint32_t m = 0;
-          for (int i = 0; i < n; ++i) {
-            const auto [p, q, k] = pieces[size_t(i)];
-            if (k == kind && ((p ^ q) & 1) == xh && d4(g, p / 2) == q / 2) m |= 1u << i;
+    for (int g = 0; g < 8; ++g) {
+      for (int xh = 0; xh < 2; ++xh) {
+        uint32_t half[2] = {0, 0}, whole = 0;
+        for (int i = 0; i < n; ++i) {
+          const Piece& x = pieces[size_t(i)];
+          if (d4(g, x.p / 2) != x.q / 2 || ((x.p ^ x.q) & 1) != xh) continue;
+          if (paired[i]) {
+            whole |= 1u << i;
+          } else {
+            half[x.p % 2] |= 1u << i;
           }
+        }
+        for (uint32_t m : {half[0], half[1], whole}) {
           if (m) passes.push_back(m);
         }
       }
@@ -183,14 +199,14 @@ inline AccessCost cost_cg(const WarpAccess& a, const LdgstsSources& src, int* la
     }
     const uint32_t all = (1u << n) - 1u;
     if (lane_wf) {
-      // Walk the path back: its k-th step (from the empty set) is this row's k-th wavefront, and a
-      // piece completes in the first wavefront that moves it.
+      // Walk the path back: its k-th step (from the empty set) is this group's k-th wavefront, and
+      // a piece completes in the first wavefront that moves it.
       std::vector<uint32_t> steps;
       for (uint32_t m = all; m != 0; m = from[m]) steps.push_back(m & ~from[m]);
       for (size_t k = 0; k < steps.size(); ++k) {
         const uint32_t moved = steps[steps.size() - 1 - k];
         for (int i = 0; i < n; ++i) {
-          if ((moved >> i) & 1u) lane_wf[piece_lane[size_t(i)]] = c.wavefronts + int(k);
+          if ((moved >> i) & 1u) lane_wf[pieces[size_t(i)].lane] = c.wavefronts + int(k);
         }
       }
     }

@@ -196,7 +196,7 @@ bool has_part(const std::string& opcode, const char* part) {
 }
 }  // namespace
 
-PcModel pc_model(const TracePc& pc, const ReportOptions& opt) {
+PcModel pc_model(const TracePc& pc, const ReportOptions& /*opt*/) {
   PcModel m;
   m.access.op = op_of(pc.kind);
   m.access.width = pc.width;
@@ -264,15 +264,9 @@ PcModel pc_model(const TracePc& pc, const ReportOptions& opt) {
         return m;
       }
       // R9 (sim/ldgsts.hpp) costs both from the shared destinations and each lane's global source,
-      // which the trace carries ('S' record); a source of 0 is a zero-fill lane's null pointer.
-      // Measured on whole kernels: .ca exact (ReportOptions), .cg not yet, so only on request. An
+      // which the trace carries ('S' record); a source of 0 is a zero-fill lane's null pointer. An
       // execution traced without sources is refused in on_warp(): no source is invented for it.
       m.access.bypass_l1 = has_part(op, "BYPASS");
-      if (m.access.bypass_l1 && !opt.ldgsts_r9) {
-        m.why = "cp.async .cg: R9's .cg rule still misses single-warp probe patterns "
-                "(tests/conformance/*_open.txt); --ldgsts-r9 costs it as an estimate";
-        return m;
-      }
       m.costed = true;
       // Measured on the H200 (assets/results/h200/2026-12-01o, kernels/probes/ldgsts_guard.cu): an
       // LDGSTS.E.BYPASS guarded by @P0 counts 0 wavefronts, 0 ideal and 0 L2 sectors in Nsight

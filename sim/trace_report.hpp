@@ -5,10 +5,10 @@
 //   traced offset in array A               -> logical (row, col) of A -> new layout's offset
 //
 // Each instruction is costed by the bank model's rule for its kind (sim/RULES.md), see pc_model():
-// LDS/STS (R1-R6), LDSM/STSM (R7), ATOMS (R8) and LDGSTS .ca (R9, from each lane's global source,
-// which the trace carries; .cg only with ReportOptions::ldgsts_r9) when the SASS opcode says which
-// (`bankscope-gpu trace` reads it from the kernel's cubin). An instruction no measured rule covers
-// (an atomic whose operation is unknown, an LDGSTS .cg, one traced without its sources, ...) is
+// LDS/STS (R1-R6), LDSM/STSM (R7), ATOMS (R8) and LDGSTS .ca and .cg (R9, from each lane's global
+// source, which the trace carries) when the SASS opcode says which (`bankscope-gpu trace` reads it
+// from the kernel's cubin). An instruction no measured rule covers (an atomic whose operation is
+// unknown, an LDGSTS traced without its sources or without its SASS opcode, ...) is
 // counted as executions, marked "not modelled" with the reason, and left out of the totals.
 #pragma once
 
@@ -36,16 +36,12 @@ struct PcModel {
   bool ncu_counts_zero = false;
   std::string note;
 };
-// What the report may cost beyond the validated rules.
-struct ReportOptions {
-  // cp.async .cg (LDGSTS.E.BYPASS) by R9 from the traced sources. Off by default: R9's .cg rule
-  // still misses single-warp probe patterns (tests/conformance/*_open.txt). (cuBLAS HGEMM's two .cg
-  // PCs that count 0 on the H200 are @P0-guarded ones, which ncu's instrumented counters skip:
-  // pc_model() counts them so; assets/results/h200/2026-12-01o.) .ca is costed by default: R9 with the
-  // zero-fill reading equals every launch and instruction of cuBLAS SGEMM at odd sizes, a kernel it
-  // was not fitted on (468,064 wavefronts, 140 of 140 instructions, 2026-12-01l).
-  bool ldgsts_r9 = false;
-};
+// What the report may cost beyond the validated rules: nothing at present. cp.async .ca and .cg
+// (LDGSTS) are costed by R9 from the traced sources: both rules (H9, H10) equal every single-warp
+// line measured on the H200 (sim/RULES.md R9). .cg was opt-in (--ldgsts-r9) until H10 (2026-12-01v).
+// (cuBLAS HGEMM's two .cg PCs that count 0 on the H200 are @P0-guarded ones, which ncu's
+// instrumented counters skip: pc_model() counts them so; assets/results/h200/2026-12-01o.)
+struct ReportOptions {};
 PcModel pc_model(const TracePc& pc, const ReportOptions& opt = {});
 
 // The model's Op for a trace kind (kOther has none: kLoad is returned and pc_model refuses it).

@@ -331,7 +331,7 @@ std::vector<uint8_t> probe_trace(const std::vector<Pattern>& ps, bool with_src) 
 TEST_CASE("trace report: LDGSTS costed by R9 from the traced sources equals the H200's counters") {
   const auto ps = probe_patterns();
   const auto bytes = probe_trace(ps, true);
-  auto r = report_trace(bytes.data(), bytes.size(), {}, ReportOptions{true});
+  auto r = report_trace(bytes.data(), bytes.size(), {}, ReportOptions{});
   REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
   const LaunchReport& l = r->traced.launches.at(0);
   REQUIRE(l.pcs.size() == std::size(kProbes));
@@ -366,7 +366,7 @@ TEST_CASE("trace report: LDGSTS costed by R9 from the traced sources equals the 
 TEST_CASE("trace report: an LDGSTS traced without sources is not costed, and says why") {
   const auto ps = probe_patterns();
   const auto bytes = probe_trace(ps, false);
-  auto r = report_trace(bytes.data(), bytes.size(), {}, ReportOptions{true});
+  auto r = report_trace(bytes.data(), bytes.size(), {}, ReportOptions{});
   REQUIRE(r.ok());
   const LaunchReport& l = r->traced.launches.at(0);
   for (const PcStats& s : l.pcs) {
@@ -402,7 +402,7 @@ TEST_CASE("trace report: an LDGSTS traced without sources is not costed, and say
   t.launch_end(TraceLaunchEnd{0, 5, 0, TraceStatus::kComplete});
   t.end(TraceEnd{1, 0});
   const auto mixed = t.take();
-  auto m = report_trace(mixed.data(), mixed.size(), {}, ReportOptions{true});
+  auto m = report_trace(mixed.data(), mixed.size(), {}, ReportOptions{});
   REQUIRE(m.ok());
   const LaunchReport& ml = m->traced.launches.at(0);
   CHECK_FALSE(ml.pcs[0].modelled());
@@ -424,48 +424,34 @@ TEST_CASE("trace report: an LDGSTS traced without sources is not costed, and say
   u.launch_end(TraceLaunchEnd{0, 1, 0, TraceStatus::kComplete});
   u.end(TraceEnd{1, 0});
   const auto api = u.take();
-  auto a = report_trace(api.data(), api.size(), {}, ReportOptions{true});
+  auto a = report_trace(api.data(), api.size(), {}, ReportOptions{});
   REQUIRE(a.ok());
   CHECK_FALSE(a->traced.launches.at(0).pcs[0].modelled());
   CHECK(a->traced.launches.at(0).pcs[0].model.why == "cp.async .ca or .cg unknown without the SASS opcode");
 }
 
-// By default the report costs cp.async .ca (R9 with the zero-fill reading equals cuBLAS SGEMM at odd
-// sizes on the H200, a kernel it was not fitted on: assets/results/h200/2026-12-01l/trace) but not
-// .cg (two of cuBLAS HGEMM's .cg PCs count 0 wavefronts where R9 gives 3,072 each): the same traced
-// probes then have their .ca rows costed and their .cg rows not modelled, with that reason, and
-// out of the totals; ReportOptions::ldgsts_r9 (--ldgsts-r9) costs .cg too.
-TEST_CASE("trace report: cp.async .ca is costed by default, .cg only when asked") {
+// The report costs cp.async .ca and .cg (R9: rules H9 and H10 equal every single-warp line measured
+// on the H200; .cg was opt-in, --ldgsts-r9, until H10): the traced probes' rows are all costed, each
+// at twice its measured single-warp count (the probe trace holds every pattern twice).
+TEST_CASE("trace report: cp.async .ca and .cg are both costed") {
   const auto ps = probe_patterns();
   const auto bytes = probe_trace(ps, true);
   auto r = report_trace(bytes.data(), bytes.size());
   REQUIRE(r.ok());
   const LaunchReport& l = r->traced.launches.at(0);
   REQUIRE(l.pcs.size() == std::size(kProbes));
-  uint64_t ca_wavefronts = 0;
   int cg = 0;
   for (size_t i = 0; i < std::size(kProbes); ++i) {
     CAPTURE(kProbes[i].id);
     const PcStats& s = l.pcs[i];
-    const bool is_cg = std::string(kProbes[i].id).find("cg") != std::string::npos;
-    if (is_cg) {
-      ++cg;
-      CHECK_FALSE(s.modelled());
-      CHECK(s.model.why.rfind("cp.async .cg: R9's .cg rule still misses", 0) == 0);
-      CHECK(s.wavefronts == 0);
-    } else {
-      CHECK(s.modelled());
-      CHECK(s.wavefronts == 2 * kProbes[i].wavefronts);
-      ca_wavefronts += 2 * kProbes[i].wavefronts;
-    }
+    cg += std::string(kProbes[i].id).find("cg") != std::string::npos;
+    CHECK(s.modelled());
+    CHECK(s.wavefronts == 2 * kProbes[i].wavefronts);
   }
   CHECK(cg == 3);
   const size_t k = static_cast<size_t>(TraceOpKind::kLdgsts);
-  CHECK(l.by_kind[k].wavefronts == ca_wavefronts);
-  CHECK(l.uncosted_by_kind[k] == 6);
-  auto asked = report_trace(bytes.data(), bytes.size(), {}, ReportOptions{true});
-  REQUIRE(asked.ok());
-  CHECK(asked->traced.launches.at(0).by_kind[k].wavefronts == 134);
+  CHECK(l.by_kind[k].wavefronts == 2 * (2 + 12 + 6 + 6 + 13 + 28));  // every probe, .cg included
+  CHECK(l.uncosted_by_kind[k] == 0);
 }
 
 // Measured on the H200 (assets/results/h200/2026-12-01o, kernels/probes/ldgsts_guard.cu, one warp):
@@ -508,7 +494,7 @@ TEST_CASE("trace report: an @P0-guarded LDGSTS.BYPASS counts 0 wavefronts, as Ns
   CHECK(back.pcs[2].guard == "@P0");
 
   const size_t k = static_cast<size_t>(TraceOpKind::kLdgsts);
-  auto asked = report_trace(bytes.data(), bytes.size(), {}, ReportOptions{true});
+  auto asked = report_trace(bytes.data(), bytes.size());
   REQUIRE(asked.ok());
   const LaunchReport& l = asked->traced.launches.at(0);
   CHECK(l.pcs[0].modelled());
@@ -527,11 +513,6 @@ TEST_CASE("trace report: an @P0-guarded LDGSTS.BYPASS counts 0 wavefronts, as Ns
   REQUIRE(row0 != rows.end());
   CHECK(row0->note == l.pcs[0].model.note);
 
-  // By default .cg is not costed at all, guarded or not; the .ca copy is.
-  auto plain = report_trace(bytes.data(), bytes.size());
-  REQUIRE(plain.ok());
-  CHECK_FALSE(plain->traced.launches.at(0).pcs[0].modelled());
-  CHECK(plain->traced.launches.at(0).by_kind[k].wavefronts == 2);
 }
 
 TEST_CASE("trace format: a 'P' record stores a guard only when there is one") {
@@ -588,7 +569,7 @@ TEST_CASE("trace report: a zero-fill LDGSTS (every source 0) has no source side"
     w.src[lane] = 0;
   }
   const auto bytes = one_ldgsts_trace(w);
-  auto r = report_trace(bytes.data(), bytes.size(), {}, ReportOptions{true});
+  auto r = report_trace(bytes.data(), bytes.size(), {}, ReportOptions{});
   REQUIRE(r.ok());
   CHECK(r->traced.launches.at(0).pcs.at(0).wavefronts == 1);
   // The same lanes as a probe pattern, where a source offset of 0 is a real address: 32 lanes on

@@ -167,8 +167,8 @@ CLI::App* add_report_command(CLI::App& app, ReportArgs& a) {
   r->add_option("--array", a.arrays, "a shared array of the kernel: NAME@BYTE_OFFSET:TYPE[ROWS][COLS]");
   r->add_option("--layout", a.layouts, "what-if layout: NAME:stride=S, NAME:xor=M, NAME:swizzle=B,M,S or NAME:tma_swizzle=32B|64B|128B");
   r->add_flag("--ldgsts-r9", a.ldgsts_r9,
-              "also cost cp.async .cg (LDGSTS.E.BYPASS) by R9 (its .cg rule misses some single-warp probe "
-              "patterns; an @P0-guarded one counts 0, as ncu counts it)");
+              "accepted for old scripts: cp.async .cg (LDGSTS.E.BYPASS) is costed by default since rule H10 "
+              "(an @P0-guarded one counts 0, as ncu counts it)");
   return r;
 }
 
@@ -210,7 +210,6 @@ int run_report(const ReportArgs& a) {
     return kExitBadInput;
   }
   ReportOptions opt;
-  opt.ldgsts_r9 = a.ldgsts_r9;
   auto r = report_trace(bytes->data(), bytes->size(), remaps, opt);
   if (!r) {
     std::cerr << "bankscope-cli: report: " << a.trace << ": " << r.error().message << "\n";

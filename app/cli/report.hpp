@@ -17,7 +17,7 @@ struct ReportArgs {
   std::string by = "pc";
   std::vector<std::string> arrays;   // --array tile@0:float[32][32]
   std::vector<std::string> layouts;  // --layout tile:stride=33
-  bool ldgsts_r9 = false;            // also cost cp.async .cg by R9 (ReportOptions::ldgsts_r9)
+  bool ldgsts_r9 = false;            // --ldgsts-r9: accepted, no effect (.cg is costed by default)
 };
 
 // Registers the subcommand on `app`; returns it so main() can ask whether it was parsed.

@@ -307,7 +307,6 @@ int check_against_ncu(const TraceArgs& a, const std::string& trace_path) {
   }
   const std::vector<uint8_t> bytes = read_all(trace_path);
   ReportOptions opt;
-  opt.ldgsts_r9 = a.ldgsts_r9;
   auto rep = report_trace(bytes.data(), bytes.size(), {}, opt);
   if (!rep) {
     std::cerr << "bankscope-gpu: trace --check: " << trace_path << ": " << rep.error().message << "\n";
@@ -395,8 +394,8 @@ CLI::App* add_trace_command(CLI::App& app, TraceArgs& a) {
   t->add_flag("--check", a.check, "run the program again under ncu and compare per launch");
   t->add_option("--ncu", a.ncu, "ncu for --check: auto or a path")->capture_default_str();
   t->add_flag("--ldgsts-r9", a.ldgsts_r9,
-              "also cost cp.async .cg (LDGSTS.E.BYPASS) by R9 in the summary and --check (R9's .cg rule misses "
-              "some single-warp probe patterns; an @P0-guarded one counts 0, as ncu counts it)");
+              "accepted for old scripts: cp.async .cg (LDGSTS.E.BYPASS) is costed by default since rule H10 "
+              "(an @P0-guarded one counts 0, as ncu counts it)");
   t->add_option("command", a.command, "-- PROGRAM ARGS...")->required();
   return t;
 }
@@ -453,7 +452,6 @@ int run_trace(const TraceArgs& a) {
   fs::remove_all(cubins, ec);
   const std::vector<uint8_t> bytes = read_all(a.out);
   ReportOptions opt;
-  opt.ldgsts_r9 = a.ldgsts_r9;
   auto rep = report_trace(bytes.data(), bytes.size(), {}, opt);
   std::printf("bankscope-gpu: trace: %s exited with %d; ran %.3f s under the tracer; trace %s (%zu bytes)\n",
               a.command[0].c_str(), code, secs, a.out.c_str(), bytes.size());

@@ -20,7 +20,7 @@ struct TraceArgs {
   std::string out = "bankscope.bstrace";
   bool check = false;          // also run ncu and compare per launch
   std::string ncu = "auto";
-  bool ldgsts_r9 = false;      // the report and --check also cost cp.async .cg (ReportOptions::ldgsts_r9)
+  bool ldgsts_r9 = false;      // --ldgsts-r9: accepted, no effect (.cg is costed by default)
   std::vector<std::string> command;  // PROGRAM ARGS...
 };
 
