@@ -37,10 +37,11 @@
 //   [measured] R8b ATOMS.POPC.INC.32 (red.shared.add of 1, or atomicAdd(&x, 1) with its result
 //         unused): lanes on one word are one increment, served once: the cost of a 4-byte load of
 //         the same lanes (R1-R5). H200: 17 of 17, then a fresh batch 24 of 24 (2026-12-01q).
-//   [measured, partial] R9 cp.async (LDGSTS) shared side, from the shared destinations and each
-//         lane's global source (sim/ldgsts.hpp; cost() and simulate() both take it): .ca as R8
-//         without the CAS doubling when the sources are contiguous; .cg by sector symmetries.
-//         Misses are listed in tests/conformance/*_open.txt (RULES.md).
+//   [measured] R9 cp.async (LDGSTS) shared side, from the shared destinations and each lane's
+//         global source (sim/ldgsts.hpp; cost() and simulate() both take it): .ca (H9) a phase
+//         costs its largest lane neighbourhood (R8 without the CAS doubling when the sources are
+//         contiguous); .cg (H10) by sector symmetries. Every measured single-warp line equal
+//         (.ca 4,308, .cg 5,474; RULES.md).
 //   [documented; measured in part] R10 where TMA puts a tile (issue 11; a layout rule, applied by
 //         make_shared_array, not a bank rule): CU_TENSOR_MAP_SWIZZLE_32B/64B/128B = Swizzle<B,4,3>
 //         on the shared byte address (B = 1, 2, 3; documented); rows narrower than the span padded

@@ -266,7 +266,7 @@ namespace {
 // = shared destinations, src = global sources) and what Nsight Compute measured for one warp
 // (assets/results/h200/2026-12-01g/ldgsts/ldgsts_src_v1_measured.jsonl, the line named: fields
 // measured_wavefronts, measured_bank_conflicts, the smsp__sass_..._op_ldgsts counters). R9 predicts
-// each (none is in ldgsts_src_v1_open.txt, R9's known misses).
+// each (R9 equals every line of the probe since rules H9 and H10).
 struct Probe {
   const char* id;
   uint64_t wavefronts, conflicts;
