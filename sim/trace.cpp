@@ -597,12 +597,34 @@ std::vector<uint8_t> TraceWriter::take() {
 }
 
 // --- reader -----------------------------------------------------------------------------------
-Result<std::vector<uint8_t>> read_trace_file(const std::string& path) {
+namespace {
+// A growable byte buffer whose new bytes are left uninitialised (they are read into at once);
+// its capacity doubles, as a vector's does, so that a pipe read in chunks is copied O(n) times.
+struct RawBuffer {
+  std::unique_ptr<uint8_t[]> p;
+  size_t n = 0, cap = 0;
+  void resize(size_t m) {
+    if (m > cap) {
+      const size_t c = std::max(m, 2 * cap);
+      std::unique_ptr<uint8_t[]> q(new uint8_t[c]);  // default-initialised: no zero fill
+      if (n > 0) std::memcpy(q.get(), p.get(), n);
+      p = std::move(q);
+      cap = c;
+    }
+    n = m;
+  }
+  uint8_t* data() { return p.get(); }
+};
+
+// The whole file into `Buf` (std::vector<uint8_t> or RawBuffer): one read for a regular file, chunks
+// for a pipe or a device.
+template <class Buf>
+Result<Buf> read_whole_file(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return Error{"cannot open the trace file: it is a directory"};
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{"cannot open the trace file"};
-  std::vector<uint8_t> bytes;
+  Buf bytes;
   const bool regular = std::filesystem::is_regular_file(path, ec);
   const uintmax_t size = regular ? std::filesystem::file_size(path, ec) : 0;
   if (regular && !ec) {
@@ -611,7 +633,6 @@ Result<std::vector<uint8_t>> read_trace_file(const std::string& path) {
     if (static_cast<uintmax_t>(in.gcount()) != size) return Error{"cannot read the trace file"};
     return bytes;
   }
-  // A pipe or a device: in chunks until the end.
   constexpr size_t kChunk = size_t{1} << 20;
   size_t n = 0;
   do {
@@ -622,6 +643,17 @@ Result<std::vector<uint8_t>> read_trace_file(const std::string& path) {
   if (in.bad()) return Error{"cannot read the trace file"};
   bytes.resize(n);
   return bytes;
+}
+}  // namespace
+
+Result<std::vector<uint8_t>> read_trace_file(const std::string& path) {
+  return read_whole_file<std::vector<uint8_t>>(path);
+}
+
+Result<TraceFileBuffer> read_trace_file_buffer(const std::string& path) {
+  auto raw = read_whole_file<RawBuffer>(path);
+  if (!raw) return raw.error();
+  return TraceFileBuffer{std::move(raw->p), raw->n};
 }
 
 Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sink) {

@@ -204,13 +204,13 @@ int run_report(const ReportArgs& a) {
     return kExitUsage;
   }
 
-  const auto bytes = read_trace_file(a.trace);
+  const auto bytes = read_trace_file_buffer(a.trace);
   if (!bytes) {
     std::cerr << "bankscope-cli: report: " << a.trace << ": " << bytes.error().message << "\n";
     return kExitBadInput;
   }
   ReportOptions opt;
-  auto r = report_trace(bytes->data(), bytes->size(), remaps, opt);
+  auto r = report_trace(bytes->data(), bytes->size, remaps, opt);
   if (!r) {
     std::cerr << "bankscope-cli: report: " << a.trace << ": " << r.error().message << "\n";
     return kExitBadInput;
