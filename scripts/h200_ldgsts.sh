@@ -140,5 +140,5 @@ import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 got = [r for r in rows if "measured_wavefronts" in r]
 r9 = sum(r["measured_wavefronts"] == r["wavefronts"] and r["measured_bank_conflicts"] == r["bank_conflicts"] for r in got)
-print("%s: %d lines, %d measured, R9 (source ignored) right on both counters for %d" % (sys.argv[1], len(rows), len(got), r9))
+print("%s: %d lines, %d measured, the model (R9 with the pattern's sources, as predict --jsonl) right on both counters for %d" % (sys.argv[1], len(rows), len(got), r9))
 PY

@@ -61,7 +61,7 @@ for name in "${progs[@]}"; do
   t2=$(date +%s.%N)
   limit=${TRACE_TIMEOUT:-90}
   [[ $name == torch_* ]] && limit=${TORCH_TIMEOUT:-240}  # ncu's source view of a Python process is slow
-  # TRACE_FLAGS: more `trace` options, e.g. --ldgsts-r9 (cost cp.async by R9 in the summary and --check).
+  # TRACE_FLAGS: more `trace` options (--ldgsts-r9 is accepted and does nothing since .cg is costed by default).
   timeout -k 5 "$limit" "$BUILD/bin/bankscope-gpu" trace --check ${TRACE_FLAGS:-} -o "$tdir/$name.bstrace" -- "$tdir/$name" \
     >"$tdir/$name.trace.txt" 2>&1
   rc=$?

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-# ldgsts_rules.py: candidate rules for the shared-memory side of cp.async (LDGSTS), issue 11, as
-# plain functions of one JSONL pattern -> (wavefronts, bank_conflicts). Each is a hypothesis from
-# tests/conformance/README_ldgsts_src.md, written so that it can be ported to sim/rules.hpp once the
-# H200 has chosen one; none is the model's rule (the model still applies R9 = h0_dest_only).
+# ldgsts_rules.py: rules for the shared-memory side of cp.async (LDGSTS), issue 11, as plain
+# functions of one JSONL pattern -> (wavefronts, bank_conflicts): the hypotheses of
+# tests/conformance/README_ldgsts_src.md (H0-H5), the rules fitted on the 2026-12-01g probe (H6 for
+# .ca, H8 for .cg, superseded) and the rules the model applies since 2026-12-01u/v (R9_model = H9 for
+# .ca, H10 for .cg; sim/ldgsts.hpp is the C++, sim/RULES.md R9 the evidence).
 #
 # A pattern is the dict of one JSONL line: width, cache ("ca"/"cg"), mask, offsets (shared
 # destinations) and src (global source byte offsets; absent = lane * width, the harness default).
@@ -137,7 +138,8 @@ def h5_lane_runs(p):
 
 
 # ---------------------------------------------------------------------------------------------
-# The rules fitted on the measured probe (2026-12-01g), adopted as R9 in sim/RULES.md
+# The rules fitted on the measured probe (2026-12-01g), R9 until 2026-12-01u/v (H6, H7, H8), and the
+# rules found on the small-structure probes and applied since (H9 .ca, H10 .cg; R9_model)
 # ---------------------------------------------------------------------------------------------
 
 def _banks(addr, width):

@@ -26,7 +26,7 @@ for line in open(sys.argv[1]):
     if ins.startswith("@!PT"):
         continue  # never executed
     rows[f].append(ins)
-atom = {0: "ADD", 1: "MIN", 2: "MAX", 3: "EXCH", 4: "CAS"}
+atom = {0: "ADD", 1: "MIN", 2: "MAX", 3: "EXCH", 4: "CAS", 5: "POPC.INC.32"}  # 5: atomicAdd(&x, 1), result unused (R8b)
 def unmangle(f):
     # Without c++filt: _ZN9bankscope6k_ldsmILi4ELb1EEEv... -> k_ldsm<4, true>
     m = re.search(r"(k_ldsm|k_stsm|k_atoms|k_ldgsts_pf|k_ldgsts)I(L[ib]\d+E)(L[ib]\d+E)(L[ib]\d+E)?", f)

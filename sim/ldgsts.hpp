@@ -29,10 +29,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <map>
-#include <tuple>
 #include <utility>
-#include <vector>
 
 #include "bank_model.hpp"
 #include "rules.hpp"
@@ -121,100 +118,150 @@ inline int d4(int g, int s) {
   return g < 4 ? (s + g) % 4 : ((g - 4) - s + 8) % 4;
 }
 
-// `lane_wf` as cost_ca's: a dropped lane completes with the earlier lane it repeats.
+// The fewest of the passes that cover every piece of a group, when piece i lies in exactly the two
+// passes edge[i][0] and edge[i][1] (a rotation and a reflection of the sectors): a minimum vertex
+// cover of at most 8 edges, by branching on the first edge not covered yet. `chosen` the passes
+// taken so far; the best set found goes to *best (its size is returned).
+inline int fewest_passes(const uint8_t (*edge)[2], int n, uint64_t chosen, int bound, uint64_t* best) {
+  int i = 0;
+  for (; i < n; ++i) {
+    if (((chosen >> edge[i][0]) & 1u) == 0 && ((chosen >> edge[i][1]) & 1u) == 0) break;
+  }
+  const int taken = __builtin_popcountll(chosen);
+  if (i == n) {
+    *best = chosen;
+    return taken;
+  }
+  if (taken + 1 >= bound) return bound;  // cannot beat the best found
+  for (int side = 0; side < 2; ++side) {
+    bound = fewest_passes(edge, n, chosen | (uint64_t{1} << edge[i][side]), bound, best);
+  }
+  return bound;
+}
+
+// `lane_wf` as cost_ca's: a dropped lane completes with the earlier lane it repeats. No allocation:
+// the trace report calls this for every traced .cg execution.
 inline AccessCost cost_cg(const WarpAccess& a, const LdgstsSources& src, int* lane_wf) {
   const uint32_t active = rules::active_lanes(a);
-  // Kept lanes: a lane repeating an earlier active lane's destination is dropped.
-  std::map<uint32_t, int> first_lane;  // destination -> the kept lane writing it
-  std::array<int, kWarpSize> kept{};
+  // Kept lanes: a lane repeating an earlier active lane's destination is dropped; rep[l] is the
+  // kept lane an active lane l completes with.
+  // A 1024-bit filter on the 16-byte destination index finds the (rare) repeats without comparing
+  // every pair: only a lane whose bit is already set is compared with the earlier kept lanes.
+  int kept[kWarpSize], rep[kWarpSize];
   int nk = 0;
+  uint64_t seen[16] = {};
   for (int l = 0; l < kWarpSize; ++l) {
-    if (((active >> l) & 1u) && first_lane.emplace(a.addr[size_t(l)], l).second) kept[size_t(nk++)] = l;
-  }
-  struct Piece {
-    uint32_t line, row;
-    int p, q, lane;
-  };
-  std::array<Piece, kWarpSize> pc{};
-  for (int i = 0; i < nk; ++i) {
-    const int l = kept[size_t(i)];
-    const uint32_t s = src[size_t(l)], d = a.addr[size_t(l)];
-    pc[size_t(i)] = Piece{s / kLineBytes, d / kLineBytes, int((s % kLineBytes) / 16), int((d % kLineBytes) / 16), l};
-  }
-  // Groups of (rank, source line, destination row); rank = later kept lanes with the same line,
-  // piece, swap and row. A group holds at most 8 pieces: distinct destinations in one row.
-  std::map<std::tuple<int, uint32_t, uint32_t>, std::vector<Piece>> groups;
-  for (int i = 0; i < nk; ++i) {
-    const Piece& x = pc[size_t(i)];
-    int rank = 0;
-    for (int j = i + 1; j < nk; ++j) {
-      const Piece& y = pc[size_t(j)];
-      rank += y.line == x.line && y.row == x.row && y.p == x.p && ((y.p ^ y.q) & 1) == ((x.p ^ x.q) & 1);
+    if (((active >> l) & 1u) == 0) continue;
+    rep[l] = l;
+    const uint32_t h = (a.addr[size_t(l)] >> 4) & 1023u;
+    if ((seen[h >> 6] >> (h & 63)) & 1u) {
+      for (int j = 0; j < nk; ++j) {
+        if (a.addr[size_t(kept[j])] == a.addr[size_t(l)]) {
+          rep[l] = kept[j];
+          break;
+        }
+      }
     }
-    groups[{rank, x.line, x.row}].push_back(x);
+    seen[h >> 6] |= uint64_t{1} << (h & 63);
+    if (rep[l] == l) kept[nk++] = l;
+  }
+  // Pieces: source line and piece p, destination row and piece q, swap x.
+  uint32_t line[kWarpSize], row[kWarpSize];
+  int p[kWarpSize], q[kWarpSize], x[kWarpSize], rank[kWarpSize], group[kWarpSize];
+  for (int i = 0; i < nk; ++i) {
+    const uint32_t s = src[size_t(kept[i])], d = a.addr[size_t(kept[i])];
+    line[i] = s / kLineBytes;
+    row[i] = d / kLineBytes;
+    p[i] = int((s % kLineBytes) / 16);
+    q[i] = int((d % kLineBytes) / 16);
+    x[i] = (p[i] ^ q[i]) & 1;
+  }
+  // Rank = later kept lanes with the same line, piece, swap and row; groups of (rank, line, row),
+  // numbered in order of their first lane.
+  // Ranks from the last lane back; a 1024-bit filter on a hash of (line, row, piece, swap) skips
+  // the comparisons for a piece no later lane can repeat (nearly every piece).
+  uint64_t later[16] = {};
+  for (int i = nk - 1; i >= 0; --i) {
+    const uint32_t h = (line[i] * 0x9E3779B1u ^ row[i] * 0x85EBCA77u ^ uint32_t(p[i] * 2 + x[i]) * 0xC2B2AE3Du) >> 22;
+    rank[i] = 0;
+    if ((later[h >> 6] >> (h & 63)) & 1u) {
+      for (int j = i + 1; j < nk; ++j) {
+        rank[i] += line[j] == line[i] && row[j] == row[i] && p[j] == p[i] && x[j] == x[i];
+      }
+    }
+    later[h >> 6] |= uint64_t{1} << (h & 63);
+  }
+  int ng = 0, group_first[kWarpSize];
+  for (int i = 0; i < nk; ++i) {
+    group[i] = -1;
+    for (int g = 0; g < ng && group[i] < 0; ++g) {
+      const int f = group_first[g];
+      if (rank[f] == rank[i] && line[f] == line[i] && row[f] == row[i]) group[i] = g;
+    }
+    if (group[i] < 0) {
+      group[i] = ng;
+      group_first[ng++] = i;
+    }
   }
   AccessCost c;
-  for (const auto& [key, pieces] : groups) {
-    const int n = int(pieces.size());
-    bool paired[8];
-    for (int i = 0; i < n; ++i) {
-      paired[i] = false;
-      for (int j = 0; j < n; ++j) {
-        paired[i] = paired[i] || (pieces[size_t(j)].p == (pieces[size_t(i)].p ^ 1) &&
-                                  pieces[size_t(j)].q == (pieces[size_t(i)].q ^ 1));
-      }
+  for (int g = 0; g < ng; ++g) {
+    int member[kWarpSize];
+    int n = 0;
+    for (int i = 0; i < nk; ++i) {
+      if (group[i] == g) member[n++] = i;
     }
-    // The wavefronts one symmetry g and one swap can make: unpaired pieces of one half, or paired
-    // pieces (whole sectors).
-    std::vector<uint32_t> passes;
-    for (int g = 0; g < 8; ++g) {
-      for (int xh = 0; xh < 2; ++xh) {
-        uint32_t half[2] = {0, 0}, whole = 0;
-        for (int i = 0; i < n; ++i) {
-          const Piece& x = pieces[size_t(i)];
-          if (d4(g, x.p / 2) != x.q / 2 || ((x.p ^ x.q) & 1) != xh) continue;
-          if (paired[i]) {
-            whole |= 1u << i;
-          } else {
-            half[x.p % 2] |= 1u << i;
-          }
-        }
-        for (uint32_t m : {half[0], half[1], whole}) {
-          if (m) passes.push_back(m);
-        }
+    if (n > 8) {
+      // Only for an access validate() refuses (a misaligned .cg lane): distinct 16-byte
+      // destinations in one 128-byte row are at most 8. Each piece alone.
+      for (int k = 0; k < n; ++k) {
+        if (lane_wf) lane_wf[kept[member[k]]] = c.wavefronts + k;
       }
+      c.wavefronts += n;
+      continue;
     }
-    // Fewest passes covering every piece: shortest path over subsets.
-    std::vector<int> best(size_t(1) << n, n + 1);
-    std::vector<uint32_t> from(size_t(1) << n, 0);  // the subset a best path reaches m from
-    best[0] = 0;
-    for (uint32_t m = 0; m < (1u << n); ++m) {
-      if (best[m] > n) continue;
-      for (uint32_t ps : passes) {
-        if (best[m] + 1 < best[m | ps]) {
-          best[m | ps] = best[m] + 1;
-          from[m | ps] = m;
-        }
-      }
+    // Each piece lies in two passes (g, swap, kind): the rotation and the reflection taking its
+    // sector to its chunk; kind 2 for a paired piece (both halves of its sector in the group,
+    // into one chunk, one swap), else its half. Pass id (g * 2 + swap) * 3 + kind, below 48.
+    uint8_t edge[8][2];
+    int piece_at[8];  // source piece of the group's member at destination piece q, -1 for none
+    for (int k = 0; k < 8; ++k) piece_at[k] = -1;
+    for (int k = 0; k < n; ++k) piece_at[q[member[k]]] = p[member[k]];  // q differ within a row
+    for (int k = 0; k < n; ++k) {
+      const int i = member[k], S = p[i] / 2, C = q[i] / 2;
+      const bool paired = piece_at[q[i] ^ 1] == (p[i] ^ 1);
+      const int kind = paired ? 2 : p[i] % 2;
+      const int rot = (C - S + 4) % 4, refl = 4 + (C + S) % 4;
+      edge[k][0] = uint8_t((rot * 2 + x[i]) * 3 + kind);
+      edge[k][1] = uint8_t((refl * 2 + x[i]) * 3 + kind);
     }
-    const uint32_t all = (1u << n) - 1u;
+    uint64_t chosen = 0;
+    const int passes = fewest_passes(edge, n, 0, n + 1, &chosen);
     if (lane_wf) {
-      // Walk the path back: its k-th step (from the empty set) is this group's k-th wavefront, and
-      // a piece completes in the first wavefront that moves it.
-      std::vector<uint32_t> steps;
-      for (uint32_t m = all; m != 0; m = from[m]) steps.push_back(m & ~from[m]);
-      for (size_t k = 0; k < steps.size(); ++k) {
-        const uint32_t moved = steps[steps.size() - 1 - k];
-        for (int i = 0; i < n; ++i) {
-          if ((moved >> i) & 1u) lane_wf[pieces[size_t(i)].lane] = c.wavefronts + int(k);
+      // The chosen passes in the order of their first piece; a piece completes in the first of
+      // its two passes that was chosen.
+      int order[64];
+      int next = 0;
+      for (int k = 0; k < 64; ++k) order[k] = -1;
+      for (int k = 0; k < n; ++k) {
+        for (int side = 0; side < 2; ++side) {
+          const int e = edge[k][side];
+          if (((chosen >> e) & 1u) && order[e] < 0) order[e] = next++;
         }
       }
+      for (int k = 0; k < n; ++k) {
+        int w = passes;
+        for (int side = 0; side < 2; ++side) {
+          const int e = edge[k][side];
+          if ((chosen >> e) & 1u) w = std::min(w, order[e]);
+        }
+        lane_wf[kept[member[k]]] = c.wavefronts + w;
+      }
     }
-    c.wavefronts += best[all];
+    c.wavefronts += passes;
   }
   if (lane_wf) {
     for (int l = 0; l < kWarpSize; ++l) {
-      if ((active >> l) & 1u) lane_wf[l] = lane_wf[first_lane[a.addr[size_t(l)]]];
+      if ((active >> l) & 1u) lane_wf[l] = lane_wf[rep[l]];
     }
   }
   c.ideal_wavefronts = c.wavefronts;

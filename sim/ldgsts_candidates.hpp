@@ -1,8 +1,8 @@
 // ldgsts_candidates.hpp: CANDIDATE rules for the shared-memory side of cp.async (LDGSTS) that let
 // the GLOBAL source addresses matter (issue 11; tests/conformance/README_ldgsts_src.md, H1-H5).
-// None is the model's rule: cost() still applies R9 (destinations only). They are here, written on
-// top of cost() so that R9 keeps one definition, ready to be adopted once the H200 probe
-// (scripts/h200_ldgsts.sh) has chosen one; scripts/ldgsts_rules.py holds the same rules in Python
+// None is the model's rule: the probe (scripts/h200_ldgsts.sh, 2026-12-01g) rejected them all, and
+// R9 is sim/ldgsts.hpp's (H9 for .ca, H10 for .cg). They stay, written on top of cost()'s
+// destination-only store rule, as the record of what was tried; scripts/ldgsts_rules.py holds the same rules in Python
 // for the scorer, and tests/test_ldgsts_candidates.cpp holds the two together on every probe line.
 //
 //   (WarpAccess of op ldgsts, lane -> global source byte offset) -> AccessCost

@@ -41,7 +41,7 @@
 //         global source (sim/ldgsts.hpp; cost() and simulate() both take it): .ca (H9) a phase
 //         costs its largest lane neighbourhood (R8 without the CAS doubling when the sources are
 //         contiguous); .cg (H10) by sector symmetries. Every measured single-warp line equal
-//         (.ca 4,308, .cg 5,474; RULES.md).
+//         (.ca 4,365, .cg 5,474; RULES.md).
 //   [documented; measured in part] R10 where TMA puts a tile (issue 11; a layout rule, applied by
 //         make_shared_array, not a bank rule): CU_TENSOR_MAP_SWIZZLE_32B/64B/128B = Swizzle<B,4,3>
 //         on the shared byte address (B = 1, 2, 3; documented); rows narrower than the span padded

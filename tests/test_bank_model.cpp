@@ -208,7 +208,7 @@ TEST_CASE("cost() fast path agrees with simulate() on random warps") {
 
 TEST_CASE("simulate() of a cp.async shows R9's wavefronts, the ones cost() counts (.ca and .cg)") {
   // Found by fuzz_jsonl: a .cg row with one repeated destination, where simulate() had drawn the
-  // store rule's 4 wavefronts and cost() (R9's H8) counts 7.
+  // store rule's 4 wavefronts and cost() (R9's .cg rule: H8 then, H10 now, both) counts 7.
   {
     WarpAccess a;
     a.op = Op::kLdgsts;

@@ -4,7 +4,8 @@
 # 2026-12-01v). Other seed and other constructions than every earlier batch: the earlier fresh
 # batch's source and destination layouts (gen_ldgsts_fresh.py) at 16 bytes, tile loads into
 # 64/128-byte-swizzled rows (what CUTLASS and cuBLAS issue), and "twice" layouts where pieces are
-# read by several lanes (H10's rank), with random masks on a quarter of the lines. Deterministic.
+# read by several lanes into the same one or two rows (H10's rank), with random masks on a quarter
+# of the lines. Deterministic.
 #
 #   python3 tests/conformance/gen_ldgsts_cg_fresh10.py            # writes ldgsts_cg_fresh10.jsonl
 #   python3 tests/conformance/gen_ldgsts_cg_fresh10.py --check    # exit 1 if the file differs
@@ -47,11 +48,23 @@ def special(rng):
         dst = [swz(base + (l // per) * per * 16 + (l % per) * 16, b) for l in range(WARP)]
         return "tile_per%d_lda%d_sw%d" % (per, lda, b), src, dst
     if t == "twice":
-        k = rng.choice((2, 3, 4))
-        pieces = [rng.randrange(1, 64) * 128 + rng.randrange(8) * 16 for _ in range(WARP // k + 1)]
-        src = [pieces[l // k] if rng.random() < 0.7 else rng.choice(pieces) for l in range(WARP)]
-        dst = rng.sample(range(0, 4096, 16), WARP)
-        return "twice%d" % k, src, dst
+        # pieces of one or two lines read by several lanes each, into the slots of one or two rows
+        # (H10's rank counts repeats within a row: the repeats must share one)
+        nrows = rng.choice((1, 2))
+        lines = rng.choice((1, 2))
+        pool = [(rng.randrange(lines), rng.randrange(8)) for _ in range(rng.randint(2, 6))]
+        slots = rng.sample([(r, q) for r in range(nrows) for q in range(8)], 8 * nrows)
+        base = rng.randrange(1, 64) * 128
+        src = [l * 16 for l in range(WARP)]
+        dst = [l * 16 for l in range(WARP)]
+        for l, (r, q) in enumerate(slots):
+            ln, pc = rng.choice(pool)
+            src[l] = base + (ln * 40 * 128) + pc * 16
+            dst[l] = 2048 + r * 128 + q * 16
+        # lanes past the slots repeat an earlier lane's destination (dropped by H10)
+        for l in range(len(slots), WARP):
+            src[l], dst[l] = src[l % len(slots)], dst[l % len(slots)]
+        return "twice_r%d_l%d" % (nrows, lines), src, dst
     # one line's pieces permuted into rows
     rows = rng.choice((1, 2, 4))
     src = [rng.randrange(1, 512) * 128 + rng.randrange(8) * 16 for _ in range(WARP)]
@@ -82,24 +95,31 @@ def build():
 
 def main():
     ap = argparse.ArgumentParser(description="fresh cp.async .cg batch for predict-then-measure of H10")
-    ap.add_argument("--check", action="store_true")
-    ap.add_argument("--predict", action="store_true")
+    ap.add_argument("--check", action="store_true", help="exit 1 unless the committed batch is the generator's")
+    ap.add_argument("--predict", action="store_true", help="write the rule's predictions")
+    ap.add_argument("--check-predicted", action="store_true",
+                    help="exit 1 unless the committed predictions are what the rule predicts now")
     a = ap.parse_args()
     b = build()
     text = "".join(json.dumps(r) + "\n" for r in b.rows)
-    if a.check:
-        same = os.path.exists(OUT_FILE) and open(OUT_FILE).read() == text
-        print("%s: %s" % (OUT_FILE, "up to date" if same else "DIFFERS from the generator"))
-        return 0 if same else 1
-    if a.predict:
+    pred = ""
+    if a.predict or a.check_predicted:
         import ldgsts_rules as R  # noqa: E402
-        lines = []
         for r in b.rows:
             wf, cf = R.h10_cg_rank(r)
-            lines.append(json.dumps({"id": r["id"], "wavefronts": wf, "bank_conflicts": cf, "rule": "H10_cg_rank"}) + "\n")
+            pred += json.dumps({"id": r["id"], "wavefronts": wf, "bank_conflicts": cf, "rule": "H10_cg_rank"}) + "\n"
+    if a.check or a.check_predicted:
+        bad = 0
+        for want, path, flag in ((text, OUT_FILE, a.check), (pred, PRED_FILE, a.check_predicted)):
+            if flag:
+                same = os.path.exists(path) and open(path).read() == want
+                print("%s: %s" % (path, "up to date" if same else "DIFFERS from what the generator and the rule give now"))
+                bad += not same
+        return 1 if bad else 0
+    if a.predict:
         with open(PRED_FILE, "w") as f:
-            f.write("".join(lines))
-        print("%d predictions -> %s" % (len(lines), PRED_FILE))
+            f.write(pred)
+        print("%d predictions -> %s" % (pred.count("\n"), PRED_FILE))
         return 0
     with open(OUT_FILE, "w") as f:
         f.write(text)

@@ -88,25 +88,31 @@ def build():
 
 def main():
     ap = argparse.ArgumentParser(description="fresh cp.async .ca batch for predict-then-measure of H9")
-    ap.add_argument("--check", action="store_true")
-    ap.add_argument("--predict", action="store_true")
+    ap.add_argument("--check", action="store_true", help="exit 1 unless the committed batch is the generator's")
+    ap.add_argument("--predict", action="store_true", help="write the rule's predictions")
+    ap.add_argument("--check-predicted", action="store_true",
+                    help="exit 1 unless the committed predictions are what the rule predicts now")
     a = ap.parse_args()
     b = build()
     text = "".join(json.dumps(r) + "\n" for r in b.rows)
-    if a.check:
-        same = os.path.exists(OUT_FILE) and open(OUT_FILE).read() == text
-        print("%s: %s" % (OUT_FILE, "up to date" if same else "DIFFERS from the generator"))
-        return 0 if same else 1
-    if a.predict:
+    pred = ""
+    if a.predict or a.check_predicted:
         import ldgsts_rules as R  # noqa: E402
-        lines = []
         for r in b.rows:
             wf, cf = R.h9_ca_neighbourhood(r)
-            lines.append(json.dumps({"id": r["id"], "wavefronts": wf, "bank_conflicts": cf,
-                                     "rule": "H9_ca_neighbourhood"}) + "\n")
+            pred += json.dumps({"id": r["id"], "wavefronts": wf, "bank_conflicts": cf, "rule": "H9_ca_neighbourhood"}) + "\n"
+    if a.check or a.check_predicted:
+        bad = 0
+        for want, path, flag in ((text, OUT_FILE, a.check), (pred, PRED_FILE, a.check_predicted)):
+            if flag:
+                same = os.path.exists(path) and open(path).read() == want
+                print("%s: %s" % (path, "up to date" if same else "DIFFERS from what the generator and the rule give now"))
+                bad += not same
+        return 1 if bad else 0
+    if a.predict:
         with open(PRED_FILE, "w") as f:
-            f.write("".join(lines))
-        print("%d predictions -> %s" % (len(lines), PRED_FILE))
+            f.write(pred)
+        print("%d predictions -> %s" % (pred.count("\n"), PRED_FILE))
         return 0
     with open(OUT_FILE, "w") as f:
         f.write(text)
