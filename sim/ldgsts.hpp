@@ -64,7 +64,8 @@ inline uint32_t bank_bits(uint32_t addr, int width) {
 // the count, since a lane shares one with at most count - 1 others), then lanes are moved from
 // shared wavefronts into empty ones until the phase has `count` of them. The H200's counters give
 // the count only, not which lane completes in which wavefront.
-inline AccessCost cost_ca(const WarpAccess& a, const LdgstsSources& src, bool zero_reads_nothing, int* lane_wf) {
+inline AccessCost cost_ca(const WarpAccess& a, const LdgstsSources& src, bool zero_reads_nothing,
+                          int* lane_wf) {
   uint32_t phase_mask[kWarpSize];
   const int n = rules::phases(a, BankConfig{}, phase_mask);
   AccessCost c;
@@ -122,7 +123,8 @@ inline int d4(int g, int s) {
 // passes edge[i][0] and edge[i][1] (a rotation and a reflection of the sectors): a minimum vertex
 // cover of at most 8 edges, by branching on the first edge not covered yet. `chosen` the passes
 // taken so far; the best set found goes to *best (its size is returned).
-inline int fewest_passes(const uint8_t (*edge)[2], int n, uint64_t chosen, int bound, uint64_t* best) {
+inline int fewest_passes(const uint8_t (*edge)[2], int n, uint64_t chosen, int bound,
+                         uint64_t* best) {
   int i = 0;
   for (; i < n; ++i) {
     if (((chosen >> edge[i][0]) & 1u) == 0 && ((chosen >> edge[i][1]) & 1u) == 0) break;
@@ -182,7 +184,9 @@ inline AccessCost cost_cg(const WarpAccess& a, const LdgstsSources& src, int* la
   // the comparisons for a piece no later lane can repeat (nearly every piece).
   uint64_t later[16] = {};
   for (int i = nk - 1; i >= 0; --i) {
-    const uint32_t h = (line[i] * 0x9E3779B1u ^ row[i] * 0x85EBCA77u ^ uint32_t(p[i] * 2 + x[i]) * 0xC2B2AE3Du) >> 22;
+    const uint32_t h =
+        (line[i] * 0x9E3779B1u ^ row[i] * 0x85EBCA77u ^ uint32_t(p[i] * 2 + x[i]) * 0xC2B2AE3Du) >>
+        22;
     rank[i] = 0;
     if ((later[h >> 6] >> (h & 63)) & 1u) {
       for (int j = i + 1; j < nk; ++j) {
@@ -280,17 +284,17 @@ inline AccessCost cost_cg(const WarpAccess& a, const LdgstsSources& src, int* la
 // reads nothing either (measured on the H200, assets/results/h200/2026-12-01o/probe_zfill: a 4-byte
 // .ca with its 32 sources on one bank counts 32 wavefronts with src-size 4 and 1 with src-size 0),
 // and the Compute Sanitizer API reports its source as NULL too, so a trace has 0 there as well
-// (2026-12-01t: corpus zfill_cp_async, 32 / 16 / 1 wavefronts, equal to ncu). Probe patterns give sources as offsets, where 0 is a
-// real one, so they pass false.
-// Fitted on assets/results/h200/2026-12-01k/trace (every .ca PC of cuBLAS SGEMM, 16 of 16, and of
-// PyTorch's matmul, 16 of 16, then equal the H200's counts: zerofill_check.txt; 8 and 8 without it),
-// then checked on a kernel it was not fitted on: cuBLAS SGEMM at M 1000, N 777, K 555, every count
-// equal per launch and per instruction (2026-12-01l).
-// `lane_wf` (may be null) receives a schedule that fits R9's count: each active lane's wavefront, -1
-// for the others (simulate() draws it; the counts are measured, which lane completes in which
-// wavefront is not).
-inline AccessCost ldgsts_cost(const WarpAccess& a, const LdgstsSources& src, bool zero_reads_nothing = false,
-                              int* lane_wf = nullptr) {
+// (2026-12-01t: corpus zfill_cp_async, 32 / 16 / 1 wavefronts, equal to ncu). Probe patterns give
+// sources as offsets, where 0 is a real one, so they pass false. Fitted on
+// assets/results/h200/2026-12-01k/trace (every .ca PC of cuBLAS SGEMM, 16 of 16, and of PyTorch's
+// matmul, 16 of 16, then equal the H200's counts: zerofill_check.txt; 8 and 8 without it), then
+// checked on a kernel it was not fitted on: cuBLAS SGEMM at M 1000, N 777, K 555, every count equal
+// per launch and per instruction (2026-12-01l); those runs costed .ca by H6, the rule then, and are
+// not re-run under H9 yet (scripts/h200_round9.sh). `lane_wf` (may be null) receives a schedule that
+// fits R9's count: each active lane's wavefront, -1 for the others (simulate() draws it; the counts
+// are measured, which lane completes in which wavefront is not).
+inline AccessCost ldgsts_cost(const WarpAccess& a, const LdgstsSources& src,
+                              bool zero_reads_nothing = false, int* lane_wf = nullptr) {
   if (lane_wf) std::fill(lane_wf, lane_wf + kWarpSize, -1);
   return a.bypass_l1 ? ldgsts_detail::cost_cg(a, src, lane_wf)
                      : ldgsts_detail::cost_ca(a, src, zero_reads_nothing, lane_wf);

@@ -616,8 +616,8 @@ struct RawBuffer {
   uint8_t* data() { return p.get(); }
 };
 
-// The whole file into `Buf` (std::vector<uint8_t> or RawBuffer): one read for a regular file, chunks
-// for a pipe or a device.
+// The whole file into `Buf` (std::vector<uint8_t> or RawBuffer): one read for a regular file,
+// chunks for a pipe or a device.
 template <class Buf>
 Result<Buf> read_whole_file(const std::string& path) {
   std::error_code ec;

@@ -174,9 +174,11 @@ TEST_CASE("R9 .ca (H9): the schedule ldgsts_cost() hands out fits its count") {
   for (int t = 0; t < 600; ++t) {
     const int width = 4 << (t % 3);
     const uint32_t banks = 1u + next() % 6;  // units per side: few, so that lanes collide
-    WarpAccess a = ldgsts(width, [&](int) { return (next() % banks) * uint32_t(width) + (next() % 8) * 128u; },
-                          next() | 1u);
-    const LdgstsSources s = sources([&](int) { return (next() % banks) * uint32_t(width) + (next() % 64) * 128u; });
+    WarpAccess a = ldgsts(
+        width, [&](int) { return (next() % banks) * uint32_t(width) + (next() % 8) * 128u; },
+        next() | 1u);
+    const LdgstsSources s =
+        sources([&](int) { return (next() % banks) * uint32_t(width) + (next() % 64) * 128u; });
     int wf[kWarpSize];
     const AccessCost c = ldgsts_cost(a, s, false, wf);
     REQUIRE(c.wavefronts > 0);
@@ -189,10 +191,10 @@ TEST_CASE("R9 .ca (H9): the schedule ldgsts_cost() hands out fits its count") {
       ++in_wf[size_t(wf[l])];
       for (int m = 0; m < l; ++m) {
         if (!((a.mask >> m) & 1u) || wf[m] != wf[l]) continue;
-        const uint32_t src_shared =
-            ldgsts_detail::bank_bits(s[size_t(l)], width) & ldgsts_detail::bank_bits(s[size_t(m)], width);
-        const uint32_t dst_shared =
-            ldgsts_detail::bank_bits(a.addr[size_t(l)], width) & ldgsts_detail::bank_bits(a.addr[size_t(m)], width);
+        const uint32_t src_shared = ldgsts_detail::bank_bits(s[size_t(l)], width) &
+                                    ldgsts_detail::bank_bits(s[size_t(m)], width);
+        const uint32_t dst_shared = ldgsts_detail::bank_bits(a.addr[size_t(l)], width) &
+                                    ldgsts_detail::bank_bits(a.addr[size_t(m)], width);
         CHECK(src_shared == 0u);
         CHECK(dst_shared == 0u);
       }
@@ -215,11 +217,13 @@ TEST_CASE("R9 .ca (H9): the schedule ldgsts_cost() hands out fits its count") {
   }
 }
 
-TEST_CASE("R9 .cg (H10): the C++ equals scripts/ldgsts_rules.py on patterns that exercise the rank") {
+TEST_CASE(
+    "R9 .cg (H10): the C++ equals scripts/ldgsts_rules.py on patterns that exercise the rank") {
   // tests/conformance/ldgsts_cg_rank_check.jsonl (gen_ldgsts_cg_rank_check.py, diffed by ctest
   // conformance.ldgsts_cg_rank_check_gen): 400 random .cg patterns, pieces read several times into
   // one or two rows, each with the Python H10's count; the rank changes the count on 87 of them.
-  std::ifstream in(std::string(BANKSCOPE_SOURCE_DIR) + "/tests/conformance/ldgsts_cg_rank_check.jsonl");
+  std::ifstream in(std::string(BANKSCOPE_SOURCE_DIR) +
+                   "/tests/conformance/ldgsts_cg_rank_check.jsonl");
   REQUIRE(in.good());
   std::string line;
   int n = 0;

@@ -63,7 +63,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       FUZZ_CHECK(s.uncosted <= s.executions, "more refused executions than executions");
       if (s.modelled()) costed += s.executions - s.uncosted;
       // cp.async .cg is costed (R9, H10), except that an @P0-guarded one counts 0 as ncu counts it.
-      if (s.model.ncu_counts_zero) FUZZ_CHECK(s.wavefronts == 0, "an @P0 LDGSTS.BYPASS with wavefronts");
+      if (s.model.ncu_counts_zero)
+        FUZZ_CHECK(s.wavefronts == 0, "an @P0 LDGSTS.BYPASS with wavefronts");
     }
     for (const OpTotals& t : l.by_kind) kinds += t.instructions;
     FUZZ_CHECK(costed == kinds, "costed executions != the kinds' instructions");
