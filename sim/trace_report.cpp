@@ -40,6 +40,43 @@ __attribute__((target("avx2"))) void copy_lanes_avx2(uint32_t* dst, const uint32
   }
 }
 #endif
+#ifdef BANKSCOPE_REPORT_X86
+// exact_cost()'s key with AVX2: the same relative offsets and the same hash as its portable loops
+// (which the compiler vectorizes with SSE2 only, without a 32-bit multiply: measured, the key was
+// 270 of a GEMM-like trace's 621 instructions per warp execution).
+__attribute__((target("avx2"))) uint32_t exact_key_avx2(const uint32_t* addr, uint32_t mask, uint32_t b,
+                                                         uint32_t* rel) {
+  const __m256i vb = _mm256_set1_epi32(static_cast<int>(b));
+  const __m256i vmask = _mm256_set1_epi32(static_cast<int>(mask));
+  const __m256i one = _mm256_set1_epi32(1);
+  const __m256i k1 = _mm256_set1_epi32(static_cast<int>(0x9E3779B9u));
+  const __m256i k2 = _mm256_set1_epi32(static_cast<int>(0x85EBCA6Bu));
+  __m256i h = _mm256_setzero_si256();
+  for (int k = 0; k < 4; ++k) {
+    const __m256i lane = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(8 * k));
+    const __m256i bit = _mm256_sllv_epi32(one, lane);
+    const __m256i on = _mm256_cmpeq_epi32(_mm256_and_si256(vmask, bit), bit);
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 8 * k));
+    const __m256i r = _mm256_and_si256(_mm256_sub_epi32(a, vb), on);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(rel + 8 * k), r);
+    __m256i v = _mm256_mullo_epi32(_mm256_xor_si256(r, _mm256_mullo_epi32(bit, k1)), k2);
+    v = _mm256_xor_si256(v, _mm256_srli_epi32(v, 16));
+    h = _mm256_add_epi32(h, v);
+  }
+  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
+  return static_cast<uint32_t>(_mm_cvtsi128_si32(s));
+}
+__attribute__((target("avx2"))) bool lanes_equal_avx2(const uint32_t* a, const uint32_t* b) {
+  __m256i d = _mm256_setzero_si256();
+  for (int k = 0; k < 4; ++k) {
+    d = _mm256_or_si256(d, _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 8 * k)),
+                                            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 8 * k))));
+  }
+  return _mm256_testz_si256(d, d) != 0;
+}
+#endif
 void copy_lanes(CostPath simd, std::array<uint32_t, kWarpSize>& dst, const std::array<uint32_t, kWarpSize>& src) {
 #ifdef BANKSCOPE_REPORT_X86
   if (simd == CostPath::kAvx512) return copy_lanes_avx512(dst.data(), src.data());
@@ -350,19 +387,27 @@ AccessCost TraceAggregator::exact_cost(uint32_t pc_index, const std::array<uint3
       1u << 0,  1u << 1,  1u << 2,  1u << 3,  1u << 4,  1u << 5,  1u << 6,  1u << 7,  1u << 8,  1u << 9,  1u << 10,
       1u << 11, 1u << 12, 1u << 13, 1u << 14, 1u << 15, 1u << 16, 1u << 17, 1u << 18, 1u << 19, 1u << 20, 1u << 21,
       1u << 22, 1u << 23, 1u << 24, 1u << 25, 1u << 26, 1u << 27, 1u << 28, 1u << 29, 1u << 30, 1u << 31};
-  alignas(16) std::array<uint32_t, kWarpSize> rel;
-  for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
-    const uint32_t on = 0u - static_cast<uint32_t>((mask & kLaneBit[lane]) != 0);
-    rel[lane] = (addr[lane] - b) & on;
-  }
+  alignas(32) std::array<uint32_t, kWarpSize> rel;
   uint32_t h = 0;
-  for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
-    // Multiply, then fold the high bits down: without the fold the sum is linear in the lanes'
-    // offsets, and the fragment rows {32, 48} and {64, 80} of the GEMM bench shared a slot, each
-    // evicting the other (measured: 1.6 M misses in 2 M lookups).
-    uint32_t v = (rel[lane] ^ (kLaneBit[lane] * 0x9E3779B9u)) * 0x85EBCA6Bu;
-    v ^= v >> 16;
-    h += v;
+#ifdef BANKSCOPE_REPORT_X86
+  const bool avx2 = simd_ != CostPath::kPortable;  // cost()'s AVX2 and AVX-512 paths: the CPU has AVX2
+  if (avx2) {
+    h = exact_key_avx2(addr.data(), mask, b, rel.data());
+  } else
+#endif
+  {
+    for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
+      const uint32_t on = 0u - static_cast<uint32_t>((mask & kLaneBit[lane]) != 0);
+      rel[lane] = (addr[lane] - b) & on;
+    }
+    for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
+      // Multiply, then fold the high bits down: without the fold the sum is linear in the lanes'
+      // offsets, and the fragment rows {32, 48} and {64, 80} of the GEMM bench shared a slot, each
+      // evicting the other (measured: 1.6 M misses in 2 M lookups).
+      uint32_t v = (rel[lane] ^ (kLaneBit[lane] * 0x9E3779B9u)) * 0x85EBCA6Bu;
+      v ^= v >> 16;
+      h += v;
+    }
   }
   const uint32_t meta = static_cast<uint32_t>(access_.op) << 8 | static_cast<uint32_t>(access_.width);
   uint64_t x = (uint64_t{h} << 32 | mask) ^ (uint64_t{meta} * 0xC2B2AE3D27D4EB4Full);
@@ -370,7 +415,14 @@ AccessCost TraceAggregator::exact_cost(uint32_t pc_index, const std::array<uint3
   ExactEntry& e = exact_[(x >> 40) & (exact_.size() - 1)];
   ++g.lookups;
   uint32_t differ = (e.meta ^ meta) | (e.mask ^ mask);
-  for (uint32_t lane = 0; lane < kWarpSize; ++lane) differ |= e.rel[lane] ^ rel[lane];
+#ifdef BANKSCOPE_REPORT_X86
+  if (avx2) {
+    differ |= static_cast<uint32_t>(!lanes_equal_avx2(e.rel.data(), rel.data()));
+  } else
+#endif
+  {
+    for (uint32_t lane = 0; lane < kWarpSize; ++lane) differ |= e.rel[lane] ^ rel[lane];
+  }
   if (differ == 0) {
     ++g.hits;
   } else {
