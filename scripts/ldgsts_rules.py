@@ -190,6 +190,21 @@ D4 = [tuple((s + r) % 4 for s in range(4)) for r in range(4)] + \
      [tuple((r - s) % 4 for s in range(4)) for r in range(4)]
 
 
+def _fewest_cover(passes, n):
+    """The fewest of `passes` (bit masks over n pieces) whose union is all n pieces: a DP over the
+    subsets (n <= 8 in a group of one destination row)."""
+    best = [n + 1] * (1 << n)
+    best[0] = 0
+    for m in range(1 << n):
+        if best[m] > n:
+            continue
+        for ps in passes:
+            t = m | ps
+            if best[m] + 1 < best[t]:
+                best[t] = best[m] + 1
+    return best[(1 << n) - 1]
+
+
 def h8_cg_dihedral(p):
     """H8 (.cg, measured 141 of 150 .cg lines): lanes repeating an earlier active lane's destination
     are dropped. A kept lane is a 16-byte piece: source line, source piece p = source % 128 / 16
@@ -228,16 +243,7 @@ def h8_cg_dihedral(p):
                             m |= 1 << i
                     if m:
                         passes.add(m)
-        best = [n + 1] * (1 << n)  # fewest passes covering each subset (DP over masks)
-        best[0] = 0
-        for m in range(1 << n):
-            if best[m] > n:
-                continue
-            for ps in passes:
-                t = m | ps
-                if best[m] + 1 < best[t]:
-                    best[t] = best[m] + 1
-        wf += best[(1 << n) - 1]
+        wf += _fewest_cover(passes, n)
     return wf, 0
 
 
@@ -307,16 +313,7 @@ def h10_cg_rank(p):
                         m |= 1 << i
                 if m:
                     passes.add(m)
-        best = [n + 1] * (1 << n)
-        best[0] = 0
-        for m in range(1 << n):
-            if best[m] > n:
-                continue
-            for ps in passes:
-                t = m | ps
-                if best[m] + 1 < best[t]:
-                    best[t] = best[m] + 1
-        wf += best[(1 << n) - 1]
+        wf += _fewest_cover(passes, n)
     return wf, 0
 
 
