@@ -11,7 +11,6 @@
 #   python3 tests/conformance/gen_ldgsts_cg_fresh10.py --check    # exit 1 if the file differs
 #   python3 tests/conformance/gen_ldgsts_cg_fresh10.py --predict  # writes ldgsts_cg_fresh10_predicted.jsonl
 #       (H10 by scripts/ldgsts_rules.py; committed BEFORE the batch is measured)
-import argparse
 import json
 import os
 import random
@@ -23,6 +22,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 import gen_ldgsts_fresh as f1  # noqa: E402
 import gen_ldgsts_src_v1 as v1  # noqa: E402
 from gen_ldgsts_src_v1 import Batch, FULL, WARP  # noqa: E402
+import batch_cli  # noqa: E402  (the generators' shared command lines, beside this file)
 
 SEED = 10_2026_12_01
 COUNT = 200
@@ -94,38 +94,10 @@ def build():
 
 
 def main():
-    ap = argparse.ArgumentParser(description="fresh cp.async .cg batch for predict-then-measure of H10")
-    ap.add_argument("--check", action="store_true", help="exit 1 unless the committed batch is the generator's")
-    ap.add_argument("--predict", action="store_true", help="write the rule's predictions")
-    ap.add_argument("--check-predicted", action="store_true",
-                    help="exit 1 unless the committed predictions are what the rule predicts now")
-    a = ap.parse_args()
-    b = build()
-    text = "".join(json.dumps(r) + "\n" for r in b.rows)
-    pred = ""
-    if a.predict or a.check_predicted:
-        import ldgsts_rules as R  # noqa: E402
-        for r in b.rows:
-            wf, cf = R.h10_cg_rank(r)
-            pred += json.dumps({"id": r["id"], "wavefronts": wf, "bank_conflicts": cf, "rule": "H10_cg_rank"}) + "\n"
-    if a.check or a.check_predicted:
-        bad = 0
-        for want, path, flag in ((text, OUT_FILE, a.check), (pred, PRED_FILE, a.check_predicted)):
-            if flag:
-                same = os.path.exists(path) and open(path).read() == want
-                print("%s: %s" % (path, "up to date" if same else "DIFFERS from what the generator and the rule give now"))
-                bad += not same
-        return 1 if bad else 0
-    if a.predict:
-        with open(PRED_FILE, "w") as f:
-            f.write(pred)
-        print("%d predictions -> %s" % (pred.count("\n"), PRED_FILE))
-        return 0
-    with open(OUT_FILE, "w") as f:
-        f.write(text)
-    print("%d patterns -> %s" % (len(b.rows), OUT_FILE))
-    return 0
-
+    import ldgsts_rules as R  # noqa: E402
+    rows = build().rows
+    text = "".join(json.dumps(r) + "\n" for r in rows)
+    return batch_cli.fresh_main("fresh cp.async .cg batch for predict-then-measure of H10", text, rows, R.h10_cg_rank, "H10_cg_rank", OUT_FILE, PRED_FILE)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -5,7 +5,6 @@
 # (sim/ldgsts.hpp) to. Not measured: a twin check of the two implementations, nothing more.
 #   python3 tests/conformance/gen_ldgsts_cg_rank_check.py           # writes ldgsts_cg_rank_check.jsonl
 #   python3 tests/conformance/gen_ldgsts_cg_rank_check.py --stdout  # the same on stdout (ctest diffs it)
-import argparse
 import json
 import os
 import random
@@ -14,6 +13,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 import ldgsts_rules as R  # noqa: E402
+import batch_cli  # noqa: E402  (the generators' shared command lines, beside this file)
 
 WARP = 32
 OUT_FILE = os.path.join(HERE, "ldgsts_cg_rank_check.jsonl")
@@ -40,18 +40,8 @@ def build():
 
 
 def main():
-    ap = argparse.ArgumentParser(description="H10 twin-check patterns")
-    ap.add_argument("--stdout", action="store_true")
-    a = ap.parse_args()
     text = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in build())
-    if a.stdout:
-        sys.stdout.write(text)
-        return 0
-    with open(OUT_FILE, "w") as f:
-        f.write(text)
-    print("wrote %s: %d patterns" % (OUT_FILE, text.count("\n")))
-    return 0
-
+    return batch_cli.stdout_or_file_main("H10 twin-check patterns", text, OUT_FILE)
 
 if __name__ == "__main__":
     sys.exit(main())

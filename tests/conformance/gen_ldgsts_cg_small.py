@@ -17,11 +17,10 @@
 #   python3 tests/conformance/gen_ldgsts_cg_small.py            # writes ldgsts_cg_small_v1.jsonl
 #                                                               # (not committed: this makes it)
 #   python3 tests/conformance/gen_ldgsts_cg_small.py --stdout   # the batch on stdout
-import argparse
 import json
 import os
 import random
-import sys
+import batch_cli  # noqa: E402  (the generators' shared command lines, beside this file)
 
 WARP = 32
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -72,18 +71,8 @@ def build():
 
 
 def main():
-    ap = argparse.ArgumentParser(description="cp.async .cg small-structure probe batch")
-    ap.add_argument("--stdout", action="store_true", help="write the batch to stdout")
-    args = ap.parse_args()
     text = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in build())
-    if args.stdout:
-        sys.stdout.write(text)
-        return 0
-    with open(OUT_FILE, "w") as f:
-        f.write(text)
-    print("wrote %s: %d patterns" % (OUT_FILE, text.count("\n")))
-    return 0
-
+    return batch_cli.stdout_or_file_main("cp.async .cg small-structure probe batch", text, OUT_FILE)
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -28,11 +28,10 @@
 #                                                            # committed: 1.4 MB, this makes it)
 #   python3 tests/conformance/gen_ldgsts_small.py --stdout   # the batch on stdout (ctest
 #                                                            # conformance.h200_ldgsts_small)
-import argparse
 import json
 import os
 import random
-import sys
+import batch_cli  # noqa: E402  (the generators' shared command lines, beside this file)
 
 WARP = 32
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -111,18 +110,7 @@ def dump(rows):
 
 
 def main():
-    ap = argparse.ArgumentParser(description="cp.async .ca arbitration probe batch")
-    ap.add_argument("--stdout", action="store_true", help="write the batch to stdout")
-    args = ap.parse_args()
-    text = dump(build())
-    if args.stdout:
-        sys.stdout.write(text)
-        return 0
-    with open(OUT_FILE, "w") as f:
-        f.write(text)
-    print("wrote %s: %d patterns" % (OUT_FILE, text.count("\n")))
-    return 0
-
+    return batch_cli.stdout_or_file_main("cp.async .ca arbitration probe batch", dump(build()), OUT_FILE)
 
 if __name__ == "__main__":
     raise SystemExit(main())
