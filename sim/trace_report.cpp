@@ -233,7 +233,7 @@ bool has_part(const std::string& opcode, const char* part) {
 }
 }  // namespace
 
-PcModel pc_model(const TracePc& pc, const ReportOptions& /*opt*/) {
+PcModel pc_model(const TracePc& pc) {
   PcModel m;
   m.access.op = op_of(pc.kind);
   m.access.width = pc.width;
@@ -327,7 +327,7 @@ PcModel pc_model(const TracePc& pc, const ReportOptions& /*opt*/) {
 void TraceAggregator::on_pc(const TracePc& pc) {
   PcStats s;
   s.pc = pc;
-  s.model = pc_model(pc, opt_);
+  s.model = pc_model(pc);
   report_.launches.back().pcs.push_back(std::move(s));
   gates_.emplace_back();
 }
@@ -576,13 +576,12 @@ class TeeSink : public TraceSink {
 };
 }  // namespace
 
-Result<TraceReports> report_trace(const uint8_t* data, size_t size, const std::vector<ArrayRemap>& remaps,
-                                  const ReportOptions& opt) {
-  TraceAggregator traced({}, opt);
+Result<TraceReports> report_trace(const uint8_t* data, size_t size, const std::vector<ArrayRemap>& remaps) {
+  TraceAggregator traced;
   // The what-if's aggregator only when there is one: each holds memo tables of a few hundred KiB,
   // cleared on construction, a cost that small traces (the committed ones: 8,192 executions) feel.
   std::optional<TraceAggregator> what_if;
-  if (!remaps.empty()) what_if.emplace(remaps, opt);
+  if (!remaps.empty()) what_if.emplace(remaps);
   TeeSink tee(traced, what_if ? &*what_if : nullptr);
   auto s = read_trace(data, size, what_if ? static_cast<TraceSink&>(tee) : static_cast<TraceSink&>(traced));
   if (!s) return s.error();

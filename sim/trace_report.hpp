@@ -36,13 +36,12 @@ struct PcModel {
   bool ncu_counts_zero = false;
   std::string note;
 };
-// What the report may cost beyond the validated rules: nothing at present. cp.async .ca and .cg
-// (LDGSTS) are costed by R9 from the traced sources: both rules (H9, H10) equal every single-warp
-// line measured on the H200 (sim/RULES.md R9). .cg was opt-in (--ldgsts-r9) until H10 (2026-12-01v).
-// (cuBLAS HGEMM's two .cg PCs that count 0 on the H200 are @P0-guarded ones, which ncu's
-// instrumented counters skip: pc_model() counts them so; assets/results/h200/2026-12-01o.)
-struct ReportOptions {};
-PcModel pc_model(const TracePc& pc, const ReportOptions& opt = {});
+// The rule for one traced instruction. cp.async .ca and .cg (LDGSTS) are costed by R9 from the
+// traced sources: both rules (H9, H10) equal every single-warp line measured on the H200
+// (sim/RULES.md R9); .cg was opt-in (ReportOptions, --ldgsts-r9) until H10 (2026-12-01v), and the
+// options went with it. (cuBLAS HGEMM's two .cg PCs that count 0 on the H200 are @P0-guarded ones,
+// which ncu's instrumented counters skip: pc_model() counts them so; assets/results/h200/2026-12-01o.)
+PcModel pc_model(const TracePc& pc);
 
 // The model's Op for a trace kind (kOther has none: kLoad is returned and pc_model refuses it).
 Op op_of(TraceOpKind k);
@@ -103,8 +102,7 @@ uint32_t remap_address(const std::vector<ArrayRemap>& remaps, uint64_t reserved,
 // Aggregates as the trace is read; `remaps` apply to every address first (empty = as traced).
 class TraceAggregator : public TraceSink {
  public:
-  explicit TraceAggregator(std::vector<ArrayRemap> remaps = {}, ReportOptions opt = {})
-      : remaps_(std::move(remaps)), opt_(opt) {}
+  explicit TraceAggregator(std::vector<ArrayRemap> remaps = {}) : remaps_(std::move(remaps)) {}
   void on_launch(const TraceLaunch& l) override;
   void on_pc(const TracePc& pc) override;
   void on_warp(const TraceWarp& w, const TracePc& pc) override;
@@ -139,7 +137,6 @@ class TraceAggregator : public TraceSink {
   std::array<OpTotals, kTraceOpKinds> pending_{};
   void flush_pending();
   std::vector<ArrayRemap> remaps_;
-  ReportOptions opt_;
   TraceReport report_;
   WarpAccess access_;
   CostPath simd_ = cost_path();  // the lanes are copied with its vector width
@@ -180,8 +177,7 @@ struct TraceReports {
   TraceReport traced;
   TraceReport what_if;  // empty launches when no remap
 };
-Result<TraceReports> report_trace(const uint8_t* data, size_t size, const std::vector<ArrayRemap>& remaps = {},
-                                  const ReportOptions& opt = {});
+Result<TraceReports> report_trace(const uint8_t* data, size_t size, const std::vector<ArrayRemap>& remaps = {});
 
 // One row of the sorted table: a PC, or all PCs of one source line of one kernel.
 struct ReportRow {

@@ -331,7 +331,7 @@ std::vector<uint8_t> probe_trace(const std::vector<Pattern>& ps, bool with_src) 
 TEST_CASE("trace report: LDGSTS costed by R9 from the traced sources equals the H200's counters") {
   const auto ps = probe_patterns();
   const auto bytes = probe_trace(ps, true);
-  auto r = report_trace(bytes.data(), bytes.size(), {}, ReportOptions{});
+  auto r = report_trace(bytes.data(), bytes.size());
   REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
   const LaunchReport& l = r->traced.launches.at(0);
   REQUIRE(l.pcs.size() == std::size(kProbes));
@@ -366,7 +366,7 @@ TEST_CASE("trace report: LDGSTS costed by R9 from the traced sources equals the 
 TEST_CASE("trace report: an LDGSTS traced without sources is not costed, and says why") {
   const auto ps = probe_patterns();
   const auto bytes = probe_trace(ps, false);
-  auto r = report_trace(bytes.data(), bytes.size(), {}, ReportOptions{});
+  auto r = report_trace(bytes.data(), bytes.size());
   REQUIRE(r.ok());
   const LaunchReport& l = r->traced.launches.at(0);
   for (const PcStats& s : l.pcs) {
@@ -402,7 +402,7 @@ TEST_CASE("trace report: an LDGSTS traced without sources is not costed, and say
   t.launch_end(TraceLaunchEnd{0, 5, 0, TraceStatus::kComplete});
   t.end(TraceEnd{1, 0});
   const auto mixed = t.take();
-  auto m = report_trace(mixed.data(), mixed.size(), {}, ReportOptions{});
+  auto m = report_trace(mixed.data(), mixed.size());
   REQUIRE(m.ok());
   const LaunchReport& ml = m->traced.launches.at(0);
   CHECK_FALSE(ml.pcs[0].modelled());
@@ -424,7 +424,7 @@ TEST_CASE("trace report: an LDGSTS traced without sources is not costed, and say
   u.launch_end(TraceLaunchEnd{0, 1, 0, TraceStatus::kComplete});
   u.end(TraceEnd{1, 0});
   const auto api = u.take();
-  auto a = report_trace(api.data(), api.size(), {}, ReportOptions{});
+  auto a = report_trace(api.data(), api.size());
   REQUIRE(a.ok());
   CHECK_FALSE(a->traced.launches.at(0).pcs[0].modelled());
   CHECK(a->traced.launches.at(0).pcs[0].model.why == "cp.async .ca or .cg unknown without the SASS opcode");
@@ -569,7 +569,7 @@ TEST_CASE("trace report: a zero-fill LDGSTS (every source 0) has no source side"
     w.src[lane] = 0;
   }
   const auto bytes = one_ldgsts_trace(w);
-  auto r = report_trace(bytes.data(), bytes.size(), {}, ReportOptions{});
+  auto r = report_trace(bytes.data(), bytes.size());
   REQUIRE(r.ok());
   CHECK(r->traced.launches.at(0).pcs.at(0).wavefronts == 1);
   // The same lanes as a probe pattern, where a source offset of 0 is a real address: 32 lanes on

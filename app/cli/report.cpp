@@ -209,8 +209,7 @@ int run_report(const ReportArgs& a) {
     std::cerr << "bankscope-cli: report: " << a.trace << ": " << bytes.error().message << "\n";
     return kExitBadInput;
   }
-  ReportOptions opt;
-  auto r = report_trace(bytes->data(), bytes->size, remaps, opt);
+  auto r = report_trace(bytes->data(), bytes->size, remaps);
   if (!r) {
     std::cerr << "bankscope-cli: report: " << a.trace << ": " << r.error().message << "\n";
     return kExitBadInput;

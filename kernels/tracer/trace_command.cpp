@@ -306,8 +306,7 @@ int check_against_ncu(const TraceArgs& a, const std::string& trace_path) {
     return kExitError;
   }
   const std::vector<uint8_t> bytes = read_all(trace_path);
-  ReportOptions opt;
-  auto rep = report_trace(bytes.data(), bytes.size(), {}, opt);
+  auto rep = report_trace(bytes.data(), bytes.size());
   if (!rep) {
     std::cerr << "bankscope-gpu: trace --check: " << trace_path << ": " << rep.error().message << "\n";
     return kExitError;
@@ -451,8 +450,7 @@ int run_trace(const TraceArgs& a) {
   const std::string sass_note = closed ? annotate_from_cubins(a.out, cubins) : "";
   fs::remove_all(cubins, ec);
   const std::vector<uint8_t> bytes = read_all(a.out);
-  ReportOptions opt;
-  auto rep = report_trace(bytes.data(), bytes.size(), {}, opt);
+  auto rep = report_trace(bytes.data(), bytes.size());
   std::printf("bankscope-gpu: trace: %s exited with %d; ran %.3f s under the tracer; trace %s (%zu bytes)\n",
               a.command[0].c_str(), code, secs, a.out.c_str(), bytes.size());
   if (!note.empty()) std::printf("  %s\n", note.c_str());
