@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""cast_spin_rules.py: rule R8c, the ATOMS.CAST.SPIN retry loop that nvcc 13 emits for sm_90 for a
+float or 64-bit atomicAdd (and 64-bit atomicOr/Min/Max) on shared memory, in Python beside the C++
+(sim/atomics) so that predictions can be written and checked without a build.
+
+The loop is LDS (the old value), the update, ATOMS.CAST.SPIN (compare and swap, returning success),
+and a branch back for the lanes that failed. Found on the H200 (kernels/probes/atom_cast.cu,
+assets/results/h200/2026-12-01x, 40 of 40 launches on executions, wavefronts and ideal):
+
+  - phases as a store of the width (R3): the warp for 4 bytes, half-warps for 8;
+  - in each phase, each bank (4 bytes; a pair of banks for 8) serves ONE lane per execution, the
+    lowest active lane on it; the others fail and retry (unlike R8's ATOMS.CAS, which serializes
+    them inside one instruction);
+  - a served lane of the second half-warp fails too when a lane of the first half-warp was served on
+    the same word in that execution (its compare value is stale);
+  - each execution costs 2 wavefronts per phase with an active lane (a compare-and-swap pass is
+    two), bank conflicts 0 (l1tex counter); Nsight Compute's source-view "Ideal" is
+    2 * ceil(active lanes * width / 128).
+
+    cast_spin_rules.py --predict FRESH.jsonl   per launch: executions, wavefronts, ideal (stdout)
+"""
+import json
+import sys
+
+
+def spin_executions(width, mask, offsets):
+    """The active lanes of each ATOMS.CAST.SPIN execution of one warp's retry loop."""
+    active = [lane for lane in range(32) if (mask >> lane) & 1]
+    executions = []
+    while active:
+        executions.append(list(active))
+        phases = [active] if width == 4 else [[l for l in active if l < 16], [l for l in active if l >= 16]]
+        served, written = set(), set()
+        for phase in phases:
+            first = {}
+            for lane in phase:  # lowest lane per bank
+                bank = (offsets[lane] // 4) % 32 if width == 4 else (offsets[lane] // 8) % 16
+                first.setdefault(bank, lane)
+            for lane in first.values():
+                if offsets[lane] not in written:
+                    served.add(lane)
+            written.update(offsets[lane] for lane in first.values())
+        active = [lane for lane in active if lane not in served]
+    return executions
+
+
+def spin_cost(width, executions):
+    """(wavefronts, ncu source-view ideal) of the loop's ATOMS.CAST.SPIN executions."""
+    wavefronts = ideal = 0
+    for lanes in executions:
+        if width == 4:
+            phases = 1
+        else:
+            phases = any(l < 16 for l in lanes) + any(l >= 16 for l in lanes)
+        wavefronts += 2 * phases
+        ideal += 2 * ((len(lanes) * width + 127) // 128)
+    return wavefronts, ideal
+
+
+def selftest():
+    # All 32 lanes on one word: one lane per execution, 32 executions, 2 wavefronts each.
+    ex = spin_executions(4, 0xFFFFFFFF, [0] * 32)
+    assert len(ex) == 32 and spin_cost(4, ex) == (64, 64)
+    # 32 distinct words of one bank: also 32 (a bank serves one lane), unlike a load (1 pass each).
+    ex = spin_executions(4, 0xFFFFFFFF, [128 * l for l in range(32)])
+    assert len(ex) == 32
+    # 8 bytes, all lanes on one word: the half-warps drain one lane each per execution, but the
+    # second half's lane always finds the word just written: 32 executions, the first 16 with both
+    # half-warps (4 wavefronts), the last 16 with one (2): 96 (measured 96).
+    ex = spin_executions(8, 0xFFFFFFFF, [0] * 32)
+    assert len(ex) == 32 and spin_cost(8, ex) == (96, 96)
+    # 8 bytes, lanes alternating between two words of one bank: 17 executions, 66 wavefronts
+    # (measured: 17, 66, ideal 52).
+    ex = spin_executions(8, 0xFFFFFFFF, [128 * (l % 2) for l in range(32)])
+    assert len(ex) == 17 and spin_cost(8, ex) == (66, 52)
+    print("cast_spin_rules: selftest ok")
+
+
+def main(argv):
+    if len(argv) == 2 and argv[1] == "--selftest":
+        selftest()
+        return 0
+    if len(argv) != 3 or argv[1] != "--predict":
+        sys.stderr.write("usage: cast_spin_rules.py --predict FRESH.jsonl | --selftest\n")
+        return 2
+    for line in open(argv[2]):
+        p = json.loads(line)
+        ex = spin_executions(p["width"], int(p["mask"], 16), p["offsets"])
+        wf, ideal = spin_cost(p["width"], ex)
+        print(json.dumps({"launch": p["launch"], "id": p["id"], "executions": len(ex), "wavefronts": wf,
+                          "bank_conflicts": 0, "ideal": ideal}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
