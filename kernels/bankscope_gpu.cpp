@@ -304,7 +304,7 @@ int main(int argc, char** argv) {
   patterns_cmd
       ->add_option("--extra-metrics", extra_metrics,
                    "more CUPTI metrics (comma-separated, e.g. l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts.sum) "
-                   "for the ldmatrix/stmatrix/atom/ldgsts kinds; reported under \"counters\", dropped if refused")
+                   "for any kind; every collected counter is then reported under \"counters\"; dropped if refused")
       ->delimiter(',');
 
   BenchOptions bench_opt;

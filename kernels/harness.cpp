@@ -966,12 +966,13 @@ std::vector<nlohmann::ordered_json> run_patterns(const std::vector<Pattern>& pat
   // Only the plain LDS/STS kinds: the six counters that the 1,560-pattern suite used.
   bool only_plain = true;
   for (const Pattern& p : patterns) only_plain = only_plain && is_plain(p.access.op);
+  // --extra-metrics adds counters to either set (a plain batch then records every collected counter,
+  // as the other kinds do: the instruction-level LDS/STS counters beside the hardware ones).
   std::vector<std::string> wanted = only_plain ? kHardwareMetrics : kPatternMetrics;
-  if (!only_plain) {
-    for (const std::string& m : opt.extra_metrics) {
-      if (std::find(wanted.begin(), wanted.end(), m) == wanted.end()) wanted.push_back(m);
-    }
+  for (const std::string& m : opt.extra_metrics) {
+    if (std::find(wanted.begin(), wanted.end(), m) == wanted.end()) wanted.push_back(m);
   }
+  const bool all_counters = !only_plain || !opt.extra_metrics.empty();
 
   std::string why;
   bool not_permitted = false;
@@ -1045,7 +1046,8 @@ std::vector<nlohmann::ordered_json> run_patterns(const std::vector<Pattern>& pat
       if (is_plain(acc.op)) {
         const char* ins = store ? "smsp__inst_executed_op_shared_st.sum" : "smsp__inst_executed_op_shared_ld.sum";
         if (m.count(ins)) j["measured_instructions"] = u64_of(m[ins]).value_or(0);
-      } else {
+      }
+      if (all_counters) {
         // Every collected counter, for fitting the rules afterwards.
         nlohmann::ordered_json all = nlohmann::ordered_json::object();
         for (const std::string& name : session->metrics()) {
