@@ -1,8 +1,11 @@
 // ncu_runner.cpp: run Nsight Compute on a child bankscope-gpu and read its CSV (ncu_runner.hpp).
 #include "ncu_runner.hpp"
 
+#include <limits>
+
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <sstream>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -164,6 +167,73 @@ Result<std::vector<NcuSourceKernel>> parse_ncu_source_csv(const std::string& tex
     kernels.back().insts.push_back(std::move(inst));
   }
   return kernels;
+}
+
+namespace {
+
+// "void f<(int)2>(const int *, float *)" and "void f<2>(int const*, float*)" -> "f".
+std::string base_name(const std::string& name) {
+  std::string n = name;
+  if (n.rfind("void ", 0) == 0) n.erase(0, 5);
+  const size_t end = n.find_first_of("(<");
+  return end == std::string::npos ? n : n.substr(0, end);
+}
+
+bool same_table(const NcuSourceKernel& x, const NcuSourceKernel& y) {
+  if (x.name != y.name || x.insts.size() != y.insts.size()) return false;
+  for (size_t j = 0; j < x.insts.size(); ++j) {
+    if (x.insts[j].offset != y.insts[j].offset || x.insts[j].wavefronts != y.insts[j].wavefronts ||
+        x.insts[j].ideal != y.insts[j].ideal || x.insts[j].executed != y.insts[j].executed)
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<size_t> align_source_tables(const std::vector<NcuSourceKernel>& tables,
+                                        const std::vector<SourceLaunchKey>& launches) {
+  const size_t nl = launches.size(), nt = tables.size();
+  if (nt < nl) return {};
+  const size_t extra = nt - nl;  // tables that repeat the one before them
+  // best[l][r]: the highest score of launches l.. when r repeats were taken before launch l.
+  constexpr int64_t kNone = std::numeric_limits<int64_t>::min() / 4;
+  if ((nl + 1) * (extra + 1) > (size_t{1} << 26)) return {};
+  std::vector<int64_t> best((nl + 1) * (extra + 1), kNone);
+  auto at = [&](size_t l, size_t r) -> int64_t& { return best[l * (extra + 1) + r]; };
+  at(nl, extra) = 0;
+  auto score = [&](size_t l, size_t t) {
+    const NcuSourceKernel& k = tables[t];
+    int64_t s = base_name(k.name) == base_name(launches[l].kernel) ? int64_t{1} << 32 : 0;
+    for (const NcuSourceInst& x : k.insts) {
+      const auto it = launches[l].executions.find(x.offset);
+      if (it != launches[l].executions.end() && static_cast<double>(it->second) == x.executed) ++s;
+    }
+    return s;
+  };
+  for (size_t l = nl; l-- > 0;) {
+    for (size_t r = 0; r <= extra; ++r) {
+      const size_t t = l + r;
+      if (t >= nt) continue;
+      int64_t v = kNone;
+      if (at(l + 1, r) != kNone) v = at(l + 1, r);
+      if (r < extra && t + 1 < nt && at(l + 1, r + 1) != kNone && same_table(tables[t], tables[t + 1])) {
+        v = std::max(v, at(l + 1, r + 1));
+      }
+      if (v != kNone) at(l, r) = v + score(l, t);
+    }
+  }
+  if (at(0, 0) == kNone) return {};
+  std::vector<size_t> out;
+  size_t r = 0;
+  for (size_t l = 0; l < nl; ++l) {
+    const size_t t = l + r;
+    out.push_back(t);
+    // Take the repeat when it scores as well: a launch printed twice is the usual case.
+    const int64_t rest = at(l, r) - score(l, t);
+    if (r < extra && t + 1 < nt && same_table(tables[t], tables[t + 1]) && at(l + 1, r + 1) == rest) ++r;
+  }
+  return out;
 }
 
 Result<std::vector<NcuKernel>> run_ncu(const std::string& ncu, const std::vector<std::string>& metrics,

@@ -44,6 +44,21 @@ struct NcuSourceKernel {
 };
 Result<std::vector<NcuSourceKernel>> parse_ncu_source_csv(const std::string& text);
 
+// Which source-view table belongs to which launch. ncu 2025.3.1 prints some launches' tables twice,
+// identically (the corpus transpose, PyTorch's: 2026-12-01a/c), and every launch's of the atomics
+// probe (2026-12-01x: 152 tables for 76 launches), while two different launches may print equal
+// tables too; so a table equal to the one before it is not simply a repeat. Each launch takes one
+// table, or two equal ones in a row; of the assignments that use every table, the one whose tables
+// best fit their launches: the kernel's name, then the PCs whose execution count equals the
+// table's "Instructions Executed". Returns a table index per launch, or nothing when no assignment
+// uses every table (fewer tables than launches, or repeats that are not equal).
+struct SourceLaunchKey {
+  std::string kernel;                       // the traced kernel's name
+  std::map<uint64_t, uint64_t> executions;  // offset -> executions the trace recorded
+};
+std::vector<size_t> align_source_tables(const std::vector<NcuSourceKernel>& tables,
+                                        const std::vector<SourceLaunchKey>& launches);
+
 // Runs ncu on `exe args...` and parses its report. `log` receives ncu's full stdout.
 Result<std::vector<NcuKernel>> run_ncu(const std::string& ncu, const std::vector<std::string>& metrics,
                                        const std::string& exe, const std::vector<std::string>& args,

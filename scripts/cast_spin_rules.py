@@ -18,6 +18,10 @@ assets/results/h200/2026-12-01x, 40 of 40 launches on executions, wavefronts and
     2 * ceil(active lanes * width / 128).
 
     cast_spin_rules.py --predict FRESH.jsonl   per launch: executions, wavefronts, ideal (stdout)
+    cast_spin_rules.py --check-predicted FRESH.jsonl PREDICTED.jsonl
+        the committed predictions of the loops (R8c lines) are what this rule gives now: a rule
+        changed after its fresh batch was measured fails here, not silently
+    cast_spin_rules.py --selftest
 """
 import json
 import sys
@@ -76,19 +80,43 @@ def selftest():
     print("cast_spin_rules: selftest ok")
 
 
+def predictions(path):
+    for line in open(path):
+        p = json.loads(line)
+        ex = spin_executions(p["width"], int(p["mask"], 16), p["offsets"])
+        wf, ideal = spin_cost(p["width"], ex)
+        yield {"launch": p["launch"], "id": p["id"], "executions": len(ex), "wavefronts": wf, "bank_conflicts": 0,
+               "ideal": ideal}
+
+
+def check_predicted(fresh, predicted):
+    committed = {}
+    for line in open(predicted):
+        q = json.loads(line)
+        if q.get("rule") == "R8c":
+            committed[q["id"]] = q
+    now = {p["id"]: p for p in predictions(fresh) if p["id"] in committed}
+    bad = [i for i, q in committed.items()
+           if i not in now or any(now[i][k] != q[k] for k in ("executions", "wavefronts", "bank_conflicts", "ideal"))]
+    print(f"cast_spin_rules: {len(committed) - len(bad)} of {len(committed)} committed R8c predictions "
+          f"are what the rule gives now")
+    for i in bad[:10]:
+        print(f"  {i}: committed {committed[i]}, now {now.get(i)}")
+    return 0 if committed and not bad else 1
+
+
 def main(argv):
     if len(argv) == 2 and argv[1] == "--selftest":
         selftest()
         return 0
+    if len(argv) == 4 and argv[1] == "--check-predicted":
+        return check_predicted(argv[2], argv[3])
     if len(argv) != 3 or argv[1] != "--predict":
-        sys.stderr.write("usage: cast_spin_rules.py --predict FRESH.jsonl | --selftest\n")
+        sys.stderr.write("usage: cast_spin_rules.py --predict FRESH.jsonl | --check-predicted FRESH PREDICTED | "
+                         "--selftest\n")
         return 2
-    for line in open(argv[2]):
-        p = json.loads(line)
-        ex = spin_executions(p["width"], int(p["mask"], 16), p["offsets"])
-        wf, ideal = spin_cost(p["width"], ex)
-        print(json.dumps({"launch": p["launch"], "id": p["id"], "executions": len(ex), "wavefronts": wf,
-                          "bank_conflicts": 0, "ideal": ideal}))
+    for p in predictions(argv[2]):
+        print(json.dumps(p))
     return 0
 
 

@@ -1353,12 +1353,62 @@ __attribute__((noinline)) CostPath cost_path() {
 
 const char* cost_implementation() { return cost_path_name(cost_path()); }
 
+namespace {
+
+// R8c: one execution of ATOMS.CAST.SPIN(.64). Phases as a store of the width (R3: the warp for 4
+// bytes, half-warps for 8); in each, every bank serves one lane, the lowest active lane on it, and
+// the others fail (the loop retries them: that is the count of executions, not this instruction's
+// cost). A compare-and-swap pass is two wavefronts, so an execution costs 2 per phase with an active
+// lane, with no bank conflict (the l1tex counter reads 0). Measured on the H200
+// (kernels/probes/atom_cast.cu, assets/results/h200/2026-12-01x: 40 of 40 launches; fresh batch
+// predicted before it ran, 2026-12-01y: 36 of 36). The picture: each phase's two passes carry the
+// served lanes' words; every active lane has its result (swapped or not) in the second.
+AccessCost cast_spin(const WarpAccess& a, const BankConfig& cfg, AccessReport* rep) {
+  uint32_t phase_mask[kWarpSize];
+  const int nphases = rules::phases(a, cfg, phase_mask);
+  AccessCost c;
+  c.wavefronts = 2 * nphases;
+  c.ideal_wavefronts = c.wavefronts;
+  c.n_way = nphases > 0 ? 1 : 0;
+  if (rep == nullptr) return c;
+  run<true>(a, cfg, rep);  // lanes, words and banks; the wavefronts are replaced below
+  rep->wavefronts.clear();
+  const uint32_t nbanks = static_cast<uint32_t>(cfg.banks);
+  for (int p = 0; p < nphases; ++p) {
+    WavefrontDetail pass;
+    pass.phase = p;
+    uint64_t taken = 0;
+    for (uint32_t m = phase_mask[p]; m != 0; m &= m - 1) {
+      const int lane = __builtin_ctz(m);
+      const LaneDetail& d = rep->lanes[static_cast<size_t>(lane)];
+      const uint64_t bit = uint64_t{1} << (d.word[0] % nbanks);
+      if (taken & bit) continue;  // a lower lane has this bank: this lane fails and retries
+      taken |= bit;
+      for (int k = 0; k < d.words; ++k) {
+        pass.banks |= uint64_t{1} << d.bank[static_cast<size_t>(k)];
+        pass.words.emplace_back(d.bank[static_cast<size_t>(k)], d.word[static_cast<size_t>(k)]);
+      }
+    }
+    rep->wavefronts.push_back(pass);
+    pass.lanes = phase_mask[p];
+    rep->wavefronts.push_back(pass);
+    for (uint32_t m = phase_mask[p]; m != 0; m &= m - 1) {
+      rep->lanes[static_cast<size_t>(__builtin_ctz(m))].wavefront = 2 * p + 1;
+    }
+  }
+  rep->cost = c;
+  return c;
+}
+
+}  // namespace
+
 // cost_on()'s routes other than the fast paths, out of line: inlined, R9's source walk gave
 // cost_on() a large frame that every LDS/STS paid for.
 __attribute__((noinline)) static AccessCost cost_not_plain(const WarpAccess& a, const BankConfig& cfg) {
   // R9 (sim/ldgsts.hpp) costs cp.async from its sources too; an access alone has none, so it gets
   // the harness's contiguous row (predict_pattern passes a pattern's "src").
   if (a.op == Op::kLdgsts && cfg.is_default()) return ldgsts_cost(a, ldgsts_default_sources(a));
+  if (a.op == Op::kAtomic && a.atom == AtomOp::kCastSpin) return cast_spin(a, cfg, nullptr);
   return run<false>(a, cfg, nullptr);
 }
 
@@ -1376,6 +1426,89 @@ AccessCost cost_on(CostPath p, const WarpAccess& a, const BankConfig& cfg) {
 }
 
 AccessCost cost(const WarpAccess& a, const BankConfig& cfg) { return cost_on(cost_path(), a, cfg); }
+
+namespace {
+
+// The most distinct `width`-byte units that one bank serves among `lanes` (aligned accesses of 4
+// bytes or more: a unit covers width / 4 consecutive banks, so units either share all their banks
+// or none, and a unit's bank group is its number modulo 128 / width).
+int busiest_bank(const WarpAccess& a, uint32_t lanes) {
+  const uint32_t shift = a.width == 8 ? 3 : 4;
+  const uint32_t groups = 128u >> shift;
+  uint32_t unit[kWarpSize];
+  int n = 0, busiest = 0;
+  for (uint32_t m = lanes; m != 0; m &= m - 1) {
+    const uint32_t u = a.addr[static_cast<size_t>(__builtin_ctz(m))] >> shift;
+    bool seen = false;
+    int same_group = 1;
+    for (int i = 0; i < n; ++i) {
+      seen |= unit[i] == u;
+      same_group += (unit[i] % groups) == (u % groups);
+    }
+    if (seen) continue;
+    unit[n++] = u;
+    busiest = std::max(busiest, same_group);
+  }
+  return busiest;
+}
+
+// R6's pairing, within `lanes`: every pair of them (l, l ^ partner) on one address.
+bool pairs_within(const WarpAccess& a, uint32_t lanes, int partner) {
+  for (uint32_t m = lanes; m != 0; m &= m - 1) {
+    const int lane = __builtin_ctz(m);
+    const int other = lane ^ partner;
+    if (((lanes >> other) & 1u) && a.addr[static_cast<size_t>(lane)] != a.addr[static_cast<size_t>(other)]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+AccessCost cost_sass(const WarpAccess& a, const BankConfig& cfg) {
+  AccessCost c = cost(a, cfg);
+  if (!cfg.is_default() || a.mask == 0) return c;
+  const int active = __builtin_popcount(a.mask);
+  const int bytes = active * a.width;
+  if (a.op == Op::kAtomic && a.atom == AtomOp::kCastSpin) {
+    c.ideal_wavefronts = 2 * ((bytes + 127) / 128);  // the source view's Ideal (R8c)
+    return c;
+  }
+  if (a.op != Op::kLoad) return c;
+  if (a.width >= 8) {
+    // R11: the instruction-level counter merges R6's phases (the warp for 8 bytes, each half-warp
+    // for 16) only where the merged lanes need one wavefront; elsewhere it counts R3's phases. A warp
+    // whose active lanes all read one address counts ceil(bytes / 256).
+    const uint32_t first = a.addr[static_cast<size_t>(__builtin_ctz(a.mask))];
+    bool one_address = true;
+    for (uint32_t m = a.mask; m != 0; m &= m - 1) one_address &= a.addr[static_cast<size_t>(__builtin_ctz(m))] == first;
+    int wavefronts = 0, n_way = 1;
+    if (one_address) {
+      wavefronts = (bytes + 255) / 256;
+    } else {
+      const int merged = a.width == 8 ? 32 : 16;  // lanes of an R6-merged phase
+      const int r3 = merged / 2;                  // lanes of an R3 phase
+      for (int g = 0; g < kWarpSize; g += merged) {
+        const uint32_t lanes = a.mask & (merged == 32 ? 0xffffffffu : (0xffffu << g));
+        if (lanes == 0) continue;
+        if ((pairs_within(a, lanes, 1) || pairs_within(a, lanes, 2)) && busiest_bank(a, lanes) == 1) {
+          wavefronts += 1;
+          continue;
+        }
+        for (int h = g; h < g + merged; h += r3) {
+          const uint32_t part = lanes & (((uint32_t{1} << r3) - 1u) << h);
+          if (part == 0) continue;
+          const int busiest = busiest_bank(a, part);
+          wavefronts += busiest;
+          n_way = std::max(n_way, busiest);
+        }
+      }
+    }
+    c.wavefronts = wavefronts;
+    c.n_way = n_way;
+  }
+  c.ideal_wavefronts = std::min(c.wavefronts, (bytes + 127) / 128);
+  return c;
+}
 
 size_t cost_rows_on(CostPath p, const WarpAccess& proto, const uint32_t* addr, const uint32_t* masks, bool one_mask,
                     size_t n, uint32_t limit, int32_t* wavefronts, int32_t* bank_conflicts) {
@@ -1437,6 +1570,10 @@ void ldgsts_schedule(const WarpAccess& a, AccessReport* rep) {
 
 AccessReport simulate(const WarpAccess& a, const BankConfig& cfg) {
   AccessReport rep;
+  if (a.op == Op::kAtomic && a.atom == AtomOp::kCastSpin) {
+    cast_spin(a, cfg, &rep);
+    return rep;
+  }
   run<true>(a, cfg, &rep);
   // cost() takes R9 for these (cost_on()); the report must show the same wavefronts.
   if (a.op == Op::kLdgsts && cfg.is_default()) ldgsts_schedule(a, &rep);

@@ -55,7 +55,11 @@ inline bool is_matrix(Op op) { return op == Op::kLdmatrix || op == Op::kStmatrix
 // kPopcInc: atomicAdd(&shared[i], 1) with its result unused, which nvcc emits as ATOMS.POPC.INC.32
 // (4 bytes only; with the result used it emits ATOMS.ADD); lanes
 // on one word are one increment by their population count (R8b), unlike the others (R8).
-enum class AtomOp : uint8_t { kAdd, kMin, kMax, kExch, kCas, kPopcInc };
+// kCastSpin: one execution of ATOMS.CAST.SPIN(.64), the compare-and-swap of the retry loop that
+// nvcc 13 emits for sm_90 for a float or 64-bit atomicAdd (and 64-bit atomicOr/Min/Max) on shared
+// memory (R8c). It is not an instruction a pattern or a scenario can write (the loop is LDS, the
+// update, this, and a branch back for the lanes that failed); traces cost each execution by it.
+enum class AtomOp : uint8_t { kAdd, kMin, kMax, kExch, kCas, kPopcInc, kCastSpin };
 
 inline const char* atom_name(AtomOp a) {
   switch (a) {
@@ -65,6 +69,7 @@ inline const char* atom_name(AtomOp a) {
     case AtomOp::kExch: return "exch";
     case AtomOp::kCas: return "cas";
     case AtomOp::kPopcInc: return "popc_inc";
+    case AtomOp::kCastSpin: return "cast_spin";
   }
   return "?";
 }
@@ -171,6 +176,16 @@ struct AccessReport {
 
 // Both assume `access` passed validate(); they assert otherwise.
 AccessCost cost(const WarpAccess& access, const BankConfig& cfg = {});
+
+// What Nsight Compute's instruction-level counters count for one instruction
+// (smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_*: the kernel is patched and the
+// wavefronts are computed from the lanes' addresses) and its source view's "L1 Wavefronts Shared
+// Ideal", where they differ from the hardware l1tex__ counters that cost() predicts (R11, measured
+// on the H200, sim/RULES.md): 8- and 16-byte loads that R6 merges only where the merged phase needs
+// one wavefront, and an ideal of min(wavefronts, ceil(active lanes x width / 128)) for loads;
+// ATOMS.CAST.SPIN's ideal is twice ceil(active lanes x width / 128). Everything else: cost().
+// Trace reports use it: their per-launch totals carry the smsp__sass_ names.
+AccessCost cost_sass(const WarpAccess& access, const BankConfig& cfg = {});
 // cost() of n instructions that share op and width and differ in addresses and mask (the batch
 // path of the Python package): row i is lanes' byte offsets addr[32 i .. 32 i + 31] under
 // masks[one_mask ? 0 : i], otherwise `proto`. Each row is first checked as validate() and the JSONL

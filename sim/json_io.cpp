@@ -858,13 +858,18 @@ Result<Pattern> parse_pattern_line(const std::string& line) {
   return parse_pattern_object(j);
 }
 
-ojson predict_pattern(const Pattern& p, const BankConfig& cfg) {
+ojson predict_pattern(const Pattern& p, const BankConfig& cfg, bool sass) {
   ojson out = p.object;
   // R9: cp.async's cost depends on the per-lane global sources ("src"), which the access lacks.
-  const AccessCost c = p.access.op == Op::kLdgsts && cfg.is_default() ? ldgsts_cost(p.access, p.src)
-                                                                      : cost(p.access, cfg);
+  const bool ldgsts = p.access.op == Op::kLdgsts && cfg.is_default();
+  const AccessCost c = ldgsts ? ldgsts_cost(p.access, p.src) : cost(p.access, cfg);
   out["wavefronts"] = c.wavefronts;
   out["bank_conflicts"] = c.bank_conflicts();
+  if (sass) {
+    const AccessCost s = ldgsts ? c : cost_sass(p.access, cfg);
+    out["sass_wavefronts"] = s.wavefronts;
+    out["sass_ideal"] = s.ideal_wavefronts;
+  }
   return out;
 }
 

@@ -56,8 +56,10 @@ struct Pattern {
 inline constexpr uint32_t kMaxLdgstsSourceBytes = 64u * 1024u * 1024u;
 Result<Pattern> parse_pattern_line(const std::string& line);
 Result<Pattern> parse_pattern_object(const nlohmann::ordered_json& object);
-// The pattern object with the model's "wavefronts" and "bank_conflicts" added.
-nlohmann::ordered_json predict_pattern(const Pattern& p, const BankConfig& cfg = {});
+// The pattern object with the model's "wavefronts" and "bank_conflicts" added (the hardware l1tex__
+// counters of a one-warp launch); with `sass`, also "sass_wavefronts" and "sass_ideal": what Nsight
+// Compute's instruction-level counters and source view count (cost_sass(), R11).
+nlohmann::ordered_json predict_pattern(const Pattern& p, const BankConfig& cfg = {}, bool sass = false);
 nlohmann::ordered_json pattern_to_json(const WarpAccess& a);
 
 }  // namespace bankscope

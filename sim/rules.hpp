@@ -37,11 +37,20 @@
 //   [measured] R8b ATOMS.POPC.INC.32 (red.shared.add of 1, or atomicAdd(&x, 1) with its result
 //         unused): lanes on one word are one increment, served once: the cost of a 4-byte load of
 //         the same lanes (R1-R5). H200: 17 of 17, then a fresh batch 24 of 24 (2026-12-01q).
+//   [measured] R8c ATOMS.CAST.SPIN(.64), one execution of the retry loop of a float or 64-bit
+//         atomicAdd: phases as a store; each bank serves the lowest active lane on it (the others
+//         fail and retry); 2 wavefronts per phase with an active lane, no conflict. H200: 76 of 76
+//         launches, then 48 of 48 predicted before they ran (2026-12-01x/y). ATOMS.AND/OR/XOR/INC/DEC
+//         cost as R8's ADD (42 of 42).
 //   [measured] R9 cp.async (LDGSTS) shared side, from the shared destinations and each lane's
 //         global source (sim/ldgsts.hpp; cost() and simulate() both take it): .ca (H9) a phase
 //         costs its largest lane neighbourhood (R8 without the CAS doubling when the sources are
 //         contiguous); .cg (H10) by sector symmetries. Every measured single-warp line equal
 //         (.ca 4,365, .cg 5,474; RULES.md).
+//   [measured] R11 Nsight Compute's instruction-level (SASS-patched) counters, which trace reports
+//         compare with: as R1-R6 except 8/16-byte loads, which they merge only where the merged
+//         phase needs one wavefront (cost_sass(), bank_model.cpp). H200: 2,274 of 2,275 patterns
+//         with both counters (2026-12-01z).
 //   [documented; measured in part] R10 where TMA puts a tile (issue 11; a layout rule, applied by
 //         make_shared_array, not a bank rule): CU_TENSOR_MAP_SWIZZLE_32B/64B/128B = Swizzle<B,4,3>
 //         on the shared byte address (B = 1, 2, 3; documented); rows narrower than the span padded

@@ -219,6 +219,9 @@ Op op_of(TraceOpKind k) {
 }
 
 namespace {
+const std::string kMeasuredAtoms =
+    "R8 covers ADD, MIN, MAX, EXCH, CAS, AND, OR, XOR, INC, DEC; R8b POPC.INC.32; R8c CAST.SPIN";
+
 bool has_part(const std::string& opcode, const char* part) {
   // "ATOMS.CAST.SPIN" has the parts ATOMS, CAST, SPIN.
   size_t start = 0;
@@ -266,17 +269,22 @@ PcModel pc_model(const TracePc& pc) {
       return m;
     }
     case TraceOpKind::kAtomic: {
-      // R8 was measured for add, min, max, exch, cas (ATOMS.ADD, .MIN, .MAX, .EXCH, .CAS), R8b for
-      // ATOMS.POPC.INC.32; other SASS atomics (ATOMS.AND, the ATOMS.CAST.SPIN of a 64-bit add loop)
-      // were not.
+      // R8 was measured for add, min, max, exch, cas (ATOMS.ADD, .MIN, .MAX, .EXCH, .CAS) and, with
+      // kernels/probes/atom_cast.cu (2026-12-01x/y), .AND, .OR, .XOR, .INC, .DEC (the operation is
+      // irrelevant: costed as add); R8b ATOMS.POPC.INC.32; R8c ATOMS.CAST.SPIN(.64), one execution of
+      // the retry loop of a float or 64-bit atomicAdd.
+      const bool spin = has_part(op, "CAST") && has_part(op, "SPIN");
       if (has_part(op, "POPC") && has_part(op, "INC") && !has_part(op, "64") && pc.width == 4) {
         m.access.atom = AtomOp::kPopcInc;
+      } else if (spin && (pc.width == 4 || pc.width == 8)) {
+        m.access.atom = AtomOp::kCastSpin;
       } else if (has_part(op, "CAST") || has_part(op, "POPC") || has_part(op, "SPIN")) {
-        m.why = "no measured rule for '" + op + "' (R8 covers ADD, MIN, MAX, EXCH, CAS; R8b POPC.INC.32)";
+        m.why = "no measured rule for '" + op + "' (" + kMeasuredAtoms + ")";
         return m;
       } else if (has_part(op, "CAS")) {
         m.access.atom = AtomOp::kCas;
-      } else if (has_part(op, "ADD")) {
+      } else if (has_part(op, "ADD") || has_part(op, "AND") || has_part(op, "OR") || has_part(op, "XOR") ||
+                 has_part(op, "INC") || has_part(op, "DEC")) {
         m.access.atom = AtomOp::kAdd;
       } else if (has_part(op, "MIN")) {
         m.access.atom = AtomOp::kMin;
@@ -285,9 +293,8 @@ PcModel pc_model(const TracePc& pc) {
       } else if (has_part(op, "EXCH")) {
         m.access.atom = AtomOp::kExch;
       } else {
-        m.why = op.rfind("ATOMS.", 0) == 0
-                    ? "no measured rule for '" + op + "' (R8 covers ADD, MIN, MAX, EXCH, CAS; R8b POPC.INC.32)"
-                    : "atomic operation unknown without the SASS opcode";
+        m.why = op.rfind("ATOMS.", 0) == 0 ? "no measured rule for '" + op + "' (" + kMeasuredAtoms + ")"
+                                           : "atomic operation unknown without the SASS opcode";
         return m;
       }
       m.costed = true;
@@ -371,7 +378,7 @@ AccessCost TraceAggregator::exact_cost(uint32_t pc_index, const std::array<uint3
   if (g.skip != 0) {
     --g.skip;
     if (&addr != &access_.addr) copy_lanes(simd_, access_.addr, addr);
-    return cost(access_);
+    return cost_sass(access_);
   }
   const uint32_t mask = access_.mask;
   // Relative to the first active lane's 16-byte unit: cost() is the same for a warp moved by a
@@ -430,7 +437,7 @@ AccessCost TraceAggregator::exact_cost(uint32_t pc_index, const std::array<uint3
     e.mask = mask;
     e.rel = rel;
     if (&addr != &access_.addr) copy_lanes(simd_, access_.addr, addr);
-    e.cost = cost(access_);
+    e.cost = cost_sass(access_);
   }
   if (g.lookups == 1024) {
     if (g.hits < 256) g.skip = 1u << 14;  // 1024 of every 17,408 executions still probe it
@@ -451,7 +458,7 @@ AccessCost TraceAggregator::memo_cost(int64_t stride, uint32_t base, const Trace
       copy_lanes(simd_, access_.addr, lanes->addr);
     }
     e.key = key;
-    e.cost = cost(access_);
+    e.cost = cost_sass(access_);
   }
   return e.cost;
 }
@@ -514,7 +521,7 @@ void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
     record(s, kind, cost_plain(w.pc_index));
   } else {
     // cp.async: R9 from the traced sources (global, so no what-if layout moves them).
-    record(s, kind, pc.kind == TraceOpKind::kLdgsts ? ldgsts_cost(access_, w.src, /*zero_reads_nothing=*/true) : cost(access_));
+    record(s, kind, pc.kind == TraceOpKind::kLdgsts ? ldgsts_cost(access_, w.src, /*zero_reads_nothing=*/true) : cost_sass(access_));
   }
 }
 

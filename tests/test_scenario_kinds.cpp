@@ -297,6 +297,9 @@ TEST_CASE("bad ldmatrix/stmatrix/atom input: one line naming the field") {
        "accesses[0].atom: atom add of 8 bytes is not one instruction on sm_90"},
       {R"({"op": "atom", "atom": "add", "width": 2, "target": "hist[lane]"})", ints,
        "accesses[0].width: atom is 4 or 8 bytes per lane, not 2"},
+      // R8c: a float atomicAdd is an LDS + ATOMS.CAST.SPIN retry loop, not ATOMS.ADD (measured).
+      {R"({"op": "atom", "atom": "add", "target": "f[lane]"})", R"([{"name": "f", "type": "float", "dims": [64]}])",
+       "accesses[0].atom: add on a float array is not one instruction on sm_90"},
       {R"({"op": "st", "atom": "add", "target": "hist[lane]"})", ints,
        "accesses[0].atom: only for"},
   };

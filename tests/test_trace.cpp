@@ -342,7 +342,7 @@ TEST_CASE("trace report: the cost memo for evenly spaced warps gives cost()'s nu
     a.width = width;
     a.mask = w.mask;
     a.addr = w.addr;
-    const AccessCost c = cost(a);
+    const AccessCost c = cost_sass(a);  // a trace report counts what the instruction-level counters count (R11)
     want_wavefronts[w.pc_index] += static_cast<uint64_t>(c.wavefronts);
     want_ideal[w.pc_index] += static_cast<uint64_t>(c.ideal_wavefronts);
   }
@@ -602,7 +602,7 @@ TEST_CASE("trace report: the exact memo gives simulate()'s numbers, warps repeat
     a.width = w.pc_index == random_pc ? 4 : widths[w.pc_index / 2];
     a.mask = w.mask;
     a.addr = w.addr;
-    const AccessCost c = simulate(a).cost;
+    const AccessCost c = cost_sass(a);  // R11: simulate()'s cost() with the instruction-level counters' merge
     s.wavefronts += static_cast<uint64_t>(c.wavefronts);
     s.ideal += static_cast<uint64_t>(c.ideal_wavefronts);
     ++s.n_way_count[static_cast<size_t>(c.n_way)];
@@ -697,25 +697,31 @@ TEST_CASE("read_trace_file: the bytes of a file, or one line saying why not") {
 }
 
 // R8b, measured on the H200 (assets/results/h200/2026-12-01q): ATOMS.POPC.INC.32 (atomicAdd(&x, 1))
-// costs what a 4-byte load of the same lanes costs; ATOMS.ADD serves every lane alone (R8).
-TEST_CASE("trace report: ATOMS.POPC.INC is costed by R8b, ATOMS.ADD by R8, ATOMS.CAST.SPIN not at all") {
+// costs what a 4-byte load of the same lanes costs; ATOMS.ADD serves every lane alone (R8), and so do
+// ATOMS.OR and the other integer operations (2026-12-01x). R8c: one ATOMS.CAST.SPIN.64 execution
+// costs 2 wavefronts per half-warp with an active lane; the source view's ideal is
+// 2 x ceil(lanes x 8 / 128).
+TEST_CASE("trace report: ATOMS.POPC.INC by R8b, ATOMS.ADD and ATOMS.OR by R8, ATOMS.CAST.SPIN by R8c") {
   TraceWriter t;
   t.launch(TraceLaunch{});
   t.pc(TracePc{0, 0x600, TraceOpKind::kAtomic, 4, "ATOMS.POPC.INC.32", "h.cu", 11});
   t.pc(TracePc{1, 0x650, TraceOpKind::kAtomic, 4, "ATOMS.ADD", "h.cu", 12});
   t.pc(TracePc{2, 0x700, TraceOpKind::kAtomic, 8, "ATOMS.CAST.SPIN.64", "h.cu", 13});
+  t.pc(TracePc{3, 0x750, TraceOpKind::kAtomic, 4, "ATOMS.OR", "h.cu", 14});
+  t.pc(TracePc{4, 0x7a0, TraceOpKind::kAtomic, 4, "ATOMS.FOO", "h.cu", 15});
   // same_all (popc_inc 1, add 32) and grp8_one_bank (4 words of bank 0, 8 lanes each: 4 and 32).
   const auto lanes = [](int which, uint32_t l) { return which == 0 ? 4096u : 4096u + 128u * (l / 8); };
   for (int which = 0; which < 2; ++which) {
-    for (uint32_t pc = 0; pc < 3; ++pc) {
+    for (uint32_t pc = 0; pc < 5; ++pc) {
       TraceWarp w;
       w.pc_index = pc;
-      w.mask = ~0u;
-      for (uint32_t l = 0; l < 32; ++l) w.addr[l] = pc == 2 ? 4096u + 8u * l : lanes(which, l);
+      // The CAST.SPIN: all 32 lanes, then (a retry) lanes 0..7 only.
+      w.mask = pc == 2 && which == 1 ? 0xffu : ~0u;
+      for (uint32_t l = 0; l < 32; ++l) w.addr[l] = w.mask >> l & 1u ? (pc == 2 ? 4096u + 8u * l : lanes(which, l)) : 0;
       t.warp(w);
     }
   }
-  t.launch_end(TraceLaunchEnd{0, 6, 0, TraceStatus::kComplete});
+  t.launch_end(TraceLaunchEnd{0, 10, 0, TraceStatus::kComplete});
   t.end(TraceEnd{1, 0});
   const auto bytes = t.take();
   auto r = report_trace(bytes.data(), bytes.size());
@@ -725,10 +731,15 @@ TEST_CASE("trace report: ATOMS.POPC.INC is costed by R8b, ATOMS.ADD by R8, ATOMS
   CHECK(l.pcs[0].wavefronts == 1 + 4);
   CHECK(l.pcs[0].ideal == 2);
   CHECK(l.pcs[1].wavefronts == 32 + 32);
-  CHECK_FALSE(l.pcs[2].modelled());
-  CHECK(l.pcs[2].model.why.find("no measured rule for 'ATOMS.CAST.SPIN.64'") == 0);
+  CHECK(l.pcs[3].wavefronts == 32 + 32);
+  REQUIRE(l.pcs[2].modelled());
+  CHECK(l.pcs[2].wavefronts == 4 + 2);  // both half-warps, then the first only
+  CHECK(l.pcs[2].ideal == 4 + 2);       // 2 x ceil(32 x 8 / 128), 2 x ceil(8 x 8 / 128)
+  CHECK(l.pcs[2].excess() == 0);
+  CHECK_FALSE(l.pcs[4].modelled());
+  CHECK(l.pcs[4].model.why.find("no measured rule for 'ATOMS.FOO'") == 0);
   const size_t k = static_cast<size_t>(TraceOpKind::kAtomic);
-  CHECK(l.by_kind[k].wavefronts == 69);
+  CHECK(l.by_kind[k].wavefronts == 5 + 64 + 6 + 64);
   CHECK(l.uncosted_by_kind[k] == 2);
   // The same op in a JSONL line: "popc_inc", 4 bytes only.
   auto ok = parse_pattern_line(R"({"op": "atom", "width": 4, "atom": "popc_inc", "offsets": [0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]})");

@@ -397,7 +397,7 @@ int predict_scenario(const ScenarioArgs& args, int warp, bool as_json, uint64_t 
   return totals_exit_code(*lt);
 }
 
-int predict_jsonl(const std::string& path) {
+int predict_jsonl(const std::string& path, bool sass) {
   std::istream* in = &std::cin;
   std::ifstream file;
   if (path != "-") {
@@ -429,7 +429,7 @@ int predict_jsonl(const std::string& path) {
       std::cout << out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
       continue;
     }
-    std::cout << bs::predict_pattern(*p).dump() << "\n";
+    std::cout << bs::predict_pattern(*p, {}, sass).dump() << "\n";
   }
   if (failed > 0) {
     std::cerr << "bankscope-cli: " << src << ": " << failed << " of " << patterns << " patterns failed (blank lines not counted)\n";
@@ -830,6 +830,10 @@ int main(int argc, char** argv) {
   predict->add_option("scenario", pargs.path, "scenario JSON file")->check(CLI::ExistingFile);
   predict->add_option("--jsonl", jsonl, "JSONL patterns, one {width, op, mask, offsets} object per line ('-' = stdin)");
   predict->add_flag("--json", as_json, "print JSON instead of a table");
+  bool jsonl_sass = false;
+  predict->add_flag("--sass", jsonl_sass,
+                    "with --jsonl: also \"sass_wavefronts\" and \"sass_ideal\", what Nsight Compute's instruction-level "
+                    "counters and source view count (they differ from the hardware counters for some 8/16-byte loads)");
   predict->add_option("--warp", warp, "warp of block 0 shown per instruction")->check(CLI::NonNegativeNumber);
   uint64_t max_blocks = 0;
   predict->add_option("--max-blocks", max_blocks,
@@ -900,7 +904,11 @@ int main(int argc, char** argv) {
         std::cerr << "bankscope-cli: predict: give a scenario or --jsonl, not both\n";
         return kExitUsage;
       }
-      return predict_jsonl(jsonl);
+      return predict_jsonl(jsonl, jsonl_sass);
+    }
+    if (jsonl_sass) {
+      std::cerr << "bankscope-cli: predict: --sass goes with --jsonl (a scenario's totals are per launch)\n";
+      return kExitUsage;
     }
     if (pargs.path.empty()) {
       std::cerr << "bankscope-cli: predict: needs a SCENARIO file or --jsonl FILE|- (see --help)\n";

@@ -211,42 +211,28 @@ int check_per_instruction(const TraceArgs& a, const std::string& ncu, const Trac
     std::printf("--check per instruction: %s\n", source.error().message.c_str());
     return 1;
   }
-  std::vector<NcuSourceKernel> ks = std::move(*source);
+  const std::vector<NcuSourceKernel> tables = std::move(*source);
   const auto& launches = traced.launches;
-  // ncu 2025.3.1 printed some launches' tables twice, identically (the corpus transpose, and 15
-  // tables for PyTorch's 9 launches, on the H200: 2026-12-01a/c). While there are more tables than
-  // launches, a table equal to the one just taken (same kernel, same counts at every offset) is a
-  // repeat and is skipped.
-  auto same = [](const NcuSourceKernel& x, const NcuSourceKernel& y) {
-    if (x.name != y.name || x.insts.size() != y.insts.size()) return false;
-    for (size_t j = 0; j < x.insts.size(); ++j) {
-      if (x.insts[j].offset != y.insts[j].offset || x.insts[j].wavefronts != y.insts[j].wavefronts ||
-          x.insts[j].ideal != y.insts[j].ideal || x.insts[j].executed != y.insts[j].executed)
-        return false;
-    }
-    return true;
-  };
-  if (ks.size() > launches.size()) {
-    std::vector<NcuSourceKernel> kept;
-    size_t extra = ks.size() - launches.size();
-    for (size_t j = 0; j < ks.size(); ++j) {
-      if (extra > 0 && !kept.empty() && same(kept.back(), ks[j])) {
-        --extra;
-        continue;
-      }
-      kept.push_back(std::move(ks[j]));
-    }
-    ks = std::move(kept);
+  std::vector<SourceLaunchKey> keys;
+  for (const LaunchReport& l : launches) {
+    SourceLaunchKey k;
+    k.kernel = l.launch.kernel;
+    for (const PcStats& s : l.pcs) k.executions[s.pc.pc] = s.executions;
+    keys.push_back(std::move(k));
   }
-  if (ks.size() != launches.size()) {
-    std::printf("--check per instruction: ncu's source view has %zu launches, the trace %zu: not compared\n", ks.size(),
-                launches.size());
+  const std::vector<size_t> which = align_source_tables(tables, keys);
+  if (which.size() != launches.size()) {
+    std::printf("--check per instruction: ncu's source view has %zu tables for the trace's %zu launches, and no "
+                "assignment of them (a launch's table printed at most twice) uses them all: not compared\n",
+                tables.size(), launches.size());
     return 1;
   }
+  std::vector<const NcuSourceKernel*> ks;
+  for (size_t t : which) ks.push_back(&tables[t]);
   int compared = 0, bad = 0, missing = 0, skipped = 0;
   for (size_t i = 0; i < launches.size(); ++i) {
     std::map<uint64_t, const NcuSourceInst*> at;
-    for (const NcuSourceInst& x : ks[i].insts) at[x.offset] = &x;
+    for (const NcuSourceInst& x : ks[i]->insts) at[x.offset] = &x;
     for (const PcStats& s : launches[i].pcs) {
       if (!s.modelled()) {
         ++skipped;

@@ -385,6 +385,50 @@ TEST_CASE("ncu source view: per-instruction wavefronts at their offset in the fu
   CHECK(bad.error().message.find("Source") != std::string::npos);
 }
 
+namespace {
+// A source-view table of one kernel: one LDS at 0x100 with `executed` executions and `wf` wavefronts.
+NcuSourceKernel table(const std::string& name, double executed, double wf) {
+  NcuSourceKernel k;
+  k.name = name;
+  k.insts.push_back(NcuSourceInst{0x0, "LDC R1, c[0x0][0x28]", 1, 0, 0});
+  k.insts.push_back(NcuSourceInst{0x100, "LDS R6, [R4]", executed, wf, executed});
+  return k;
+}
+SourceLaunchKey launch_key(const std::string& name, uint64_t executed) {
+  SourceLaunchKey k;
+  k.kernel = name;
+  k.executions[0x100] = executed;
+  return k;
+}
+}  // namespace
+
+TEST_CASE("ncu source tables are matched to launches, repeats and equal launches included") {
+  // The atomics probe on the H200 (2026-12-01x): every launch's table printed twice, and launches
+  // 6 and 7 (cast32 quads, mod8) with equal tables. Taking "a table equal to the one before it" as
+  // a repeat dropped launch 7 and shifted every later launch by one (87 false mismatches).
+  const std::string k = "cast32_kernel(const int *, unsigned int, float *)";
+  const std::string traced = "cast32_kernel(int const*, unsigned int, float*)";
+  const NcuSourceKernel a = table(k, 4, 4), b = table(k, 4, 4), c = table(k, 2, 2);
+  std::vector<NcuSourceKernel> tables = {a, a, b, b, c, c};
+  std::vector<SourceLaunchKey> launches = {launch_key(traced, 4), launch_key(traced, 4), launch_key(traced, 2)};
+  CHECK(align_source_tables(tables, launches) == std::vector<size_t>{0, 2, 4});
+  // Some launches printed once, some twice.
+  tables = {a, a, c, table(k, 7, 9), table(k, 7, 9)};
+  launches = {launch_key(traced, 4), launch_key(traced, 2), launch_key(traced, 7)};
+  CHECK(align_source_tables(tables, launches) == std::vector<size_t>{0, 2, 3});
+  // Every launch once: one to one.
+  tables = {a, c};
+  launches = {launch_key(traced, 4), launch_key(traced, 2)};
+  CHECK(align_source_tables(tables, launches) == std::vector<size_t>{0, 1});
+  // The counts decide where a repeat could sit on either side: the 2-execution launch is table 1.
+  tables = {a, c, c};
+  launches = {launch_key(traced, 4), launch_key(traced, 2)};
+  CHECK(align_source_tables(tables, launches) == std::vector<size_t>{0, 1});
+  // No assignment uses every table: fewer tables than launches, or an extra table that repeats nothing.
+  CHECK(align_source_tables({a}, launches).empty());
+  CHECK(align_source_tables({a, c, a}, launches).empty());
+}
+
 TEST_CASE("committed H200 results load, and the SASS-exact counts equal the model") {
   const std::string path = std::string(BANKSCOPE_SOURCE_DIR) + "/assets/results/h200/validate.json";
   Result<GpuResults> r = load_gpu_results(path);
