@@ -1,8 +1,6 @@
 // ncu_runner.cpp: run Nsight Compute on a child bankscope-gpu and read its CSV (ncu_runner.hpp).
 #include "ncu_runner.hpp"
 
-#include <limits>
-
 #include <cstdio>
 #include <cstdlib>
 #include <limits>

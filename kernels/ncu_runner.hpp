@@ -51,7 +51,8 @@ Result<std::vector<NcuSourceKernel>> parse_ncu_source_csv(const std::string& tex
 // table, or two equal ones in a row; of the assignments that use every table, the one whose tables
 // best fit their launches: the kernel's name, then the PCs whose execution count equals the
 // table's "Instructions Executed". Returns a table index per launch, or nothing when no assignment
-// uses every table (fewer tables than launches, or repeats that are not equal).
+// uses every table (fewer tables than launches, or repeats that are not equal) or the search would
+// be too large (more than 2^26 launch x repeat states).
 struct SourceLaunchKey {
   std::string kernel;                       // the traced kernel's name
   std::map<uint64_t, uint64_t> executions;  // offset -> executions the trace recorded

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """cast_spin_rules.py: rule R8c, the ATOMS.CAST.SPIN retry loop that nvcc 13 emits for sm_90 for a
 float or 64-bit atomicAdd (and 64-bit atomicOr/Min/Max) on shared memory, in Python beside the C++
-(sim/atomics) so that predictions can be written and checked without a build.
+(cast_spin() in sim/bank_model.cpp) so that predictions can be written and checked without a build.
 
 The loop is LDS (the old value), the update, ATOMS.CAST.SPIN (compare and swap, returning success),
 and a branch back for the lanes that failed. Found on the H200 (kernels/probes/atom_cast.cu,

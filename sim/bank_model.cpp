@@ -1374,16 +1374,23 @@ AccessCost cast_spin(const WarpAccess& a, const BankConfig& cfg, AccessReport* r
   run<true>(a, cfg, rep);  // lanes, words and banks; the wavefronts are replaced below
   rep->wavefronts.clear();
   const uint32_t nbanks = static_cast<uint32_t>(cfg.banks);
+  std::vector<uint32_t> written;  // words swapped by an earlier phase of this execution
   for (int p = 0; p < nphases; ++p) {
     WavefrontDetail pass;
     pass.phase = p;
     uint64_t taken = 0;
+    const size_t before = written.size();
     for (uint32_t m = phase_mask[p]; m != 0; m &= m - 1) {
       const int lane = __builtin_ctz(m);
       const LaneDetail& d = rep->lanes[static_cast<size_t>(lane)];
       const uint64_t bit = uint64_t{1} << (d.word[0] % nbanks);
       if (taken & bit) continue;  // a lower lane has this bank: this lane fails and retries
       taken |= bit;
+      // A word an earlier half-warp swapped: this lane's compare value is stale, it fails too.
+      if (std::find(written.begin(), written.begin() + static_cast<std::ptrdiff_t>(before), d.word[0]) !=
+          written.begin() + static_cast<std::ptrdiff_t>(before))
+        continue;
+      written.push_back(d.word[0]);
       for (int k = 0; k < d.words; ++k) {
         pass.banks |= uint64_t{1} << d.bank[static_cast<size_t>(k)];
         pass.words.emplace_back(d.bank[static_cast<size_t>(k)], d.word[static_cast<size_t>(k)]);
@@ -1452,20 +1459,11 @@ int busiest_bank(const WarpAccess& a, uint32_t lanes) {
   return busiest;
 }
 
-// R6's pairing, within `lanes`: every pair of them (l, l ^ partner) on one address.
-bool pairs_within(const WarpAccess& a, uint32_t lanes, int partner) {
-  for (uint32_t m = lanes; m != 0; m &= m - 1) {
-    const int lane = __builtin_ctz(m);
-    const int other = lane ^ partner;
-    if (((lanes >> other) & 1u) && a.addr[static_cast<size_t>(lane)] != a.addr[static_cast<size_t>(other)]) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 AccessCost cost_sass(const WarpAccess& a, const BankConfig& cfg) {
-  AccessCost c = cost(a, cfg);
+  const bool wide_load = a.op == Op::kLoad && a.width >= 8 && cfg.is_default() && a.mask != 0;
+  AccessCost c = wide_load ? AccessCost{} : cost(a, cfg);  // a wide load is costed below instead
   if (!cfg.is_default() || a.mask == 0) return c;
   const int active = __builtin_popcount(a.mask);
   const int bytes = active * a.width;
@@ -1474,7 +1472,7 @@ AccessCost cost_sass(const WarpAccess& a, const BankConfig& cfg) {
     return c;
   }
   if (a.op != Op::kLoad) return c;
-  if (a.width >= 8) {
+  if (wide_load) {
     // R11: the instruction-level counter merges R6's phases (the warp for 8 bytes, each half-warp
     // for 16) only where the merged lanes need one wavefront; elsewhere it counts R3's phases. A warp
     // whose active lanes all read one address counts ceil(bytes / 256).
@@ -1490,7 +1488,8 @@ AccessCost cost_sass(const WarpAccess& a, const BankConfig& cfg) {
       for (int g = 0; g < kWarpSize; g += merged) {
         const uint32_t lanes = a.mask & (merged == 32 ? 0xffffffffu : (0xffffu << g));
         if (lanes == 0) continue;
-        if ((pairs_within(a, lanes, 1) || pairs_within(a, lanes, 2)) && busiest_bank(a, lanes) == 1) {
+        if ((rules::pairs_share_address(a, 1, lanes) || rules::pairs_share_address(a, 2, lanes)) &&
+            busiest_bank(a, lanes) == 1) {
           wavefronts += 1;
           continue;
         }

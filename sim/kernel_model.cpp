@@ -296,7 +296,7 @@ Result<BlockTotals> simulate_block(const Scenario& s, const Dim3& block) {
     auto r = for_each_instruction(s, block, w, [&](int stmt, const int64_t*, const WarpAccess& acc, bool issued) {
       if (!issued) return;  // the whole warp branched around it
       // Issued with no active lane (predicated): an instruction, 0 wavefronts.
-      const AccessCost c = acc.mask == 0 ? AccessCost{} : cost(acc, s.spec.banks);
+      const AccessCost c = acc.mask == 0 ? AccessCost{} : cost_sass(acc, s.spec.banks);
       t.per_access[static_cast<size_t>(stmt)].add(c, 1, acc.mask != 0);
       t.max_n_way = std::max(t.max_n_way, c.n_way);
     });
@@ -797,7 +797,7 @@ Result<LaunchTotals> totals_from_profile(const Scenario& s, const LaunchProfile&
     auto acc = map_access(s, a, p.first_loop_values[i].data(), x);
     if (!acc) return acc.error();
     AccessCost c;  // issued with no active lane (predicated): an instruction, 0 wavefronts
-    if (x.mask != 0) c = cost(*acc, s.spec.banks);
+    if (x.mask != 0) c = cost_sass(*acc, s.spec.banks);
     OpTotals& o = lt.per_access[static_cast<size_t>(x.stmt)];
     o.add(c, p.times[i], x.mask != 0);
     // A clamped multiplicity: the true count exceeds 2^64 - 1, as the block-by-block sum would say.

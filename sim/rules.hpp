@@ -39,9 +39,9 @@
 //         the same lanes (R1-R5). H200: 17 of 17, then a fresh batch 24 of 24 (2026-12-01q).
 //   [measured] R8c ATOMS.CAST.SPIN(.64), one execution of the retry loop of a float or 64-bit
 //         atomicAdd: phases as a store; each bank serves the lowest active lane on it (the others
-//         fail and retry); 2 wavefronts per phase with an active lane, no conflict. H200: 76 of 76
-//         launches, then 48 of 48 predicted before they ran (2026-12-01x/y). ATOMS.AND/OR/XOR/INC/DEC
-//         cost as R8's ADD (42 of 42).
+//         fail and retry); 2 wavefronts per phase with an active lane, no conflict. H200: 40 of 40
+//         loops, then 36 of 36 predicted before they ran (2026-12-01x/y). ATOMS.AND/OR/XOR/INC/DEC
+//         (32-bit) cost as R8's ADD (30 of 30, then 12 of 12).
 //   [measured] R9 cp.async (LDGSTS) shared side, from the shared destinations and each lane's
 //         global source (sim/ldgsts.hpp; cost() and simulate() both take it): .ca (H9) a phase
 //         costs its largest lane neighbourhood (R8 without the CAS doubling when the sources are
@@ -76,18 +76,21 @@ inline int lanes_per_phase(int width, const BankConfig& cfg) {
 // R5 + R7: the lanes whose data the instruction moves.
 inline uint32_t active_lanes(const WarpAccess& a) { return used_lanes(a); }
 
-// R6: do the active lanes read the same address as their partner lane ^ `partner` (1 or 2)?
-// A lane whose partner is inactive has nothing to disagree with.
-inline bool pairs_share_address(const WarpAccess& a, int partner) {
+// R6: do the lanes of `m` (default: the active lanes) read the same address as their partner lane
+// ^ `partner` (1 or 2)? A lane whose partner is not in `m` has nothing to disagree with. (R11 asks
+// it of one half-warp's lanes.)
+inline bool pairs_share_address(const WarpAccess& a, int partner, uint32_t m) {
   for (int lane = 0; lane < kWarpSize; ++lane) {
     const int other = lane ^ partner;
     if (other < lane) continue;
-    const uint32_t m = active_lanes(a);
     if (((m >> lane) & 1u) && ((m >> other) & 1u) && a.addr[lane] != a.addr[other]) {
       return false;
     }
   }
   return true;
+}
+inline bool pairs_share_address(const WarpAccess& a, int partner) {
+  return pairs_share_address(a, partner, active_lanes(a));
 }
 
 // R3 + R6 (+ R7, R8, R9: the new kinds never merge; R7's 16-byte rows give 8-lane phases, one

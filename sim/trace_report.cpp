@@ -220,7 +220,7 @@ Op op_of(TraceOpKind k) {
 
 namespace {
 const std::string kMeasuredAtoms =
-    "R8 covers ADD, MIN, MAX, EXCH, CAS, AND, OR, XOR, INC, DEC; R8b POPC.INC.32; R8c CAST.SPIN";
+    "R8 covers ADD, MIN, MAX, EXCH, CAS, and AND, OR, XOR, INC, DEC of 4 bytes; R8b POPC.INC.32; R8c CAST.SPIN";
 
 bool has_part(const std::string& opcode, const char* part) {
   // "ATOMS.CAST.SPIN" has the parts ATOMS, CAST, SPIN.
@@ -273,18 +273,21 @@ PcModel pc_model(const TracePc& pc) {
       // kernels/probes/atom_cast.cu (2026-12-01x/y), .AND, .OR, .XOR, .INC, .DEC (the operation is
       // irrelevant: costed as add); R8b ATOMS.POPC.INC.32; R8c ATOMS.CAST.SPIN(.64), one execution of
       // the retry loop of a float or 64-bit atomicAdd.
-      const bool spin = has_part(op, "CAST") && has_part(op, "SPIN");
+      // A ".64" opcode must come with 8-byte lanes, any other with 4 (the measured widths).
+      const bool width_agrees = pc.width == (has_part(op, "64") ? 8 : 4);
+      const bool logic = has_part(op, "AND") || has_part(op, "OR") || has_part(op, "XOR") || has_part(op, "INC") ||
+                         has_part(op, "DEC");
       if (has_part(op, "POPC") && has_part(op, "INC") && !has_part(op, "64") && pc.width == 4) {
         m.access.atom = AtomOp::kPopcInc;
-      } else if (spin && (pc.width == 4 || pc.width == 8)) {
+      } else if (has_part(op, "CAST") && has_part(op, "SPIN") && width_agrees) {
         m.access.atom = AtomOp::kCastSpin;
-      } else if (has_part(op, "CAST") || has_part(op, "POPC") || has_part(op, "SPIN")) {
-        m.why = "no measured rule for '" + op + "' (" + kMeasuredAtoms + ")";
+      } else if (has_part(op, "CAST") || has_part(op, "POPC") || has_part(op, "SPIN") ||
+                 (logic && (pc.width != 4 || has_part(op, "64")))) {
+        m.why = "no measured rule for '" + op + "' of " + std::to_string(pc.width) + " bytes (" + kMeasuredAtoms + ")";
         return m;
       } else if (has_part(op, "CAS")) {
         m.access.atom = AtomOp::kCas;
-      } else if (has_part(op, "ADD") || has_part(op, "AND") || has_part(op, "OR") || has_part(op, "XOR") ||
-                 has_part(op, "INC") || has_part(op, "DEC")) {
+      } else if (has_part(op, "ADD") || logic) {
         m.access.atom = AtomOp::kAdd;
       } else if (has_part(op, "MIN")) {
         m.access.atom = AtomOp::kMin;
@@ -381,9 +384,9 @@ AccessCost TraceAggregator::exact_cost(uint32_t pc_index, const std::array<uint3
     return cost_sass(access_);
   }
   const uint32_t mask = access_.mask;
-  // Relative to the first active lane's 16-byte unit: cost() is the same for a warp moved by a
+  // Relative to the first active lane's 16-byte unit: cost_sass() is the same for a warp moved by a
   // multiple of 16 bytes (every lane's words move by 4 k, its banks by 4 k mod 32: the same banks
-  // shared, the same words repeated, the same width alignment; R1-R8 depend on nothing else), so one
+  // shared, the same words repeated, the same width alignment; R1-R11 depend on nothing else), so one
   // entry serves every such copy (a GEMM's fragment loads, one per warp and k step).
   const uint32_t b = addr[static_cast<size_t>(__builtin_ctz(mask))] & ~15u;
   // Loops over the 32 lanes without a branch, a variable shift or a call, so that the compiler
@@ -489,7 +492,7 @@ void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
   }
   if (plain && remaps_.empty()) {
     // Evenly spaced (the reader checked): the stride memo. Any other warp: the exact memo, read from
-    // the reader's lanes (copied into access_ only to be costed). Either way cost()'s numbers.
+    // the reader's lanes (copied into access_ only to be costed). Either way cost_sass()'s numbers.
     access_.mask = w.mask;
     record(s, kind, w.even ? cost_even(w) : exact_cost(w.pc_index, w.addr));
     return;

@@ -282,3 +282,74 @@ TEST_CASE("every line of the cp.async source probe batch (tests/conformance/ldgs
   CHECK(with_src == n);  // every probe names its sources
   CHECK(prefetch > 0);
 }
+
+namespace {
+WarpAccess access_of(Op op, int width, uint32_t mask, const std::function<uint32_t(int)>& addr) {
+  WarpAccess a;
+  a.op = op;
+  a.width = width;
+  a.mask = mask;
+  for (int l = 0; l < kWarpSize; ++l) a.addr[static_cast<size_t>(l)] = (mask >> l & 1u) ? addr(l) : 0;
+  return a;
+}
+}  // namespace
+
+// R11, measured on the H200 (assets/results/h200/2026-12-01z): the instruction-level counters merge
+// R6's phases only where the merged phase needs one wavefront; the hardware merges with conflicts.
+TEST_CASE("cost_sass: Nsight Compute's instruction-level counters against the hardware's (R11)") {
+  // 8 bytes, lanes l and l ^ 2 on one address, two words of one bank ([0, 128, 0, 128, ...]).
+  const WarpAccess alt = access_of(Op::kLoad, 8, ~0u, [](int l) { return 128u * (l % 2); });
+  CHECK(cost(alt).wavefronts == 2);
+  CHECK(cost(alt).bank_conflicts() == 1);
+  CHECK(cost_sass(alt).wavefronts == 4);           // two half-warps, 2 each
+  CHECK(cost_sass(alt).ideal_wavefronts == 2);     // min(4, ceil(32 x 8 / 128))
+  // The merged warp conflict-free ([0, 8, 0, 8, ...]): both count 1.
+  const WarpAccess mod2 = access_of(Op::kLoad, 8, ~0u, [](int l) { return 8u * (l % 2); });
+  CHECK(cost(mod2).wavefronts == 1);
+  CHECK(cost_sass(mod2).wavefronts == 1);
+  // 16 bytes, lanes 0 and 16 alone on one address: the hardware's two half-warps, one instruction-level.
+  const WarpAccess two = access_of(Op::kLoad, 16, 0x00010001u, [](int) { return 64u; });
+  CHECK(cost(two).wavefronts == 2);
+  CHECK(cost_sass(two).wavefronts == 1);
+  // 16 bytes, every lane on one address: 2 both ways (ceil(32 x 16 / 256)).
+  const WarpAccess all = access_of(Op::kLoad, 16, ~0u, [](int) { return 64u; });
+  CHECK(cost(all).wavefronts == 2);
+  CHECK(cost_sass(all).wavefronts == 2);
+  // A partial mask over both half-warps that no pairing merges (lanes 0-3 and 16-19 on distinct
+  // words): the hardware's ideal counts the two phases, the source view's the bytes.
+  const WarpAccess spread = access_of(Op::kLoad, 8, 0x000f000fu, [](int l) { return 8u * l; });
+  CHECK(cost(spread).wavefronts == 2);
+  CHECK(cost(spread).ideal_wavefronts == 2);
+  CHECK(cost_sass(spread).wavefronts == 2);
+  CHECK(cost_sass(spread).ideal_wavefronts == 1);  // min(2, ceil(8 x 8 / 128))
+  // Stores and 4-byte loads: the same as cost().
+  for (const WarpAccess& a : {access_of(Op::kStore, 8, ~0u, [](int l) { return 128u * (l % 2); }),
+                              access_of(Op::kLoad, 4, ~0u, [](int l) { return 128u * l; })}) {
+    CHECK(cost_sass(a).wavefronts == cost(a).wavefronts);
+    CHECK(cost_sass(a).ideal_wavefronts == cost(a).ideal_wavefronts);
+  }
+}
+
+// R8c (assets/results/h200/2026-12-01x): one ATOMS.CAST.SPIN execution, 2 wavefronts per phase.
+TEST_CASE("ATOMS.CAST.SPIN: 2 wavefronts per phase, one lane per bank swaps (R8c)") {
+  WarpAccess a = access_of(Op::kAtomic, 4, ~0u, [](int l) { return 128u * l; });  // 32 words, one bank
+  a.atom = AtomOp::kCastSpin;
+  REQUIRE(validate(a, BankConfig{}).ok());
+  CHECK(cost(a).wavefronts == 2);
+  CHECK(cost(a).bank_conflicts() == 0);
+  const AccessReport r = simulate(a);
+  CHECK(r.cost.wavefronts == 2);
+  REQUIRE(r.wavefronts.size() == 2);
+  CHECK(r.wavefronts[0].words.size() == 1);  // bank 0 swaps lane 0's word only
+  CHECK(r.wavefronts[1].lanes == ~0u);       // every lane has its result (swapped or not)
+  // 8 bytes, all lanes on one word: both half-warps (4 wavefronts), the second half's lane fails on
+  // the word the first just swapped, so the picture carries that word once.
+  WarpAccess w = access_of(Op::kAtomic, 8, ~0u, [](int) { return 64u; });
+  w.atom = AtomOp::kCastSpin;
+  CHECK(cost(w).wavefronts == 4);
+  CHECK(cost_sass(w).ideal_wavefronts == 4);  // 2 x ceil(32 x 8 / 128)
+  const AccessReport r8 = simulate(w);
+  REQUIRE(r8.wavefronts.size() == 4);
+  CHECK(r8.wavefronts[0].words.size() == 2);  // lane 0's 8 bytes: two banks
+  CHECK(r8.wavefronts[2].words.empty());      // lane 16: stale, no swap
+}

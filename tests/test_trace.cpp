@@ -544,7 +544,7 @@ TEST_CASE("trace: corrupt version 2 executions give one line naming what") {
   }
 }
 
-TEST_CASE("trace report: the exact memo gives simulate()'s numbers, warps repeated, moved and random") {
+TEST_CASE("trace report: the exact memo gives cost_sass()'s numbers, warps repeated, moved and random") {
   // The memo's premise first: moving every lane by a multiple of 16 bytes changes no cost, against
   // the reference (simulate(), the model without fast paths), every width, random lanes and masks.
   std::mt19937 rng(13);

@@ -54,8 +54,11 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
   const int cycle = state.anim.cycle;
   const int waves = rep.cost.wavefronts;
   const bool matrix = is_matrix(rep.access.op);
-  // Every lane served alone (R8); not ATOMS.POPC.INC, whose lanes on one word are served once (R8b).
-  const bool atomic = rep.access.op == Op::kAtomic && rep.access.atom != AtomOp::kPopcInc;
+  // Every lane served alone (R8); not ATOMS.POPC.INC, whose lanes on one word are served once (R8b),
+  // nor one execution of ATOMS.CAST.SPIN, where each bank swaps for one lane and the others fail and
+  // retry in the next execution (R8c): no bank serves more than one lane in it.
+  const bool spin = rep.access.op == Op::kAtomic && rep.access.atom == AtomOp::kCastSpin;
+  const bool atomic = rep.access.op == Op::kAtomic && rep.access.atom != AtomOp::kPopcInc && !spin;
   const int row_words = matrix ? std::max(1, 16 / bank_bytes) : 1;  // words of one 16-byte row
 
   // word -> lanes, wavefronts; bank -> most distinct words in one phase (n-way).
@@ -83,6 +86,7 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
       }
     }
     for (auto& [bank, v] : per_bank) {
+      if (spin) v.resize(1);  // the bank's first lane swaps; the others retry (not a conflict)
       degree[static_cast<size_t>(bank)] = std::max(degree[static_cast<size_t>(bank)], int(v.size()));
       if (v.size() > 1) {
         for (uint32_t w : v) words[w].conflict = true;
@@ -468,6 +472,9 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
     if (atomic && info.lanes.size() > 1) {
       ImGui::Text("%zu lanes update this word: an atomic serves them one per wavefront",
                   info.lanes.size());
+    }
+    if (spin) {
+      ImGui::Text("ATOMS.CAST.SPIN: per bank one lane swaps in this execution; the others retry (R8c)");
     }
     for (int l : info.lanes) {
       const LaneDetail& d = rep.lanes[static_cast<size_t>(l)];

@@ -12,6 +12,8 @@
 //                                   a line (kernel, mask, byte offsets) and exits
 //   atom_cast --fresh SEED [--jsonl]  a random batch instead, for predictions made before it runs
 // Patterns: idx[lane] = the element (4 or 8 bytes) each active lane updates.
+// The runs of 2026-12-01x/y wrote the results out as floats, which rounded an AND's low bits away
+// from the check; the shared-memory instructions, lanes and addresses were the same as now.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -33,28 +35,28 @@ struct Pattern {
 
 constexpr int kWords = 2048;  // 8 KiB of shared memory in every kernel
 
-__global__ void cast32_kernel(const int* idx, unsigned mask, float* out) {
+__global__ void cast32_kernel(const int* idx, unsigned mask, unsigned* out) {
   __shared__ float s[kWords];
   const int t = threadIdx.x;
   for (int i = t; i < kWords; i += 32) s[i] = 0.f;
   __syncthreads();
   if ((mask >> t) & 1u) atomicAdd(&s[idx[t]], 1.5f);  // LDS + ATOMS.CAST.SPIN loop
   __syncthreads();
-  out[t] = s[idx[t]];
+  out[t] = __float_as_uint(s[idx[t]]);
 }
 
-__global__ void cast64_kernel(const int* idx, unsigned mask, float* out) {
+__global__ void cast64_kernel(const int* idx, unsigned mask, unsigned* out) {
   __shared__ unsigned long long s[kWords / 2];
   const int t = threadIdx.x;
   for (int i = t; i < kWords / 2; i += 32) s[i] = 0;
   __syncthreads();
   if ((mask >> t) & 1u) atomicAdd(&s[idx[t]], 3ull);  // LDS.64 + ATOMS.CAST.SPIN.64 loop
   __syncthreads();
-  out[t] = float(s[idx[t]]) * 0.5f;  // 1.5 per update, as cast32
+  out[t] = static_cast<unsigned>(s[idx[t]]);  // 3 per update
 }
 
 template <int K>
-__global__ void atom32_kernel(const int* idx, unsigned mask, float* out) {
+__global__ void atom32_kernel(const int* idx, unsigned mask, unsigned* out) {
   __shared__ unsigned s[kWords];
   const int t = threadIdx.x;
   for (int i = t; i < kWords; i += 32) s[i] = K == kAnd ? ~0u : 0u;
@@ -70,11 +72,12 @@ __global__ void atom32_kernel(const int* idx, unsigned mask, float* out) {
     if constexpr (K == kAdd) atomicAdd(p, 7u);
   }
   __syncthreads();
-  out[t] = float(s[idx[t]]);
+  out[t] = s[idx[t]];
 }
 
-// What each lane's element holds at the end (the check that the atomics ran).
-static float expected(const Pattern& p, int t) {
+// What each lane's element holds at the end, as the 32 bits the kernel writes out (the check that
+// the atomics ran; exact integers, so that every bit of AND/OR/XOR is compared).
+static unsigned expected(const Pattern& p, int t) {
   int n = 0;
   unsigned bits = 0, x = 0;
   for (int u = 0; u < 32; ++u) {
@@ -84,15 +87,20 @@ static float expected(const Pattern& p, int t) {
     x ^= 1u << (u & 15);
   }
   switch (p.kind) {
-    case kCast32:
-    case kCast64: return 1.5f * float(n);
-    case kAnd: return float(~bits);
-    case kOr: return float(bits);
-    case kXor: return float(x);
-    case kInc: return float(n);
-    case kDec: return n ? float(1001 - n) : 0.f;  // 0 wraps to 1000 first
-    case kAdd: return float(7 * n);
-    default: return 0.f;
+    case kCast32: {
+      const float v = 1.5f * float(n);  // exact: the sum of n times 1.5 in any order
+      unsigned u;
+      std::memcpy(&u, &v, sizeof u);
+      return u;
+    }
+    case kCast64: return 3u * unsigned(n);
+    case kAnd: return ~bits;
+    case kOr: return bits;
+    case kXor: return x;
+    case kInc: return unsigned(n);
+    case kDec: return n ? unsigned(1001 - n) : 0u;  // 0 wraps to 1000 first
+    case kAdd: return 7u * unsigned(n);
+    default: return 0u;
   }
 }
 
@@ -188,8 +196,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   int* idx = nullptr;
-  float* out = nullptr;
-  if (cudaMalloc(&idx, 32 * sizeof(int)) != cudaSuccess || cudaMalloc(&out, 32 * sizeof(float)) != cudaSuccess) {
+  unsigned* out = nullptr;
+  if (cudaMalloc(&idx, 32 * sizeof(int)) != cudaSuccess || cudaMalloc(&out, 32 * sizeof(unsigned)) != cudaSuccess) {
     std::fprintf(stderr, "atom_cast: no GPU memory\n");
     return 1;
   }
@@ -212,7 +220,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "atom_cast: %s: %s\n", p.name.c_str(), cudaGetErrorString(e));
       return 1;
     }
-    float h[32];
+    unsigned h[32];
     cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost);
     int wrong = 0;
     for (int t = 0; t < 32; ++t) wrong += h[t] != expected(p, t);

@@ -223,7 +223,8 @@ int check_per_instruction(const TraceArgs& a, const std::string& ncu, const Trac
   const std::vector<size_t> which = align_source_tables(tables, keys);
   if (which.size() != launches.size()) {
     std::printf("--check per instruction: ncu's source view has %zu tables for the trace's %zu launches, and no "
-                "assignment of them (a launch's table printed at most twice) uses them all: not compared\n",
+                "assignment of them (a launch's table printed at most twice) uses them all, or too many to search: "
+                "not compared\n",
                 tables.size(), launches.size());
     return 1;
   }

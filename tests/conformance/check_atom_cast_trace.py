@@ -45,6 +45,7 @@ def main(argv):
     for l in launches:
         m = meas.get(l["launch"])
         if m is None:
+            bad.append(f"launch {l['launch']}: in the trace, not in {measured}")
             continue
         ok = True
         if l.get("not_modelled_executions"):

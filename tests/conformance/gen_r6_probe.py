@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""gen_r6_probe.py: a probe of rule R6's merge of wide-load phases, written when the atomics probe
-(kernels/probes/atom_cast.cu, assets/results/h200/2026-12-01x) found two 8-byte loads that R6 gets
-wrong: lanes (l, l^2) on one address, every (l, l^1) pair on two words of one bank
-([0, 128, 0, 128, ...]: R6 says one merged phase, 2 wavefronts; the H200 counts 4), and a partial
-mask where only (l, l^1) pairs are active, each pair on two words of one bank (R6 merges through
-the vacuous l^2 condition; the H200 does not). Deterministic (seed 8061).
+"""gen_r6_probe.py: a probe of rule R6's merge of wide-load phases, written when the atomics probe's
+trace (kernels/probes/atom_cast.cu, assets/results/h200/2026-12-01x) had two 8-byte loads where
+Nsight Compute's instruction-level counter disagreed with R6: lanes (l, l^2) on one address, every
+(l, l^1) pair on two words of one bank ([0, 128, 0, 128, ...]: R6 says one merged phase, 2
+wavefronts; the counter said 4), and a partial mask where only (l, l^1) pairs are active, each pair
+on two words of one bank. Measured here on the hardware counter (2026-12-01y), R6 holds on all 375:
+the difference is the instruction-level counter's, rule R11 (sim/RULES.md). Deterministic (seed 8061).
 
 Families (id prefix r6p_<family>_), 8- and 16-byte loads:
   quad   every quad of lanes (a, b, a, b) (l^2 symmetric) or (a, a, b, b) (l^1), where b is chosen

@@ -420,11 +420,19 @@ TEST_CASE("ncu source tables are matched to launches, repeats and equal launches
   tables = {a, c};
   launches = {launch_key(traced, 4), launch_key(traced, 2)};
   CHECK(align_source_tables(tables, launches) == std::vector<size_t>{0, 1});
-  // The counts decide where a repeat could sit on either side: the 2-execution launch is table 1.
-  tables = {a, c, c};
-  launches = {launch_key(traced, 4), launch_key(traced, 2)};
-  CHECK(align_source_tables(tables, launches) == std::vector<size_t>{0, 1});
+  // Where the tables alone allow two assignments, the counts decide: {a, a, c, c} for launches of 4,
+  // 4 and 2 executions is a, a, c (c printed twice), not a (twice), c, c.
+  tables = {a, a, c, c};
+  launches = {launch_key(traced, 4), launch_key(traced, 4), launch_key(traced, 2)};
+  CHECK(align_source_tables(tables, launches) == std::vector<size_t>{0, 1, 2});
+  // And the kernel's name, where the counts are all equal: {x, x, y, y} for launches of x, x and y is
+  // x, x, y (y printed twice), not x (twice), y, y.
+  const NcuSourceKernel x = table("void kx<(int)1>(float *)", 4, 4), y = table("ky(float *)", 4, 4);
+  tables = {x, x, y, y};
+  launches = {launch_key("void kx<1>(float*)", 4), launch_key("void kx<1>(float*)", 4), launch_key("ky(float*)", 4)};
+  CHECK(align_source_tables(tables, launches) == std::vector<size_t>{0, 1, 2});
   // No assignment uses every table: fewer tables than launches, or an extra table that repeats nothing.
+  launches = {launch_key(traced, 4), launch_key(traced, 2)};
   CHECK(align_source_tables({a}, launches).empty());
   CHECK(align_source_tables({a, c, a}, launches).empty());
 }
