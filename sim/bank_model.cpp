@@ -1461,7 +1461,7 @@ int busiest_bank(const WarpAccess& a, uint32_t lanes) {
 
 }  // namespace
 
-AccessCost cost_sass(const WarpAccess& a, const BankConfig& cfg) {
+AccessCost cost_sass_wide_or_atomic(const WarpAccess& a, const BankConfig& cfg) {
   const bool wide_load = a.op == Op::kLoad && a.width >= 8 && cfg.is_default() && a.mask != 0;
   AccessCost c = wide_load ? AccessCost{} : cost(a, cfg);  // a wide load is costed below instead
   if (!cfg.is_default() || a.mask == 0) return c;

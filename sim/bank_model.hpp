@@ -184,8 +184,16 @@ AccessCost cost(const WarpAccess& access, const BankConfig& cfg = {});
 // on the H200, sim/RULES.md): 8- and 16-byte loads that R6 merges only where the merged phase needs
 // one wavefront, and an ideal of min(wavefronts, ceil(active lanes x width / 128)) for loads;
 // ATOMS.CAST.SPIN's ideal is twice ceil(active lanes x width / 128). Everything else: cost().
-// Trace reports use it: their per-launch totals carry the smsp__sass_ names.
-AccessCost cost_sass(const WarpAccess& access, const BankConfig& cfg = {});
+// Trace reports use it: their per-launch totals carry the smsp__sass_ names. Inline: for every other
+// access (most of a trace) it is cost() itself, with no second call (measured: a random trace's
+// report took 11% more instructions per warp through an out-of-line wrapper).
+AccessCost cost_sass_wide_or_atomic(const WarpAccess& access, const BankConfig& cfg);
+inline AccessCost cost_sass(const WarpAccess& access, const BankConfig& cfg = {}) {
+  if ((access.op == Op::kLoad && access.width >= 8) || access.op == Op::kAtomic) {
+    return cost_sass_wide_or_atomic(access, cfg);
+  }
+  return cost(access, cfg);  // 1-4-byte loads (one phase: R4's ideal is 1 too) and stores
+}
 // cost() of n instructions that share op and width and differ in addresses and mask (the batch
 // path of the Python package): row i is lanes' byte offsets addr[32 i .. 32 i + 31] under
 // masks[one_mask ? 0 : i], otherwise `proto`. Each row is first checked as validate() and the JSONL
