@@ -17,28 +17,16 @@ step "probe at $(git rev-parse --short HEAD 2>/dev/null || echo no-git)"
 "$(dirname "$NVCC")/cuobjdump" -sass "$W/atom_cast" | grep -E "Function|ATOMS|LDS"
 "$W/atom_cast" ${ATOM_ARGS:-} | tee "$W/plain.txt"
 "$W/atom_cast" ${ATOM_ARGS:-} --jsonl >"$OUT/patterns.jsonl"
-M=l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,smsp__sass_inst_executed_op_shared_atom.sum,smsp__inst_executed_op_shared_atom.sum,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
+# The counters, one per column of measured.txt (in this order).
+KEYS=(l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum
+  smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_atom.sum smsp__sass_inst_executed_op_shared_atom.sum
+  smsp__inst_executed_op_shared_atom.sum smsp__sass_inst_executed_op_shared_ld.sum
+  smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum)
+M=$(IFS=,; echo "${KEYS[*]}")
 timeout 200 "$NCU" --csv --clock-control none --metrics "$M" "$W/atom_cast" ${ATOM_ARGS:-} >"$W/ncu.csv"
 grep -v "^==" "$W/ncu.csv" | grep '^"' >"$OUT/metrics.csv"
-python3 - "$OUT/metrics.csv" "$W/plain.txt" <<'PY' | tee "$OUT/measured.txt"
-import csv, sys
-names = [l.split()[2] for l in open(sys.argv[2]) if l.startswith("launch ")]
-rows = {}
-for r in csv.reader(open(sys.argv[1])):
-    if r[0] == "ID": continue
-    rows.setdefault(int(r[0]), {})[r[12]] = r[14].replace(",", "")
-keys = ["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
-        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum",
-        "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
-        "smsp__sass_inst_executed_op_shared_atom.sum",
-        "smsp__inst_executed_op_shared_atom.sum",
-        "smsp__sass_inst_executed_op_shared_ld.sum",
-        "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
-print("# launch pattern  hw_wavefronts hw_bank_conflicts sass_wavefronts sass_inst inst ld_inst ld_wavefronts")
-for i, name in enumerate(names):
-    m = rows.get(i, {})
-    print(i, name, *[m.get(k) for k in keys])
-PY
+python3 scripts/ncu_launch_table.py "$OUT/metrics.csv" "$W/plain.txt" --index \
+  "launch pattern  hw_wavefronts hw_bank_conflicts sass_wavefronts sass_inst inst ld_inst ld_wavefronts" "${KEYS[@]}" | tee "$OUT/measured.txt"
 
 step "trace --check of the probe"
 export BANKSCOPE_SANITIZER_ROOT=/usr/local/cuda-13.0/compute-sanitizer
