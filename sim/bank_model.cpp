@@ -1434,33 +1434,6 @@ AccessCost cost_on(CostPath p, const WarpAccess& a, const BankConfig& cfg) {
 
 AccessCost cost(const WarpAccess& a, const BankConfig& cfg) { return cost_on(cost_path(), a, cfg); }
 
-namespace {
-
-// The most distinct `width`-byte units that one bank serves among `lanes` (aligned accesses of 4
-// bytes or more: a unit covers width / 4 consecutive banks, so units either share all their banks
-// or none, and a unit's bank group is its number modulo 128 / width).
-int busiest_bank(const WarpAccess& a, uint32_t lanes) {
-  const uint32_t shift = a.width == 8 ? 3 : 4;
-  const uint32_t groups = 128u >> shift;
-  uint32_t unit[kWarpSize];
-  int n = 0, busiest = 0;
-  for (uint32_t m = lanes; m != 0; m &= m - 1) {
-    const uint32_t u = a.addr[static_cast<size_t>(__builtin_ctz(m))] >> shift;
-    bool seen = false;
-    int same_group = 1;
-    for (int i = 0; i < n; ++i) {
-      seen |= unit[i] == u;
-      same_group += (unit[i] % groups) == (u % groups);
-    }
-    if (seen) continue;
-    unit[n++] = u;
-    busiest = std::max(busiest, same_group);
-  }
-  return busiest;
-}
-
-}  // namespace
-
 AccessCost cost_sass_wide_or_atomic(const WarpAccess& a, const BankConfig& cfg) {
   const bool wide_load = a.op == Op::kLoad && a.width >= 8 && cfg.is_default() && a.mask != 0;
   AccessCost c = wide_load ? AccessCost{} : cost(a, cfg);  // a wide load is costed below instead
@@ -1479,6 +1452,13 @@ AccessCost cost_sass_wide_or_atomic(const WarpAccess& a, const BankConfig& cfg) 
     const uint32_t first = a.addr[static_cast<size_t>(__builtin_ctz(a.mask))];
     bool one_address = true;
     for (uint32_t m = a.mask; m != 0; m &= m - 1) one_address &= a.addr[static_cast<size_t>(__builtin_ctz(m))] == first;
+    // Lanes that fit one phase whether R6 merges or not (a whole group that pairs, or one R3 phase)
+    // cost what run<> gives them alone: the busiest bank's distinct words.
+    const auto busiest_bank = [&a, &cfg](uint32_t lanes) {
+      WarpAccess part = a;
+      part.mask = lanes;
+      return run<false>(part, cfg, nullptr).wavefronts;
+    };
     int wavefronts = 0, n_way = 1;
     if (one_address) {
       wavefronts = (bytes + 255) / 256;
@@ -1489,14 +1469,14 @@ AccessCost cost_sass_wide_or_atomic(const WarpAccess& a, const BankConfig& cfg) 
         const uint32_t lanes = a.mask & (merged == 32 ? 0xffffffffu : (0xffffu << g));
         if (lanes == 0) continue;
         if ((rules::pairs_share_address(a, 1, lanes) || rules::pairs_share_address(a, 2, lanes)) &&
-            busiest_bank(a, lanes) == 1) {
+            busiest_bank(lanes) == 1) {
           wavefronts += 1;
           continue;
         }
         for (int h = g; h < g + merged; h += r3) {
           const uint32_t part = lanes & (((uint32_t{1} << r3) - 1u) << h);
           if (part == 0) continue;
-          const int busiest = busiest_bank(a, part);
+          const int busiest = busiest_bank(part);
           wavefronts += busiest;
           n_way = std::max(n_way, busiest);
         }
