@@ -41,17 +41,15 @@ __attribute__((target("avx2"))) void copy_lanes_avx2(uint32_t* dst, const uint32
 }
 #endif
 #ifdef BANKSCOPE_REPORT_X86
-// exact_cost()'s key with AVX2: the same relative offsets and the same hash as its portable loops
-// (which the compiler vectorizes with SSE2 only, without a 32-bit multiply: measured, the key was
-// 270 of a GEMM-like trace's 621 instructions per warp execution).
-__attribute__((target("avx2"))) uint32_t exact_key_avx2(const uint32_t* addr, uint32_t mask, uint32_t b,
-                                                         uint32_t* rel) {
+// exact_cost()'s relative offsets with AVX2 (the portable loops below, which the compiler vectorizes
+// with SSE2 only): rel[lane] = addr[lane] - b for the lanes of mask, 0 for the others. Returns
+// whether they equal `last`'s.
+__attribute__((target("avx2"))) bool exact_rel_avx2(const uint32_t* addr, uint32_t mask, uint32_t b, uint32_t* rel,
+                                                    const uint32_t* last) {
   const __m256i vb = _mm256_set1_epi32(static_cast<int>(b));
   const __m256i vmask = _mm256_set1_epi32(static_cast<int>(mask));
   const __m256i one = _mm256_set1_epi32(1);
-  const __m256i k1 = _mm256_set1_epi32(static_cast<int>(0x9E3779B9u));
-  const __m256i k2 = _mm256_set1_epi32(static_cast<int>(0x85EBCA6Bu));
-  __m256i h = _mm256_setzero_si256();
+  __m256i d = _mm256_setzero_si256();
   for (int k = 0; k < 4; ++k) {
     const __m256i lane = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(8 * k));
     const __m256i bit = _mm256_sllv_epi32(one, lane);
@@ -59,6 +57,22 @@ __attribute__((target("avx2"))) uint32_t exact_key_avx2(const uint32_t* addr, ui
     const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 8 * k));
     const __m256i r = _mm256_and_si256(_mm256_sub_epi32(a, vb), on);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(rel + 8 * k), r);
+    d = _mm256_or_si256(d, _mm256_xor_si256(r, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(last + 8 * k))));
+  }
+  return _mm256_testz_si256(d, d) != 0;
+}
+// exact_cost()'s hash of the relative offsets with AVX2 (the same hash as the portable loop: the
+// compiler vectorizes that without a 32-bit multiply; measured, the key was 270 of a GEMM-like
+// trace's 621 instructions per warp execution).
+__attribute__((target("avx2"))) uint32_t exact_hash_avx2(const uint32_t* rel) {
+  const __m256i one = _mm256_set1_epi32(1);
+  const __m256i k1 = _mm256_set1_epi32(static_cast<int>(0x9E3779B9u));
+  const __m256i k2 = _mm256_set1_epi32(static_cast<int>(0x85EBCA6Bu));
+  __m256i h = _mm256_setzero_si256();
+  for (int k = 0; k < 4; ++k) {
+    const __m256i lane = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(8 * k));
+    const __m256i bit = _mm256_sllv_epi32(one, lane);
+    const __m256i r = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rel + 8 * k));
     __m256i v = _mm256_mullo_epi32(_mm256_xor_si256(r, _mm256_mullo_epi32(bit, k1)), k2);
     v = _mm256_xor_si256(v, _mm256_srli_epi32(v, 16));
     h = _mm256_add_epi32(h, v);
@@ -376,6 +390,20 @@ AccessCost TraceAggregator::cost_plain(uint32_t pc_index) {
   return memo_cost(sstride, a[0], nullptr);
 }
 
+namespace {
+constexpr uint32_t kLaneBit[kWarpSize] = {
+    1u << 0,  1u << 1,  1u << 2,  1u << 3,  1u << 4,  1u << 5,  1u << 6,  1u << 7,  1u << 8,  1u << 9,  1u << 10,
+    1u << 11, 1u << 12, 1u << 13, 1u << 14, 1u << 15, 1u << 16, 1u << 17, 1u << 18, 1u << 19, 1u << 20, 1u << 21,
+    1u << 22, 1u << 23, 1u << 24, 1u << 25, 1u << 26, 1u << 27, 1u << 28, 1u << 29, 1u << 30, 1u << 31};
+}  // namespace
+
+void TraceAggregator::watch_hits(MemoGate& g) {
+  if (g.lookups == 1024) {
+    if (g.hits < 256) g.skip = 1u << 14;  // 1024 of every 17,408 executions still probe it
+    g.lookups = g.hits = 0;
+  }
+}
+
 AccessCost TraceAggregator::exact_cost(uint32_t pc_index, const std::array<uint32_t, kWarpSize>& addr) {
   MemoGate& g = gates_[pc_index];
   if (g.skip != 0) {
@@ -393,23 +421,50 @@ AccessCost TraceAggregator::exact_cost(uint32_t pc_index, const std::array<uint3
   // vectorizes them with the baseline's SSE2 (measured: the scalar loop was a fifth of a GEMM-like
   // trace's report). Inactive lanes are 0 in the key; a per-lane constant makes the hash depend on
   // which lane has which offset.
-  static constexpr uint32_t kLaneBit[kWarpSize] = {
-      1u << 0,  1u << 1,  1u << 2,  1u << 3,  1u << 4,  1u << 5,  1u << 6,  1u << 7,  1u << 8,  1u << 9,  1u << 10,
-      1u << 11, 1u << 12, 1u << 13, 1u << 14, 1u << 15, 1u << 16, 1u << 17, 1u << 18, 1u << 19, 1u << 20, 1u << 21,
-      1u << 22, 1u << 23, 1u << 24, 1u << 25, 1u << 26, 1u << 27, 1u << 28, 1u << 29, 1u << 30, 1u << 31};
-  alignas(32) std::array<uint32_t, kWarpSize> rel;
-  uint32_t h = 0;
+  std::array<uint32_t, kWarpSize>& rel = rel_;
+  const uint32_t meta = static_cast<uint32_t>(access_.op) << 8 | static_cast<uint32_t>(access_.width);
+  ++g.lookups;
+  // First the entry this PC used last: a kernel's PC mostly repeats one lane pattern (every warp of
+  // a GEMM's fragment load, every k step), and comparing with it costs a tenth of the hash.
+  ExactEntry& last = exact_[g.last];
+  bool same = false;
 #ifdef BANKSCOPE_REPORT_X86
   const bool avx2 = simd_ != CostPath::kPortable;  // cost()'s AVX2 and AVX-512 paths: the CPU has AVX2
   if (avx2) {
-    h = exact_key_avx2(addr.data(), mask, b, rel.data());
+    same = exact_rel_avx2(addr.data(), mask, b, rel.data(), last.rel.data());
   } else
 #endif
   {
+    uint32_t differ = 0;
     for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
       const uint32_t on = 0u - static_cast<uint32_t>((mask & kLaneBit[lane]) != 0);
       rel[lane] = (addr[lane] - b) & on;
+      differ |= rel[lane] ^ last.rel[lane];
     }
+    same = differ == 0;
+  }
+  if (same && last.meta == meta && last.mask == mask) {
+    ++g.hits;
+    watch_hits(g);
+    return last.cost;
+  }
+  return exact_lookup(g, meta, addr);
+}
+
+// exact_cost() when the PC's last entry differs: the hash table, filled on a miss.
+AccessCost TraceAggregator::exact_lookup(MemoGate& g, uint32_t meta, const std::array<uint32_t, kWarpSize>& addr) {
+  const std::array<uint32_t, kWarpSize>& rel = rel_;
+  const uint32_t mask = access_.mask;
+#ifdef BANKSCOPE_REPORT_X86
+  const bool avx2 = simd_ != CostPath::kPortable;
+#endif
+  uint32_t h = 0;
+#ifdef BANKSCOPE_REPORT_X86
+  if (avx2) {
+    h = exact_hash_avx2(rel.data());
+  } else
+#endif
+  {
     for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
       // Multiply, then fold the high bits down: without the fold the sum is linear in the lanes'
       // offsets, and the fragment rows {32, 48} and {64, 80} of the GEMM bench shared a slot, each
@@ -419,11 +474,11 @@ AccessCost TraceAggregator::exact_cost(uint32_t pc_index, const std::array<uint3
       h += v;
     }
   }
-  const uint32_t meta = static_cast<uint32_t>(access_.op) << 8 | static_cast<uint32_t>(access_.width);
   uint64_t x = (uint64_t{h} << 32 | mask) ^ (uint64_t{meta} * 0xC2B2AE3D27D4EB4Full);
   x = (x ^ (x >> 29)) * 0xBF58476D1CE4E5B9ull;
-  ExactEntry& e = exact_[(x >> 40) & (exact_.size() - 1)];
-  ++g.lookups;
+  const uint32_t slot = static_cast<uint32_t>((x >> 40) & (exact_.size() - 1));
+  ExactEntry& e = exact_[slot];
+  g.last = slot;
   uint32_t differ = (e.meta ^ meta) | (e.mask ^ mask);
 #ifdef BANKSCOPE_REPORT_X86
   if (avx2) {
@@ -442,10 +497,7 @@ AccessCost TraceAggregator::exact_cost(uint32_t pc_index, const std::array<uint3
     if (&addr != &access_.addr) copy_lanes(simd_, access_.addr, addr);
     e.cost = cost_sass(access_);
   }
-  if (g.lookups == 1024) {
-    if (g.hits < 256) g.skip = 1u << 14;  // 1024 of every 17,408 executions still probe it
-    g.lookups = g.hits = 0;
-  }
+  watch_hits(g);
   return e.cost;
 }
 

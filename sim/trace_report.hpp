@@ -168,8 +168,13 @@ class TraceAggregator : public TraceSink {
   std::vector<ExactEntry> exact_ = std::vector<ExactEntry>(2048);
   struct MemoGate {  // per PC of the current launch
     uint32_t lookups = 0, hits = 0, skip = 0;
+    uint32_t last = 0;  // the exact_ slot this PC used last
   };
   std::vector<MemoGate> gates_;
+  // After a lookup: every 1024, a PC that hit fewer than 256 times skips the memo for a while.
+  static void watch_hits(MemoGate& g);
+  AccessCost exact_lookup(MemoGate& g, uint32_t meta, const std::array<uint32_t, kWarpSize>& addr);
+  alignas(32) std::array<uint32_t, kWarpSize> rel_{};  // exact_cost()'s offsets of the warp at hand
 };
 
 // Reads `data` once into both the as-traced report and, when remaps are given, the what-if one.

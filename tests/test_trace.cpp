@@ -638,6 +638,43 @@ TEST_CASE("trace report: the exact memo gives cost_sass()'s numbers, warps repea
   }
 }
 
+TEST_CASE("trace report: a PC's last memo entry serves only the same lanes under the same mask") {
+  // exact_cost() first compares a warp with the entry its PC used last. Here two patterns of one
+  // STS.128 PC have the same offsets in every active lane and differ only in their masks: lanes 0-7
+  // at 16 i, lanes 8-31 at offset 0. With every lane active, the three later quarter-warps each cost
+  // a wavefront (4 in all); with lanes 0-7 alone, 1. They alternate, then each repeats, so the last
+  // entry's lanes always match and only its mask tells them apart.
+  TraceWriter t;
+  t.launch(TraceLaunch{});
+  t.pc(TracePc{0, 0x10, TraceOpKind::kStore, 16, "STS.128", "", 0});
+  TraceWarp full, low;
+  full.mask = 0xffffffffu;
+  low.mask = 0xffu;
+  for (uint32_t lane = 0; lane < 32; ++lane) full.addr[lane] = low.addr[lane] = lane < 8 ? 256 + 16 * lane : 256;
+  uint64_t want = 0, n = 0;
+  const auto add = [&](const TraceWarp& w) {
+    t.warp(w);
+    WarpAccess a;
+    a.op = Op::kStore;
+    a.width = 16;
+    a.mask = w.mask;
+    a.addr = w.addr;
+    want += static_cast<uint64_t>(cost_sass(a).wavefronts);
+    ++n;
+  };
+  for (int i = 0; i < 300; ++i) add(i % 2 ? low : full);
+  for (int i = 0; i < 300; ++i) add(i < 150 ? full : low);
+  t.launch_end(TraceLaunchEnd{0, n, 0, TraceStatus::kComplete});
+  t.end(TraceEnd{1, 0});
+  const auto bytes = t.take();
+  auto r = report_trace(bytes.data(), bytes.size());
+  REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+  const PcStats& s = r->traced.launches.at(0).pcs.at(0);
+  CHECK(want == 150 * 4 + 150 * 1 + 150 * 4 + 150 * 1);  // the premise: the masks cost 4 and 1
+  CHECK(s.executions == n);
+  CHECK(s.wavefronts == want);
+}
+
 TEST_CASE("trace what-if: a layout that misaligns vector lanes costs nothing and says so") {
   // LDS.128 of a float tile's rows (lane i at element 4 i of row 0): 16-byte aligned as traced.
   // Padding the tile to 33 floats moves row 1 to element 33: a float4 there is not 16-byte
