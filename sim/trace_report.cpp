@@ -524,11 +524,29 @@ void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
   ++s.executions;
   const size_t kind = static_cast<size_t>(pc.kind);
   ++l.executions_by_kind[kind];
+  const bool plain = pc.kind == TraceOpKind::kLoad || pc.kind == TraceOpKind::kStore;
+  if (s.model.costed && plain && w.mask != 0 && remaps_.empty()) {
+    // The common case, kept apart from the rest (on_other_warp()) so that it needs no large frame:
+    // evenly spaced (the reader checked), the stride memo; any other warp, the exact memo, read from
+    // the reader's lanes (copied into access_ only to be costed). Either way cost_sass()'s numbers.
+    access_.op = s.model.access.op;
+    access_.width = s.model.access.width;
+    access_.mask = w.mask;
+    record(s, kind, w.even ? cost_even(w) : exact_cost(w.pc_index, w.addr));
+    return;
+  }
+  on_other_warp(w, pc, l, s, kind, plain);
+}
+
+#if defined(__GNUC__)
+__attribute__((noinline))  // out of on_warp()'s common case, with the large frame it needs
+#endif
+void TraceAggregator::on_other_warp(const TraceWarp& w, const TracePc& pc, LaunchReport& l, PcStats& s, size_t kind,
+                                    bool plain) {
   if (!s.model.costed) {
     ++l.uncosted_by_kind[kind];
     return;
   }
-  const bool plain = pc.kind == TraceOpKind::kLoad || pc.kind == TraceOpKind::kStore;
   if (w.mask == 0) {
     // A predicated-off instruction still issues (measured on the H200: GPU_FACTS.md, edges) and
     // costs no wavefront.
@@ -541,13 +559,6 @@ void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
     access_.width = s.model.access.width;
   } else {
     access_ = s.model.access;
-  }
-  if (plain && remaps_.empty()) {
-    // Evenly spaced (the reader checked): the stride memo. Any other warp: the exact memo, read from
-    // the reader's lanes (copied into access_ only to be costed). Either way cost_sass()'s numbers.
-    access_.mask = w.mask;
-    record(s, kind, w.even ? cost_even(w) : exact_cost(w.pc_index, w.addr));
-    return;
   }
   if (s.model.ncu_counts_zero) {  // issued and counted as an instruction, no wavefront (pc_model())
     record(s, kind, AccessCost{});
@@ -602,7 +613,7 @@ void TraceAggregator::refuse_unsourced(LaunchReport& l, PcStats& s, size_t kind)
   s.model.why = "recorded without global sources: re-trace with this bankscope (R9 costs cp.async from them)";
 }
 
-void TraceAggregator::record(PcStats& s, size_t kind, const AccessCost& c) {
+inline void TraceAggregator::record(PcStats& s, size_t kind, const AccessCost& c) {
   const uint64_t wavefronts = static_cast<uint64_t>(c.wavefronts), ideal = static_cast<uint64_t>(c.ideal_wavefronts);
   s.wavefronts += wavefronts;
   s.ideal += ideal;

@@ -127,6 +127,8 @@ class TraceAggregator : public TraceSink {
   // access_ does not hold them yet, are copied in on a miss only.
   AccessCost memo_cost(int64_t stride, uint32_t base, const TraceWarp* lanes);
   void record(PcStats& s, size_t kind, const AccessCost& c);
+  // on_warp() for everything but a costed LDS/STS with active lanes and no what-if layout.
+  void on_other_warp(const TraceWarp& w, const TracePc& pc, LaunchReport& l, PcStats& s, size_t kind, bool plain);
   // An LDGSTS execution without its global sources (a trace of an older tracer): its PC becomes
   // not modelled, with the reason, and leaves the totals.
   void refuse_unsourced(LaunchReport& l, PcStats& s, size_t kind);
