@@ -569,6 +569,17 @@ void TraceAggregator::on_other_warp(const TraceWarp& w, const TracePc& pc, Launc
     return;
   }
   access_.mask = w.mask;
+  if (remaps_.empty() && !plain) {
+    bool valid = false;
+    const AccessCost c = kind_cost(w.pc_index, w, &valid);
+    if (!valid) {  // as below
+      ++s.uncosted;
+      ++l.uncosted_by_kind[kind];
+      return;
+    }
+    record(s, kind, c);
+    return;
+  }
   if (remaps_.empty()) {
     access_.addr = w.addr;
   } else {
@@ -589,6 +600,78 @@ void TraceAggregator::on_other_warp(const TraceWarp& w, const TracePc& pc, Launc
     // cp.async: R9 from the traced sources (global, so no what-if layout moves them).
     record(s, kind, pc.kind == TraceOpKind::kLdgsts ? ldgsts_cost(access_, w.src, /*zero_reads_nothing=*/true) : cost_sass(access_));
   }
+}
+
+AccessCost TraceAggregator::kind_cost(uint32_t pc_index, const TraceWarp& w, bool* valid) {
+  const bool ldgsts = access_.op == Op::kLdgsts;
+  const auto compute = [&]() {
+    access_.addr = w.addr;
+    *valid = validate(access_, BankConfig{}).ok();
+    if (!*valid) return AccessCost{};
+    // cp.async: R9 from the traced sources. Atomics and ldmatrix/stmatrix: their rules.
+    return ldgsts ? ldgsts_cost(access_, w.src, /*zero_reads_nothing=*/true) : cost_sass(access_);
+  };
+  MemoGate& g = gates_[pc_index];
+  if (g.skip != 0) {
+    --g.skip;
+    return compute();
+  }
+  if (kinds_.empty()) kinds_.resize(1024);
+  const uint32_t mask = access_.mask;
+  const uint32_t b = w.addr[static_cast<size_t>(__builtin_ctz(mask))] & (ldgsts ? ~127u : ~15u);
+  // .ca: a null source (0) reads nothing (ldgsts_cost()'s zero_reads_nothing) and is kept apart;
+  // .cg reads a 0 as any other source (R9's .cg has no null lane), so it moves with the others.
+  const bool null_apart = ldgsts && !access_.bypass_l1;
+  uint32_t sb = 0;
+  if (ldgsts) {
+    for (uint32_t m = mask; m != 0; m &= m - 1) {
+      const uint32_t x = w.src[static_cast<size_t>(__builtin_ctz(m))];
+      if (x != 0 || !null_apart) {
+        sb = x & ~127u;
+        break;
+      }
+    }
+  }
+  const uint32_t meta = static_cast<uint32_t>(access_.op) | static_cast<uint32_t>(access_.width) << 4 |
+                        static_cast<uint32_t>(access_.matrices) << 9 | static_cast<uint32_t>(access_.trans) << 12 |
+                        static_cast<uint32_t>(access_.atom) << 13 | static_cast<uint32_t>(access_.bypass_l1) << 20;
+  std::array<uint32_t, kWarpSize> rel, src;
+  uint32_t h = 0;
+  for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
+    const uint32_t on = 0u - static_cast<uint32_t>((mask & kLaneBit[lane]) != 0);
+    rel[lane] = (w.addr[lane] - b) & on;
+    // Sources are aligned to the width (the reader checks), so an offset is never 1.
+    src[lane] = ldgsts ? (null_apart && w.src[lane] == 0 ? 1u : w.src[lane] - sb) & on : 0u;
+    uint32_t v = (rel[lane] ^ (kLaneBit[lane] * 0x9E3779B9u) ^ (src[lane] * 0xC2B2AE3Du)) * 0x85EBCA6Bu;
+    v ^= v >> 16;
+    h += v;
+  }
+  ++g.lookups;
+  const auto same = [&](const KindEntry& e) { return e.meta == meta && e.mask == mask && e.rel == rel && e.src == src; };
+  if (same(kinds_[g.last])) {
+    ++g.hits;
+    watch_hits(g);
+    *valid = kinds_[g.last].valid;
+    return kinds_[g.last].cost;
+  }
+  uint64_t x = (uint64_t{h} << 32 | mask) ^ (uint64_t{meta} * 0xC2B2AE3D27D4EB4Full);
+  x = (x ^ (x >> 29)) * 0xBF58476D1CE4E5B9ull;
+  const uint32_t slot = static_cast<uint32_t>((x >> 40) & (kinds_.size() - 1));
+  KindEntry& e = kinds_[slot];
+  g.last = slot;
+  if (same(e)) {
+    ++g.hits;
+  } else {
+    e.meta = meta;
+    e.mask = mask;
+    e.rel = rel;
+    e.src = src;
+    e.cost = compute();
+    e.valid = *valid;
+  }
+  watch_hits(g);
+  *valid = e.valid;
+  return e.cost;
 }
 
 void TraceAggregator::refuse_unsourced(LaunchReport& l, PcStats& s, size_t kind) {

@@ -168,9 +168,28 @@ class TraceAggregator : public TraceSink {
     std::array<uint32_t, kWarpSize> rel{};  // active lanes' offsets from B, 0 for inactive lanes
   };
   std::vector<ExactEntry> exact_ = std::vector<ExactEntry>(2048);
+  // The same for every other kind on_other_warp() costs (ldmatrix/stmatrix, atomics, cp.async):
+  // keyed by (op, width, .num, .trans, atomic op, .cg, mask, every active lane's offset from B), and
+  // for cp.async every active lane's source offset from S too. B is the first active lane's offset
+  // rounded down to 16 bytes, as exact_'s, but to 128 bytes for cp.async, whose cost (R9) also reads
+  // its sources: S is the first active source rounded down to 128 bytes (for .ca the first non-null
+  // one: a null source, 0, reads nothing there and is kept apart), and moving destinations and
+  // sources by multiples of 128 bytes keeps every bank, sector and line they share (the premise is
+  // tested against the rules).
+  // Whether the access is valid (validate()) is kept with the cost. Allocated on first use.
+  AccessCost kind_cost(uint32_t pc_index, const TraceWarp& w, bool* valid);
+  struct KindEntry {
+    uint32_t meta = ~0u;  // kind_meta(); ~0u = empty
+    uint32_t mask = 0;
+    bool valid = false;
+    AccessCost cost;
+    std::array<uint32_t, kWarpSize> rel{};  // active lanes' offsets from B, 0 for inactive lanes
+    std::array<uint32_t, kWarpSize> src{};  // cp.async: active lanes' source offsets from S, 1 for null
+  };
+  std::vector<KindEntry> kinds_;
   struct MemoGate {  // per PC of the current launch
     uint32_t lookups = 0, hits = 0, skip = 0;
-    uint32_t last = 0;  // the exact_ slot this PC used last
+    uint32_t last = 0;  // the exact_ (LDS/STS) or kinds_ (other kinds) slot this PC used last
   };
   std::vector<MemoGate> gates_;
   // After a lookup: every 1024, a PC that hit fewer than 256 times skips the memo for a while.

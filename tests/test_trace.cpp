@@ -4,10 +4,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <random>
 
 #include "sim/json_io.hpp"
 #include "sim/kernel_model.hpp"
+#include "sim/ldgsts.hpp"
 #include "sim/trace.hpp"
 #include "trace_test_util.hpp"
 #include "sim/trace_report.hpp"
@@ -673,6 +675,170 @@ TEST_CASE("trace report: a PC's last memo entry serves only the same lanes under
   CHECK(want == 150 * 4 + 150 * 1 + 150 * 4 + 150 * 1);  // the premise: the masks cost 4 and 1
   CHECK(s.executions == n);
   CHECK(s.wavefronts == want);
+}
+
+TEST_CASE("trace report: the memo of the other kinds gives their rules' numbers (LDSM/STSM, ATOMS, LDGSTS)") {
+  // kind_cost()'s premise first, against the rules without the memo: an ldmatrix/stmatrix or atomic
+  // moved by a multiple of 16 bytes, and a cp.async whose destinations and sources both move by
+  // multiples of 128 bytes (a .ca lane's null source staying null), cost the same, on random lanes,
+  // masks and null sources.
+  std::mt19937 rng(29);
+  const std::vector<TracePc> pcs = {
+      {0, 0x10, TraceOpKind::kLdsm, 16, "LDSM.16.M88.4", "", 0},    {1, 0x20, TraceOpKind::kLdsm, 16, "LDSM.16.MT88.2", "", 0},
+      {2, 0x30, TraceOpKind::kStsm, 16, "STSM.16.M88.4", "", 0},    {3, 0x40, TraceOpKind::kAtomic, 4, "ATOMS.ADD", "", 0},
+      {4, 0x50, TraceOpKind::kAtomic, 4, "ATOMS.POPC.INC.32", "", 0}, {5, 0x60, TraceOpKind::kAtomic, 4, "ATOMS.CAS", "", 0},
+      {6, 0x70, TraceOpKind::kAtomic, 8, "ATOMS.CAST.SPIN.64", "", 0}, {7, 0x80, TraceOpKind::kLdgsts, 4, "LDGSTS.E", "", 0},
+      {8, 0x90, TraceOpKind::kLdgsts, 16, "LDGSTS.E.128", "", 0},   {9, 0xa0, TraceOpKind::kLdgsts, 16, "LDGSTS.E.BYPASS.128", "", 0}};
+  const auto random_warp = [&](const TracePc& pc, bool repeat_words) {
+    TraceWarp w;
+    w.pc_index = pc.index;
+    const uint32_t r = static_cast<uint32_t>(rng() % 4);
+    w.mask = r == 0 ? static_cast<uint32_t>(rng()) | 1u : 0xffffffffu;
+    const uint32_t width = static_cast<uint32_t>(pc.width);
+    const uint32_t words = repeat_words ? 4 : 512;
+    for (uint32_t lane = 0; lane < 32; ++lane) w.addr[lane] = width * static_cast<uint32_t>(rng() % (words * 16 / width));
+    if (pc.kind == TraceOpKind::kLdgsts) {
+      w.has_src = true;
+      for (uint32_t lane = 0; lane < 32; ++lane) {
+        w.src[lane] = rng() % 8 == 0 ? 0u : width * (1 + static_cast<uint32_t>(rng() % (4096 / width)));
+      }
+    }
+    return w;
+  };
+  // A null source (0) of a .ca lane reads nothing and stays null; .cg reads a 0 as any address.
+  const auto moved = [&](TraceWarp w, const TracePc& pc) {
+    const uint32_t step = pc.kind == TraceOpKind::kLdgsts ? 128u : 16u;
+    const uint32_t d = step * static_cast<uint32_t>(1 + rng() % 64), e = 128u * static_cast<uint32_t>(1 + rng() % 64);
+    const bool null_stays = !pc_model(pc).access.bypass_l1;
+    for (auto& x : w.addr) x += d;
+    for (auto& x : w.src) x = x == 0 && null_stays ? 0u : x + e;
+    return w;
+  };
+  // The rules' cost of one execution, as the report would cost it without any memo; false: invalid.
+  const auto rule_cost = [](const TracePc& pc, const TraceWarp& w, AccessCost* c) {
+    WarpAccess a = pc_model(pc).access;
+    a.mask = w.mask;
+    a.addr = w.addr;
+    if (!validate(a, BankConfig{}).ok()) return false;
+    *c = a.op == Op::kLdgsts ? ldgsts_cost(a, w.src, /*zero_reads_nothing=*/true) : cost_sass(a);
+    return true;
+  };
+  for (const TracePc& pc : pcs) {
+    REQUIRE_MESSAGE(pc_model(pc).costed, pc.opcode);
+    for (int i = 0; i < 300; ++i) {
+      const TraceWarp w = random_warp(pc, i % 2 == 0);
+      const TraceWarp m = moved(w, pc);
+      AccessCost cw, cm;
+      const bool vw = rule_cost(pc, w, &cw), vm = rule_cost(pc, m, &cm);
+      CAPTURE(pc.opcode);
+      CAPTURE(i);
+      REQUIRE(vw == vm);
+      if (!vw) continue;
+      CHECK(cw.wavefronts == cm.wavefronts);
+      CHECK(cw.ideal_wavefronts == cm.ideal_wavefronts);
+      CHECK(cw.n_way == cm.n_way);
+    }
+  }
+  // Then a trace: each PC cycles through 6 patterns (few enough that the memo keeps serving them:
+  // a PC that hits fewer than a quarter of its lookups skips it), each as it is, moved as above
+  // (the key stays), or moved so that a cp.async's key changes (destinations alone by 16 bytes,
+  // sources alone by 128), and every 50th execution random. Every per-PC total against the rules
+  // execution by execution.
+  TraceWriter t;
+  t.launch(TraceLaunch{});
+  for (const TracePc& pc : pcs) t.pc(pc);
+  std::vector<std::vector<TraceWarp>> patterns(pcs.size());
+  for (const TracePc& pc : pcs)
+    for (int k = 0; k < 6; ++k) patterns[pc.index].push_back(random_warp(pc, k % 2 == 0));
+  std::vector<PcStats> want(pcs.size());
+  uint64_t n = 0;
+  for (int i = 0; i < 30000; ++i) {
+    const TracePc& pc = pcs[static_cast<size_t>(rng() % pcs.size())];
+    TraceWarp w = i % 50 == 49 ? random_warp(pc, i % 100 == 49) : patterns[pc.index][rng() % 6];
+    const uint32_t how = static_cast<uint32_t>(rng() % 8) < 4 ? 0u : static_cast<uint32_t>(1 + rng() % 3);
+    if (how == 1) w = moved(w, pc);
+    if (how == 2) {  // destinations alone by 16 bytes: a cp.async's key must change (its B is 128-aligned)
+      for (auto& x : w.addr) x += 16u * static_cast<uint32_t>(1 + rng() % 7);
+    }
+    if (how == 3) {  // the non-null sources alone by 128 bytes: a .cg lane's 0 is no null, its key changes
+      for (auto& x : w.src) x = x == 0 ? 0u : x + 128u * static_cast<uint32_t>(1 + rng() % 7);
+    }
+    t.warp(w);
+    ++n;
+    PcStats& s = want[pc.index];
+    ++s.executions;
+    AccessCost c;
+    if (rule_cost(pc, w, &c)) {
+      s.wavefronts += static_cast<uint64_t>(c.wavefronts);
+      s.ideal += static_cast<uint64_t>(c.ideal_wavefronts);
+    } else {
+      ++s.uncosted;
+    }
+  }
+  t.launch_end(TraceLaunchEnd{0, n, 0, TraceStatus::kComplete});
+  t.end(TraceEnd{1, 0});
+  const auto bytes = t.take();
+  auto r = report_trace(bytes.data(), bytes.size());
+  REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+  const LaunchReport& l = r->traced.launches.at(0);
+  uint64_t uncosted = 0;
+  for (const TracePc& pc : pcs) {
+    CAPTURE(pc.opcode);
+    const PcStats& got = l.pcs.at(pc.index);
+    CHECK(got.executions == want[pc.index].executions);
+    CHECK(got.wavefronts == want[pc.index].wavefronts);
+    CHECK(got.ideal == want[pc.index].ideal);
+    CHECK(got.uncosted == want[pc.index].uncosted);
+    uncosted += got.uncosted;
+  }
+  CHECK(uncosted > 0);  // the generator's masks leave some ldmatrix rows inactive: invalid, not costed
+
+  // Two moves that must change a cp.async's key, each on a pair of executions found here to cost
+  // differently, alternated so that the second of each pair meets the first's entry: a .cg's
+  // destinations moved by 16 bytes (B is rounded to 128, not 16), and a .cg's non-null sources
+  // moved by 128 bytes with its 0s left (a .cg lane reads a 0 as an address, so it is no null).
+  const TracePc& cg = pcs[9];
+  const auto find_pair = [&](const std::function<TraceWarp(TraceWarp)>& move) {
+    for (int i = 0; i < 100000; ++i) {
+      TraceWarp a = random_warp(cg, i % 2 == 0);
+      for (auto& x : a.src) x = rng() % 4 == 0 ? 0u : x % 256;  // nulls, and sources near them
+      const TraceWarp b = move(a);
+      AccessCost ca, cb;
+      if (rule_cost(cg, a, &ca) && rule_cost(cg, b, &cb) && ca.wavefronts != cb.wavefronts) return std::make_pair(a, b);
+    }
+    FAIL("no pair found");
+    return std::make_pair(TraceWarp{}, TraceWarp{});
+  };
+  const auto dst16 = find_pair([](TraceWarp w) {
+    for (auto& x : w.addr) x += 16;
+    return w;
+  });
+  const auto src128 = find_pair([](TraceWarp w) {
+    for (auto& x : w.src) x = x == 0 ? 0u : x + 128;
+    return w;
+  });
+  TraceWriter t2;
+  t2.launch(TraceLaunch{});
+  TracePc cg0 = cg;
+  cg0.index = 0;
+  t2.pc(cg0);
+  uint64_t want2 = 0, n2 = 0;
+  for (int i = 0; i < 400; ++i) {
+    const auto& pair = i < 200 ? dst16 : src128;
+    TraceWarp w = i % 2 ? pair.second : pair.first;
+    w.pc_index = 0;
+    t2.warp(w);
+    AccessCost c;
+    REQUIRE(rule_cost(cg, w, &c));
+    want2 += static_cast<uint64_t>(c.wavefronts);
+    ++n2;
+  }
+  t2.launch_end(TraceLaunchEnd{0, n2, 0, TraceStatus::kComplete});
+  t2.end(TraceEnd{1, 0});
+  const auto bytes2 = t2.take();
+  auto r2 = report_trace(bytes2.data(), bytes2.size());
+  REQUIRE_MESSAGE(r2.ok(), (r2.ok() ? "" : r2.error().message));
+  CHECK(r2->traced.launches.at(0).pcs.at(0).wavefronts == want2);
 }
 
 TEST_CASE("trace what-if: a layout that misaligns vector lanes costs nothing and says so") {
