@@ -1344,6 +1344,13 @@ BANKSCOPE_TARGET_AVX2 __attribute__((noinline)) static AccessCost cost_avx2_word
   return make_cost(n, 1, n);
 }
 
+// busiest_bank_lanes() (below) with AVX2: the count of cost_avx2_words(), without its check.
+BANKSCOPE_TARGET_AVX2 static int busiest_bank_lanes_avx2(const WarpAccess& a) {
+  uint32_t lanes = 0;
+  return a.mask == 0xffffffffu ? one_phase_busiest_avx2<true>(a.addr.data(), a.mask, &lanes)
+                               : one_phase_busiest_avx2<false>(a.addr.data(), a.mask, &lanes);
+}
+
 BANKSCOPE_TARGET_AVX2
 static AccessCost cost_default_avx2(const WarpAccess& a, const uint32_t* addr) {
   if (a.width <= 4) return a.width == 4 ? cost_avx2_words<true>(a, addr) : cost_avx2_words<false>(a, addr);
@@ -1513,9 +1520,46 @@ AccessCost cast_spin(const WarpAccess& a, const BankConfig& cfg, AccessReport* r
 
 }  // namespace
 
+// R8 for a 4-byte shared atomic of the default geometry other than POPC.INC (R8b), CAS and
+// CAST.SPIN (R8c): one phase of 32 lanes (as a 4-byte store), every active lane served alone, lanes
+// on one word too, so the phase costs the most active lanes on one bank, with no check for shared
+// words. The count is the LDS/STS route's (before its check), on this CPU's path.
+static int busiest_bank_lanes(CostPath p, const WarpAccess& a) {
+  const uint32_t* addr = a.addr.data();
+  uint32_t lanes = 0;
+#ifdef BANKSCOPE_X86_PATHS
+  if (p == CostPath::kAvx2 || p == CostPath::kAvx512) return busiest_bank_lanes_avx2(a);  // AVX-512 CPUs have AVX2
+#endif
+  (void)p;
+#if defined(BANKSCOPE_SSE2_COUNT)
+  return a.mask == 0xffffffffu ? one_phase_busiest_sse2<true>(addr, a.mask, &lanes)
+                               : one_phase_busiest_sse2<false>(addr, a.mask, &lanes);
+#else
+  (void)lanes;
+  int count[kWarpSize] = {};
+  int n = 0;
+  for (uint32_t m = a.mask; m != 0; m &= m - 1) {
+    const int c = ++count[(addr[__builtin_ctz(m)] >> 2) & 31u];
+    n = c > n ? c : n;
+  }
+  return n;
+#endif
+}
+
 // cost_on()'s routes other than the fast paths, out of line: inlined, R9's source walk gave
 // cost_on() a large frame that every LDS/STS paid for.
-__attribute__((noinline)) static AccessCost cost_not_plain(const WarpAccess& a, const BankConfig& cfg) {
+__attribute__((noinline)) static AccessCost cost_not_plain(CostPath p, const WarpAccess& a, const BankConfig& cfg) {
+  if (a.op == Op::kAtomic && a.width == 4 && cfg.is_default() && a.atom != AtomOp::kCas &&
+      a.atom != AtomOp::kCastSpin) {
+    if (a.mask == 0) return AccessCost{};  // nothing issues (R5)
+    if (a.atom == AtomOp::kPopcInc) {  // R8b: the cost of a 4-byte load of the same lanes
+      WarpAccess load = a;
+      load.op = Op::kLoad;
+      return cost_on(p, load, cfg);
+    }
+    const int n = busiest_bank_lanes(p, a);
+    return make_cost(n, 1, n);
+  }
   // R9 (sim/ldgsts.hpp) costs cp.async from its sources too; an access alone has none, so it gets
   // the harness's contiguous row (predict_pattern passes a pattern's "src").
   if (a.op == Op::kLdgsts && cfg.is_default()) return ldgsts_cost(a, ldgsts_default_sources(a));
@@ -1525,7 +1569,7 @@ __attribute__((noinline)) static AccessCost cost_not_plain(const WarpAccess& a, 
 
 AccessCost cost_on(CostPath p, const WarpAccess& a, const BankConfig& cfg) {
   // The fast paths know LDS/STS of the default geometry only; everything else takes run<> (or R9).
-  if (!is_plain(a.op) || !cfg.is_default()) return cost_not_plain(a, cfg);
+  if (!is_plain(a.op) || !cfg.is_default()) return cost_not_plain(p, a, cfg);
   assert(cost_path_supported(p) && "cost_on() on a path this CPU lacks");
   assert(validate(a, cfg).ok() && "cost() needs a validated access");
 #ifdef BANKSCOPE_X86_PATHS

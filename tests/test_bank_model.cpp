@@ -703,6 +703,34 @@ TEST_CASE("differential: random warps of every width, op and mask") {
   CHECK(bad == 0);
 }
 
+// cost_on()'s 4-byte shared atomics: R8 (every active lane served alone, so the most active lanes
+// on one bank) and R8b (ATOMS.POPC.INC: a 4-byte load's cost) take the LDS/STS count on each path;
+// CAS and CAST.SPIN stay on the reference route. Every operation against simulate(), lanes drawn
+// from few words so that active lanes share words (where R8 and R8b differ) and banks; the
+// generator's coverage of shared words is counted by brute force.
+TEST_CASE("differential: 4-byte shared atomics of every operation (R8, R8b, CAS, CAST.SPIN) on every path") {
+  Rng rng{0x5eed0a70c0ffee11ull};
+  const AtomOp ops[] = {AtomOp::kAdd, AtomOp::kMin,     AtomOp::kMax,     AtomOp::kExch,
+                        AtomOp::kCas, AtomOp::kPopcInc, AtomOp::kCastSpin};
+  int bad = 0, shared = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const uint32_t r = rng.below(4);
+    WarpAccess a = warp(4, Op::kAtomic, r == 0 ? 0u : (r == 1 ? rng.next() : 0xffffffffu));
+    a.atom = ops[rng.below(7)];
+    const uint32_t pool = 1u + rng.below(48);
+    const uint32_t spread = 4u << rng.below(10);  // 4 B .. 2 KiB apart
+    for (uint32_t l = 0; l < 32; ++l) a.addr[l] = rng.below(pool) * spread;
+    bool shares = false;
+    for (uint32_t x = 0; x < 32; ++x)
+      for (uint32_t y = x + 1; y < 32; ++y)
+        shares |= (a.mask >> x & 1u) && (a.mask >> y & 1u) && a.addr[x] == a.addr[y];
+    shared += shares;
+    bad += !same_as_run(a, "atomic");
+  }
+  CHECK(bad == 0);
+  CHECK(shared > 10000);
+}
+
 // The avx2 and portable paths count the active lanes of each (phase, bank group) and check one
 // busiest group for two lanes on one unit (then they dedupe and count again). Aimed at that check:
 // few bank groups and few rows, so groups hold 2-12 lanes; words shared by copying lanes; 1- and
