@@ -528,6 +528,34 @@ TEST_CASE("trace: corrupt version 2 executions give one line naming what") {
   for (int lane = 0; lane < 32; ++lane) high.push_back(static_cast<uint8_t>(lane));
   CHECK(read_error(trace(2, 4, 0xffffffffu, high)).find("lane 3 address 4294967292 outside 0..2^32-1") !=
         std::string::npos);
+  // Mode 1 (a delta per lane) of a full warp with the bytes for 31 five-byte deltas: the reader's
+  // unchecked decoding, then one check of all lanes; lane 3 is past the top there too.
+  {
+    std::vector<uint8_t> payload{1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xf0, 0xff, 0xff, 0xff, 0x0f, 1};
+    for (int lane = 1; lane < 32; ++lane) payload.insert(payload.end(), {0x88, 0x80, 0x80, 0x80, 0x00});  // +4, overlong
+    TraceWriter h(true, 2);
+    h.launch(TraceLaunch{});
+    h.pc(TracePc{0, 0x40, TraceOpKind::kLoad, 4, "LDS", "", 0});
+    std::vector<uint8_t> b = h.take();
+    b.push_back('W');
+    for (uint64_t v = payload.size(); ; v >>= 7) {
+      b.push_back(static_cast<uint8_t>(v >= 0x80 ? (v & 0x7f) | 0x80 : v));
+      if (v < 0x80) break;
+    }
+    b.insert(b.end(), payload.begin(), payload.end());
+    TraceWriter e(false);
+    e.launch_end(TraceLaunchEnd{0, 1, 0, TraceStatus::kComplete});
+    e.end(TraceEnd{1, 0});
+    const auto tail = e.take();
+    b.insert(b.end(), tail.begin(), tail.end());
+    CHECK(read_error(b).find("lane 3 address 4294967292 outside 0..2^32-1") != std::string::npos);
+    payload[8] = 0x80;  // base 2^32 - 256: every lane fits
+    payload[9] = 0xfe;
+    b.resize(b.size() - tail.size() - payload.size());
+    b.insert(b.end(), payload.begin(), payload.end());
+    b.insert(b.end(), tail.begin(), tail.end());
+    CHECK(read_error(b) == "ok");
+  }
   // Every prefix of a version 2 file with all four modes fails with one line.
   std::vector<TraceWarp> warps(4);
   for (uint32_t lane = 0; lane < 32; ++lane) {
