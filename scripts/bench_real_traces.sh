@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# bench_real_traces.sh [OLD_BUILD_DIR OLD_LABEL]: `report` throughput on real kernels' traces, one
+# core, written with the machine's description to assets/results/cpu/bench_real_traces.txt.
+# The traces: the H200 corpus's, committed gzipped in assets/results/h200/2026-12-02b/traces/ (cuBLAS
+# SGEMM and HGEMM, PyTorch operators, gemm_float4; scripts/h200_round10.sh recorded them), plus any
+# *.bstrace in $BANKSCOPE_EXTRA_TRACES (e.g. the CUB device trace, 32 MB, not committed; its size
+# and sha256 are printed with it). Each is read once and reported many times in memory by
+# bankscope-bench-trace (best of 7), on each cost() path this CPU has; with OLD_BUILD_DIR, that
+# build's bankscope-bench-trace too, the two alternated. Run on an otherwise idle machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=assets/results/cpu/bench_real_traces.txt
+new="${BANKSCOPE_BUILD_DIR:-build}/bin/bankscope-bench-trace"
+old="${1:+$1/bin/bankscope-bench-trace}"
+label="${2:-}"
+state="$(git rev-parse --short HEAD)$(git diff --quiet -- . ":(exclude)$out" || echo ' (with local changes)')"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+for f in assets/results/h200/2026-12-02b/traces/*.bstrace.gz; do gunzip -c "$f" >"$dir/$(basename "$f" .gz)"; done
+if [[ -n ${BANKSCOPE_EXTRA_TRACES:-} ]]; then
+  for f in "$BANKSCOPE_EXTRA_TRACES"/*.bstrace; do [[ -e $dir/$(basename "$f") ]] || cp "$f" "$dir/"; done
+fi
+files=("$dir"/*.bstrace)
+{
+  echo "# bench_real_traces.sh, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "# new: $new at commit $state"
+  [[ -n $old ]] && echo "# old: $old ($label)"
+  for f in "${files[@]}"; do echo "# trace $(basename "$f"): $(stat -c %s "$f") bytes, sha256 $(sha256sum "$f" | cut -c1-16)"; done
+  for path in avx2 portable; do
+    rc=0
+    BANKSCOPE_SIMD=$path "$new" /nonexistent.bstrace >/dev/null 2>&1 || rc=$?
+    [[ $rc == 2 ]] && continue  # a path this CPU lacks
+    echo "## BANKSCOPE_SIMD=$path, new"
+    BANKSCOPE_SIMD=$path "$new" "${files[@]}"
+    if [[ -n $old ]]; then
+      echo "## BANKSCOPE_SIMD=$path, old ($label)"
+      BANKSCOPE_SIMD=$path "$old" "${files[@]}"
+    fi
+  done
+} | tee "$out"
