@@ -1192,8 +1192,8 @@ BANKSCOPE_TARGET_AVX2 __attribute__((always_inline)) static inline __m256i lane_
 // most, below the 15 a nibble holds. The nibbles are widened to bytes and the four elements summed,
 // each count becomes the word (63 - count) << 5 | bank, and phminposuw names the busiest count and
 // one bank with it. Returns that count and, in *lanes, the active lanes on that bank (for the check
-// that they are on distinct units). Random 4-byte warps: 40.7 -> 44.9 M/s here (Zen 3, best of 200
-// windows), as the compares took more instructions and a longer chain to the check.
+// that they are on distinct units). Random 4-byte warps: 39.9 -> 42.0 M/s here (Zen 3, best of
+// three alternating runs, assets/results/cpu/model_bench_compare.txt of round 10).
 template <bool kFull>
 BANKSCOPE_TARGET_AVX2 __attribute__((always_inline)) static inline int one_phase_busiest_avx2(const uint32_t* addr,
                                                                                             uint32_t mask,

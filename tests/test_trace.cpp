@@ -555,6 +555,26 @@ TEST_CASE("trace: corrupt version 2 executions give one line naming what") {
     b.insert(b.end(), payload.begin(), payload.end());
     b.insert(b.end(), tail.begin(), tail.end());
     CHECK(read_error(b) == "ok");
+    // The same path with a lane below 0 (a negative delta from a small base) and with a misaligned
+    // delta: each named as the lane-by-lane loop names it.
+    const auto with = [&](uint32_t base_byte, uint8_t delta_byte, int at_lane) {
+      // The base as a five-byte varint, so that the record keeps its length.
+      std::vector<uint8_t> q{1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, static_cast<uint8_t>(base_byte | 0x80), 0x80, 0x80, 0x80, 0x00, 1};
+      for (int lane = 1; lane < 32; ++lane) {
+        const uint8_t d = lane == at_lane ? delta_byte : uint8_t{0x08};  // zigzag 8: +4
+        q.insert(q.end(), {static_cast<uint8_t>(d | 0x80), 0x80, 0x80, 0x80, 0x00});  // five bytes each
+      }
+      std::vector<uint8_t> c = b;
+      c.resize(c.size() - tail.size() - payload.size());
+      c.insert(c.end(), q.begin(), q.end());
+      c.insert(c.end(), tail.begin(), tail.end());
+      return read_error(c);
+    };
+    CHECK(with(16, 0x08, -1) == "ok");  // base 16, +4 per lane
+    // Lane 2 at 16 + 4 - 40 (zigzag 79: -40): below 0.
+    CHECK(with(16, 79, 2).find("lane 2 address -20 outside 0..2^32-1") != std::string::npos);
+    // Lane 4 at +6 (zigzag 12) instead of +4: 16 + 4 * 3 + 6 = 34, not 4-byte aligned.
+    CHECK(with(16, 12, 4).find("lane 4 address 34 not aligned to its width 4") != std::string::npos);
   }
   // Every prefix of a version 2 file with all four modes fails with one line.
   std::vector<TraceWarp> warps(4);
@@ -867,6 +887,46 @@ TEST_CASE("trace report: the memo of the other kinds gives their rules' numbers 
   auto r2 = report_trace(bytes2.data(), bytes2.size());
   REQUIRE_MESSAGE(r2.ok(), (r2.ok() ? "" : r2.error().message));
   CHECK(r2->traced.launches.at(0).pcs.at(0).wavefronts == want2);
+
+  // Two PCs whose executions have the same lanes and mask and differ only in the instruction: an
+  // ldmatrix .x2 and .x4, an ATOMS.ADD and ATOMS.POPC.INC, each pair alternated, so that their keys
+  // differ in the instruction's fields alone (an entry of one must never serve the other).
+  const TracePc pairs[] = {{0, 0x10, TraceOpKind::kLdsm, 16, "LDSM.16.M88.2", "", 0},
+                           {1, 0x20, TraceOpKind::kLdsm, 16, "LDSM.16.M88.4", "", 0},
+                           {2, 0x30, TraceOpKind::kAtomic, 4, "ATOMS.ADD", "", 0},
+                           {3, 0x40, TraceOpKind::kAtomic, 4, "ATOMS.POPC.INC.32", "", 0}};
+  TraceWriter t3;
+  t3.launch(TraceLaunch{});
+  for (const TracePc& pc : pairs) t3.pc(pc);
+  TraceWarp rows, words;  // every lane on row 4 lane of 16 bytes; every lane on one of 4 words, bank 0
+  rows.mask = words.mask = 0xffffffffu;
+  for (uint32_t lane = 0; lane < 32; ++lane) {
+    rows.addr[lane] = 16 * lane;
+    words.addr[lane] = 128 * (lane % 4);
+  }
+  std::vector<uint64_t> want3(4);
+  uint64_t n3 = 0;
+  for (int i = 0; i < 400; ++i) {
+    const TracePc& pc = pairs[static_cast<size_t>(i % 4)];
+    TraceWarp w = pc.kind == TraceOpKind::kLdsm ? rows : words;
+    w.pc_index = pc.index;
+    t3.warp(w);
+    AccessCost c;
+    REQUIRE(rule_cost(pc, w, &c));
+    want3[pc.index] += static_cast<uint64_t>(c.wavefronts);
+    ++n3;
+  }
+  CHECK(want3[0] != want3[1]);  // the premise: the pair members cost differently
+  CHECK(want3[2] != want3[3]);
+  t3.launch_end(TraceLaunchEnd{0, n3, 0, TraceStatus::kComplete});
+  t3.end(TraceEnd{1, 0});
+  const auto bytes3 = t3.take();
+  auto r3 = report_trace(bytes3.data(), bytes3.size());
+  REQUIRE_MESSAGE(r3.ok(), (r3.ok() ? "" : r3.error().message));
+  for (uint32_t p = 0; p < 4; ++p) {
+    CAPTURE(pairs[p].opcode);
+    CHECK(r3->traced.launches.at(0).pcs.at(p).wavefronts == want3[p]);
+  }
 }
 
 TEST_CASE("trace what-if: a layout that misaligns vector lanes costs nothing and says so") {
