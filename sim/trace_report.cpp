@@ -395,6 +395,22 @@ constexpr uint32_t kLaneBit[kWarpSize] = {
     1u << 0,  1u << 1,  1u << 2,  1u << 3,  1u << 4,  1u << 5,  1u << 6,  1u << 7,  1u << 8,  1u << 9,  1u << 10,
     1u << 11, 1u << 12, 1u << 13, 1u << 14, 1u << 15, 1u << 16, 1u << 17, 1u << 18, 1u << 19, 1u << 20, 1u << 21,
     1u << 22, 1u << 23, 1u << 24, 1u << 25, 1u << 26, 1u << 27, 1u << 28, 1u << 29, 1u << 30, 1u << 31};
+
+// One lane's term of the memos' hash: its offset (and a cp.async lane's source offset, 0 for other
+// kinds) mixed with a per-lane constant, multiplied, then the high bits folded down: without the fold
+// the sum is linear in the lanes' offsets, and the fragment rows {32, 48} and {64, 80} of the GEMM
+// bench shared a slot, each evicting the other (measured: 1.6 M misses in 2 M lookups).
+inline uint32_t lane_term(uint32_t lane, uint32_t rel, uint32_t src) {
+  uint32_t v = (rel ^ (kLaneBit[lane] * 0x9E3779B9u) ^ (src * 0xC2B2AE3Du)) * 0x85EBCA6Bu;
+  return v ^ (v >> 16);
+}
+
+// The memos' slot of a key: the lanes' hash, the mask and the instruction's fields, mixed.
+inline uint32_t memo_slot(uint32_t h, uint32_t mask, uint32_t meta, size_t slots) {
+  uint64_t x = (uint64_t{h} << 32 | mask) ^ (uint64_t{meta} * 0xC2B2AE3D27D4EB4Full);
+  x = (x ^ (x >> 29)) * 0xBF58476D1CE4E5B9ull;
+  return static_cast<uint32_t>((x >> 40) & (slots - 1));
+}
 }  // namespace
 
 void TraceAggregator::watch_hits(MemoGate& g) {
@@ -465,18 +481,9 @@ AccessCost TraceAggregator::exact_lookup(MemoGate& g, uint32_t meta, const std::
   } else
 #endif
   {
-    for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
-      // Multiply, then fold the high bits down: without the fold the sum is linear in the lanes'
-      // offsets, and the fragment rows {32, 48} and {64, 80} of the GEMM bench shared a slot, each
-      // evicting the other (measured: 1.6 M misses in 2 M lookups).
-      uint32_t v = (rel[lane] ^ (kLaneBit[lane] * 0x9E3779B9u)) * 0x85EBCA6Bu;
-      v ^= v >> 16;
-      h += v;
-    }
+    for (uint32_t lane = 0; lane < kWarpSize; ++lane) h += lane_term(lane, rel[lane], 0);
   }
-  uint64_t x = (uint64_t{h} << 32 | mask) ^ (uint64_t{meta} * 0xC2B2AE3D27D4EB4Full);
-  x = (x ^ (x >> 29)) * 0xBF58476D1CE4E5B9ull;
-  const uint32_t slot = static_cast<uint32_t>((x >> 40) & (exact_.size() - 1));
+  const uint32_t slot = memo_slot(h, mask, meta, exact_.size());
   ExactEntry& e = exact_[slot];
   g.last = slot;
   uint32_t differ = (e.meta ^ meta) | (e.mask ^ mask);
@@ -597,9 +604,14 @@ void TraceAggregator::on_other_warp(const TraceWarp& w, const TracePc& pc, Launc
   if (plain) {
     record(s, kind, cost_plain(w.pc_index));
   } else {
-    // cp.async: R9 from the traced sources (global, so no what-if layout moves them).
-    record(s, kind, pc.kind == TraceOpKind::kLdgsts ? ldgsts_cost(access_, w.src, /*zero_reads_nothing=*/true) : cost_sass(access_));
+    record(s, kind, cost_other_kind(w));
   }
+}
+
+AccessCost TraceAggregator::cost_other_kind(const TraceWarp& w) const {
+  // cp.async: R9 from the traced sources (global, so no what-if layout moves them). Atomics and
+  // ldmatrix/stmatrix: their rules.
+  return access_.op == Op::kLdgsts ? ldgsts_cost(access_, w.src, /*zero_reads_nothing=*/true) : cost_sass(access_);
 }
 
 AccessCost TraceAggregator::kind_cost(uint32_t pc_index, const TraceWarp& w, bool* valid) {
@@ -607,9 +619,7 @@ AccessCost TraceAggregator::kind_cost(uint32_t pc_index, const TraceWarp& w, boo
   const auto compute = [&]() {
     access_.addr = w.addr;
     *valid = validate(access_, BankConfig{}).ok();
-    if (!*valid) return AccessCost{};
-    // cp.async: R9 from the traced sources. Atomics and ldmatrix/stmatrix: their rules.
-    return ldgsts ? ldgsts_cost(access_, w.src, /*zero_reads_nothing=*/true) : cost_sass(access_);
+    return *valid ? cost_other_kind(w) : AccessCost{};
   };
   MemoGate& g = gates_[pc_index];
   if (g.skip != 0) {
@@ -655,14 +665,8 @@ AccessCost TraceAggregator::kind_cost(uint32_t pc_index, const TraceWarp& w, boo
     return kinds_[g.last].cost;
   }
   uint32_t h = 0;
-  for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
-    uint32_t v = (rel[lane] ^ (kLaneBit[lane] * 0x9E3779B9u) ^ (src[lane] * 0xC2B2AE3Du)) * 0x85EBCA6Bu;
-    v ^= v >> 16;
-    h += v;
-  }
-  uint64_t x = (uint64_t{h} << 32 | mask) ^ (uint64_t{meta} * 0xC2B2AE3D27D4EB4Full);
-  x = (x ^ (x >> 29)) * 0xBF58476D1CE4E5B9ull;
-  const uint32_t slot = static_cast<uint32_t>((x >> 40) & (kinds_.size() - 1));
+  for (uint32_t lane = 0; lane < kWarpSize; ++lane) h += lane_term(lane, rel[lane], src[lane]);
+  const uint32_t slot = memo_slot(h, mask, meta, kinds_.size());
   KindEntry& e = kinds_[slot];
   g.last = slot;
   if (same(e)) {

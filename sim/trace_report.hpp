@@ -178,6 +178,8 @@ class TraceAggregator : public TraceSink {
   // tested against the rules).
   // Whether the access is valid (validate()) is kept with the cost. Allocated on first use.
   AccessCost kind_cost(uint32_t pc_index, const TraceWarp& w, bool* valid);
+  // The cost of access_, a validated access of a kind other than LDS/STS, by its kind's rule.
+  AccessCost cost_other_kind(const TraceWarp& w) const;
   struct KindEntry {
     uint32_t meta = ~0u;  // kind_meta(); ~0u = empty
     uint32_t mask = 0;
