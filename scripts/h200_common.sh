@@ -24,6 +24,23 @@ h200_build() {
   cmake --build "$BUILD" -j "$(nproc)" "${targets[@]}" >/dev/null || exit 1
 }
 
+# h200_corpus_check WORK: the whole tracer corpus, each program with `trace --check`
+# (scripts/h200_trace.sh), in WORK; copies its trace_summary.txt to $OUT, unpacks the traces into
+# WORK/t and packs each program's --check output and report into $OUT/check.tar.gz.
+h200_corpus_check() {
+  local work=$1
+  rm -rf "$work"
+  mkdir -p "$work"
+  step "corpus (trace --check, every program)"
+  OUT="$work" TRACE_TIMEOUT=120 timeout 540 bash scripts/h200_trace.sh >"$work/stdout.txt" 2>&1
+  echo "corpus exit $?"
+  cp "$work/trace_summary.txt" "$OUT/"
+  cat "$OUT/trace_summary.txt"
+  mkdir -p "$work/t"
+  tar -xzf "$work/traces.tar.gz" -C "$work/t"
+  (cd "$work/t" && tar -czf "$OUT/check.tar.gz" ./*.trace.txt ./*.report.txt)
+}
+
 step "machine"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv || true
 nvcc --version | tail -2 || true

@@ -11,16 +11,7 @@
 # Never changes clocks or GPU settings.
 source "$(dirname "${BASH_SOURCE[0]}")/h200_common.sh"
 work=/tmp/round10_corpus
-rm -rf "$work"
-mkdir -p "$work"
-step "corpus (trace --check, every program)"
-OUT="$work" TRACE_TIMEOUT=120 timeout 540 bash scripts/h200_trace.sh >"$work/stdout.txt" 2>&1
-echo "corpus exit $?"
-cp "$work/trace_summary.txt" "$OUT/"
-cat "$OUT/trace_summary.txt"
-mkdir -p "$work/t"
-tar -xzf "$work/traces.tar.gz" -C "$work/t"
-(cd "$work/t" && tar -czf "$OUT/check.tar.gz" ./*.trace.txt ./*.report.txt)
+h200_corpus_check "$work"
 picked=(cublas_sgemm cub_device cublas_hgemm torch_ops gemm_float4)
 for n in "${picked[@]}"; do
   [[ -f $work/t/$n.bstrace ]] || { echo "$n: no trace"; continue; }

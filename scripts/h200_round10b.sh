@@ -4,15 +4,5 @@
 # route, the reader's mode-1 path came after h200_round10.sh ran) -> $OUT/trace_summary.txt and
 # $OUT/check.tar.gz (each program's --check output and report). Never changes clocks or GPU settings.
 source "$(dirname "${BASH_SOURCE[0]}")/h200_common.sh"
-work=/tmp/round10b_corpus
-rm -rf "$work"
-mkdir -p "$work"
-step "corpus (trace --check, every program)"
-OUT="$work" TRACE_TIMEOUT=120 timeout 540 bash scripts/h200_trace.sh >"$work/stdout.txt" 2>&1
-echo "corpus exit $?"
-cp "$work/trace_summary.txt" "$OUT/"
-cat "$OUT/trace_summary.txt"
-mkdir -p "$work/t"
-tar -xzf "$work/traces.tar.gz" -C "$work/t"
-(cd "$work/t" && tar -czf "$OUT/check.tar.gz" ./*.trace.txt ./*.report.txt)
+h200_corpus_check /tmp/round10b_corpus
 step "done"
