@@ -273,6 +273,69 @@ uint32_t unpack(CostPath simd, const uint8_t* q, uint32_t base, int shift, uint3
   return unpack_portable<kBytes>(q, base, shift, out);
 }
 
+// out[lane] = in[lane] + d for every lane (mode 4), with the vector width cost() loads lanes with
+// (as unpack()).
+void add_lanes_portable(const uint32_t* in, uint32_t d, uint32_t* out) {
+  for (int lane = 0; lane < kWarpSize; ++lane) out[lane] = in[lane] + d;  // vectorized (SSE2)
+}
+#ifdef BANKSCOPE_TRACE_X86
+__attribute__((target("avx2"))) void add_lanes_avx2(const uint32_t* in, uint32_t d, uint32_t* out) {
+  const __m256i vd = _mm256_set1_epi32(static_cast<int>(d));
+  for (int k = 0; k < 4; ++k) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 8 * k));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8 * k), _mm256_add_epi32(v, vd));
+  }
+}
+__attribute__((target("avx512f"))) void add_lanes_avx512(const uint32_t* in, uint32_t d, uint32_t* out) {
+  const __m512i vd = _mm512_set1_epi32(static_cast<int>(d));
+  for (int h = 0; h < 2; ++h) _mm512_storeu_si512(out + 16 * h, _mm512_add_epi32(_mm512_loadu_si512(in + 16 * h), vd));
+}
+#endif
+inline void add_lanes(CostPath simd, const uint32_t* in, uint32_t d, uint32_t* out) {
+#ifdef BANKSCOPE_TRACE_X86
+  if (simd == CostPath::kAvx512) return add_lanes_avx512(in, d, out);
+  if (simd == CostPath::kAvx2) return add_lanes_avx2(in, d, out);
+#endif
+  (void)simd;
+  add_lanes_portable(in, d, out);
+}
+
+// 32 lanes from `in` to `out` as 16-byte moves (GCC made the memcpy a `rep movsl`, microcoded: a
+// fifth of the reader's instructions on cuBLAS SGEMM's trace, measured).
+inline void copy_lanes(const uint32_t* in, uint32_t* out) {
+#ifdef BANKSCOPE_TRACE_X86
+  for (int k = 0; k < 8; ++k) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 4 * k), _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + 4 * k)));
+  }
+#else
+  std::memcpy(out, in, kWarpSize * sizeof(uint32_t));
+#endif
+}
+
+// What the reader keeps of a pc index's previous execution with lanes (or sources), for mode 4 and
+// TraceWarp::same_offsets.
+struct LaneState {
+  bool valid = false;
+  bool uniform = false;  // stored in mode 0, with `stride`
+  uint32_t mask = 0;
+  int64_t stride = 0;
+  uint32_t first = 0;     // the first active lane's address
+  int64_t lo = 0, hi = 0;  // lo <= every active lane's address <= hi
+  alignas(64) std::array<uint32_t, kWarpSize> lanes{};  // the active lanes' addresses (the others: any)
+};
+
+inline void remember(LaneState& h, uint32_t mask, const std::array<uint32_t, kWarpSize>& out, int64_t lo, int64_t hi,
+                     bool uniform, int64_t stride) {
+  h.valid = true;
+  h.uniform = uniform;
+  h.mask = mask;
+  h.stride = stride;
+  h.first = out[static_cast<size_t>(__builtin_ctz(mask))];
+  h.lo = lo;
+  h.hi = hi;
+  copy_lanes(out.data(), h.lanes.data());
+}
+
 // The lanes of a mode 2 (kBytes = 1) or mode 3 (kBytes = 2) execution into out[lane]: shift, then
 // one offset per active lane of `mask`. A full warp (the common case) is unpacked without a branch
 // per lane, then range (at most `top`) and alignment are checked once for all (conservatively,
@@ -280,7 +343,7 @@ uint32_t unpack(CostPath simd, const uint8_t* q, uint32_t base, int shift, uint3
 // the first bad one as mode 1 would. `noun` names the lanes' values in errors ("address", "source").
 template <int kBytes>
 bool read_packed(Cursor& r, uint32_t mask, uint32_t* out, uint64_t base, const TracePc& pc, CostPath simd,
-                 uint64_t top, const char* noun) {
+                 uint64_t top, const char* noun, uint64_t* hi) {
   const uint8_t shift = r.u8("address shift");
   if (!r.ok()) return false;
   if (shift > 4) {
@@ -298,8 +361,10 @@ bool read_packed(Cursor& r, uint32_t mask, uint32_t* out, uint64_t base, const T
   if (mask == 0xffffffffu && base <= top) {
     // Offsets are below 2^20, so base + spread cannot wrap in 64 bits; spread >= every offset.
     const uint32_t spread = unpack<kBytes>(simd, q, static_cast<uint32_t>(base), shift, out);
+    *hi = base + spread;
     if (base + spread <= top && ((base | spread) & align) == 0) return true;
   }
+  *hi = base;
   // Sparse masks, and any check that failed: lane by lane.
   const auto offset = [q](int k) -> uint32_t {
     if constexpr (kBytes == 1) {
@@ -321,8 +386,54 @@ bool read_packed(Cursor& r, uint32_t mask, uint32_t* out, uint64_t base, const T
              std::to_string(pc.width) + " (pc " + std::to_string(pc.pc) + ")");
       return false;
     }
+    *hi = std::max(*hi, a);
     out[lane] = static_cast<uint32_t>(a);
   }
+  return true;
+}
+
+// Mode 4: the lanes of `h` (the pc index's previous execution with lanes) moved to `base`. One check
+// of the bounds that h keeps, else lane by lane, naming the first bad one. Returns false after
+// r.fail().
+bool read_repeat(Cursor& r, uint32_t mask, std::array<uint32_t, kWarpSize>& out, const TracePc& pc, CostPath simd,
+                 int64_t top, const char* noun, uint64_t base, LaneState& h) {
+  if (!h.valid) {
+    r.fail("address mode 4 (as before) at the first execution with lanes of pc index " + std::to_string(pc.index));
+    return false;
+  }
+  if (h.mask != mask) {
+    char m[48];
+    std::snprintf(m, sizeof m, "mask 0x%08x, the previous one's 0x%08x", mask, h.mask);
+    r.fail("address mode 4 (as before) of pc index " + std::to_string(pc.index) + " with " + m);
+    return false;
+  }
+  const int64_t d = static_cast<int64_t>(std::min<uint64_t>(base, uint64_t{1} << 33)) - int64_t{h.first};
+  const int64_t align = pc.width - 1;
+  if (!(h.lo + d >= 0 && h.hi + d <= top && (d & align) == 0)) {
+    int64_t lo = top, hi = 0;
+    for (int lane = 0; lane < kWarpSize; ++lane) {
+      if (!(mask >> lane & 1u)) continue;
+      const int64_t a = int64_t{h.lanes[static_cast<size_t>(lane)]} + d;
+      if (a < 0 || a > top) {
+        r.fail("lane " + std::to_string(lane) + " " + noun + " " + std::to_string(a) + " outside 0..2^32-1");
+        return false;
+      }
+      if ((a & align) != 0) {
+        r.fail("lane " + std::to_string(lane) + " " + noun + " " + std::to_string(a) + " not aligned to its width " +
+               std::to_string(pc.width) + " (pc " + std::to_string(pc.pc) + ")");
+        return false;
+      }
+      lo = std::min(lo, a);
+      hi = std::max(hi, a);
+    }
+    h.lo = lo - d;  // the exact bounds, as below
+    h.hi = hi - d;
+  }
+  add_lanes(simd, h.lanes.data(), static_cast<uint32_t>(d), out.data());  // out as cost() loads it
+  copy_lanes(out.data(), h.lanes.data());
+  h.first += static_cast<uint32_t>(d);
+  h.lo += d;
+  h.hi += d;
   return true;
 }
 
@@ -334,19 +445,24 @@ bool read_packed(Cursor& r, uint32_t mask, uint32_t* out, uint64_t base, const T
 __attribute__((always_inline))
 #endif
 inline bool read_lanes(Cursor& r, uint32_t mask, std::array<uint32_t, kWarpSize>& out, const TracePc& pc,
-                       uint32_t version, CostPath simd, int64_t top, const char* noun, bool& even, int32_t& stride_out) {
-  const uint8_t max_mode = version >= 2 ? 3 : 1;  // modes 2 and 3 are version 2's
+                       uint32_t version, CostPath simd, int64_t top, const char* noun, bool& even, int32_t& stride_out,
+                       LaneState& h, bool& same) {
+  const uint8_t max_mode = version >= 3 ? 4 : version >= 2 ? 3 : 1;  // modes 2 and 3 are version 2's, 4 version 3's
   const uint64_t base = r.varint("base address");
   const uint8_t mode = r.u8("address mode");
   if (mode > max_mode) {
     r.fail("address mode " + std::to_string(mode) + " unknown (version " + std::to_string(version) + ")");
     return false;
   }
+  if (mode == 4) return same = read_repeat(r, mask, out, pc, simd, top, noun, base, h);
   if (mode >= 2) {
     const uint64_t b = std::min<uint64_t>(base, 0x100000000u);  // beyond 2^32: every lane fails
     const uint64_t utop = static_cast<uint64_t>(top);
-    return mode == 2 ? read_packed<1>(r, mask, out.data(), b, pc, simd, utop, noun)
-                     : read_packed<2>(r, mask, out.data(), b, pc, simd, utop, noun);
+    uint64_t hi = b;
+    const bool ok = mode == 2 ? read_packed<1>(r, mask, out.data(), b, pc, simd, utop, noun, &hi)
+                              : read_packed<2>(r, mask, out.data(), b, pc, simd, utop, noun, &hi);
+    if (ok) remember(h, mask, out, static_cast<int64_t>(b), static_cast<int64_t>(hi), false, 0);
+    return ok;
   }
   int64_t a = static_cast<int64_t>(base > 0xffffffffu ? 0x100000000u : base);
   const int64_t stride = mode == 0 ? r.zvarint("stride") : 0;
@@ -366,13 +482,17 @@ inline bool read_lanes(Cursor& r, uint32_t mask, std::array<uint32_t, kWarpSize>
     const int64_t last = a + ((mask == 0xffffffffu ? kWarpSize : popcount32(mask)) - 1) * stride;
     if (a >= 0 && a <= top && last >= 0 && last <= top && (a & align) == 0 && (stride & align) == 0) {
       if (mask == 0xffffffffu) {
-        for (int lane = 0; lane < kWarpSize; ++lane) out[lane] = static_cast<uint32_t>(a + lane * stride);
+        // In 32 bits (the lanes are below 2^32, checked above): vectorized without 64-bit multiplies.
+        const uint32_t a32 = static_cast<uint32_t>(a), s32 = static_cast<uint32_t>(stride);
+        for (uint32_t lane = 0; lane < kWarpSize; ++lane) out[lane] = a32 + lane * s32;
         even = stride < (int64_t{1} << 26) && stride > -(int64_t{1} << 26);
         stride_out = static_cast<int32_t>(even ? stride : 0);
       } else {
         int64_t x = a;
         for (uint32_t m = mask; m != 0; m &= m - 1, x += stride) out[static_cast<size_t>(__builtin_ctz(m))] = static_cast<uint32_t>(x);
       }
+      same = h.valid && h.uniform && h.mask == mask && h.stride == stride;
+      remember(h, mask, out, std::min(a, last), std::max(a, last), true, stride);
       return true;
     }
   }
@@ -408,10 +528,12 @@ inline bool read_lanes(Cursor& r, uint32_t mask, std::array<uint32_t, kWarpSize>
     }
     if (fits && lo >= 0 && hi <= top && (any & static_cast<uint64_t>(align)) == 0) {
       r.p = q;
+      remember(h, mask, out, lo, hi, false, 0);
       return true;
     }
   }
   bool first = true;
+  int64_t lo = top, hi = 0;
   for (int lane = 0; lane < kWarpSize; ++lane) {
     if (!(mask >> lane & 1u)) continue;
     if (!first) {
@@ -433,9 +555,13 @@ inline bool read_lanes(Cursor& r, uint32_t mask, std::array<uint32_t, kWarpSize>
       }
       return false;
     }
+    lo = std::min(lo, a);
+    hi = std::max(hi, a);
     out[lane] = static_cast<uint32_t>(a);
   }
-  return r.ok();
+  if (!r.ok()) return false;
+  remember(h, mask, out, lo, hi, mode == 0, stride);
+  return true;
 }
 
 // An 'S' record waiting for its 'W': a cursor at its next entry's lanes. `next` is that entry's
@@ -451,7 +577,7 @@ struct PendingSources {
 // Execution `i` of the 'W' record is src's next entry: its sources into w.src, then the next
 // entry's index. Returns false after src.r.fail().
 bool attach_sources(PendingSources& src, TraceWarp& w, const TracePc& pc, uint64_t i, uint32_t version,
-                    CostPath simd) {
+                    CostPath simd, LaneState& h) {
   Cursor& r = src.r;
   if (w.mask == 0) {
     r.fail("source entry for execution " + std::to_string(i) + ", whose mask is 0");
@@ -460,7 +586,8 @@ bool attach_sources(PendingSources& src, TraceWarp& w, const TracePc& pc, uint64
   // Sources are the low 32 bits of global addresses: every aligned value up to 2^32 - width is one.
   bool even = false;
   int32_t stride = 0;
-  if (!read_lanes(r, w.mask, w.src, pc, version, simd, int64_t{0x100000000} - pc.width, "source", even, stride)) {
+  if (!read_lanes(r, w.mask, w.src, pc, version, simd, int64_t{0x100000000} - pc.width, "source", even, stride, h,
+                  w.src_same_offsets)) {
     return false;
   }
   w.has_src = true;
@@ -482,7 +609,8 @@ bool attach_sources(PendingSources& src, TraceWarp& w, const TracePc& pc, uint64
 // --- writer -----------------------------------------------------------------------------------
 TraceWriter::TraceWriter(bool header, uint32_t version) : version_(version) {
   if (!header) return;
-  out_.insert(out_.end(), kTraceMagic, kTraceMagic + 8);
+  out_.reserve(12);
+  out_.assign(kTraceMagic, kTraceMagic + 8);
   put_u32(out_, version);
 }
 
@@ -494,6 +622,8 @@ void TraceWriter::record(uint8_t tag, const std::vector<uint8_t>& payload) {
 
 void TraceWriter::launch(const TraceLaunch& l) {
   flush();
+  addr_history_.clear();  // pc indices are a launch's own
+  src_history_.clear();
   std::vector<uint8_t> b;
   put_varint(b, l.launch);
   put_string(b, l.kernel);
@@ -523,13 +653,23 @@ namespace {
 // The lanes of `mask` (at least one) as a 'W' execution stores them, from base:varint mode:u8 on;
 // an 'S' entry stores a lane's source so too.
 void put_lanes(std::vector<uint8_t>& o, uint32_t mask, const std::array<uint32_t, kWarpSize>& addr,
-               uint32_t version) {
+               uint32_t version, TraceWriter::LaneHistory& h) {
   // Active lanes in lane order; a constant step between consecutive ones (the common case: rows,
   // columns, broadcasts) is stored once.
   std::array<uint32_t, kWarpSize> a{};
   int n = 0;
   for (int lane = 0; lane < kWarpSize; ++lane)
     if (mask >> lane & 1u) a[n++] = addr[lane];
+  // The offsets from the first active lane, against the previous execution's (mode 4), and kept
+  // for the next one.
+  bool repeat = h.valid && h.mask == mask;
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    const uint32_t off = mask >> lane & 1u ? addr[lane] - a[0] : 0;
+    repeat = repeat && off == h.off[static_cast<size_t>(lane)];
+    h.off[static_cast<size_t>(lane)] = off;
+  }
+  h.valid = true;
+  h.mask = mask;
   const int64_t stride = n > 1 ? int64_t{a[1]} - int64_t{a[0]} : 0;
   bool uniform = true;
   for (int k = 2; k < n && uniform; ++k) uniform = int64_t{a[k]} - int64_t{a[k - 1]} == stride;
@@ -537,6 +677,11 @@ void put_lanes(std::vector<uint8_t>& o, uint32_t mask, const std::array<uint32_t
     put_varint(o, a[0]);
     o.push_back(0);
     put_zvarint(o, stride);
+    return;
+  }
+  if (version >= 3 && repeat) {
+    put_varint(o, a[0]);
+    o.push_back(4);
     return;
   }
   // Scattered lanes: the smallest of the deltas (mode 1) and the fixed-size offsets (modes 2, 3).
@@ -579,10 +724,17 @@ void TraceWriter::warp(const TraceWarp& w) {
   put_u32(warps_, w.mask);
   ++warp_count_;
   if (w.mask == 0) return;
-  put_lanes(warps_, w.mask, w.addr, version_);
+  // A pc index no 'P' record could declare (the reader refuses it) keeps no history.
+  LaneHistory none_a, none_s;
+  const bool kept = w.pc_index < (1u << 20);
+  if (kept && w.pc_index >= addr_history_.size()) {
+    addr_history_.resize(size_t{w.pc_index} + 1);
+    src_history_.resize(size_t{w.pc_index} + 1);
+  }
+  put_lanes(warps_, w.mask, w.addr, version_, kept ? addr_history_[w.pc_index] : none_a);
   if (w.has_src) {
     put_varint(sources_, warp_count_ - 1);
-    put_lanes(sources_, w.mask, w.src, version_);
+    put_lanes(sources_, w.mask, w.src, version_, kept ? src_history_[w.pc_index] : none_s);
     ++source_count_;
   }
   // Keep records to about 1 MiB so a reader never holds much more than one.
@@ -708,6 +860,7 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
   bool in_launch = false;
   TraceLaunch cur;
   std::vector<TracePc> pcs;
+  std::vector<LaneState> addr_state, src_state;  // per pc index: mode 4's previous lanes
   TraceWarp w;
   PendingSources src;
   while (c.ok() && c.p != c.end) {
@@ -749,6 +902,8 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
         if (!r.ok()) break;
         in_launch = true;
         pcs.clear();
+        addr_state.clear();
+        src_state.clear();
         ++sum.launches;
         sink.on_launch(cur);
         break;
@@ -783,6 +938,8 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
         }
         pc.width = static_cast<int>(width);
         pcs.push_back(pc);
+        addr_state.emplace_back();
+        src_state.emplace_back();
         sink.on_pc(pcs.back());
         break;
       }
@@ -811,10 +968,10 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
           const TracePc& pc = pcs[w.pc_index];
           if (w.mask != 0 &&
               !read_lanes(r, w.mask, w.addr, pc, version, simd, int64_t{0xffffffffu} - pc.width, "address", w.even,
-                          w.stride)) {
+                          w.stride, addr_state[w.pc_index], w.same_offsets)) {
             break;
           }
-          if (i == src.next && !attach_sources(src, w, pc, i, version, simd)) {
+          if (i == src.next && !attach_sources(src, w, pc, i, version, simd, src_state[w.pc_index])) {
             r.fail_with(src.r.error);
             break;
           }
@@ -823,6 +980,8 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
           w.even = false;
           w.stride = 0;
           w.has_src = false;
+          w.same_offsets = false;
+          w.src_same_offsets = false;
         }
         if (r.ok() && r.left() != 0) r.fail("warp record has " + std::to_string(r.left()) + " bytes left over");
         if (r.ok() && src.pending && src.left != 0) {
@@ -903,6 +1062,20 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
                  "; the program or the tracer stopped early)"};
   }
   return sum;
+}
+
+Result<std::vector<uint8_t>> rewrite_trace(const uint8_t* data, size_t size) {
+  struct Copy : TraceSink {
+    TraceWriter out;
+    void on_launch(const TraceLaunch& l) override { out.launch(l); }
+    void on_pc(const TracePc& p) override { out.pc(p); }
+    void on_warp(const TraceWarp& w, const TracePc&) override { out.warp(w); }
+    void on_launch_end(const TraceLaunchEnd& e) override { out.launch_end(e); }
+    void on_end(const TraceEnd& e) override { out.end(e); }
+  } copy;
+  auto s = read_trace(data, size, copy);
+  if (!s) return s.error();
+  return copy.out.take();
 }
 
 }  // namespace bankscope

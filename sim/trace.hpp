@@ -4,7 +4,7 @@
 // A trace is what a compiled kernel actually did: per warp-level execution of a shared-memory
 // instruction, the lanes that were active and the byte offset in shared memory each one touched.
 //
-// Format, version 2 (all integers little-endian; "varint" = unsigned LEB128, at most 10 bytes;
+// Format, version 3 (all integers little-endian; "varint" = unsigned LEB128, at most 10 bytes;
 // "zvarint" = zigzag-encoded signed varint; "string" = varint length + bytes):
 //
 //   file    := "BSTRACE\0" version:u32 record*
@@ -23,13 +23,17 @@
 //                       mode 1: per active lane after the first, delta:zvarint from the previous one
 //                       mode 2: shift:u8 (0..4), then per active lane off:u8   address = base + off << shift
 //                       mode 3: shift:u8 (0..4), then per active lane off:u16  address = base + off << shift
+//                       mode 4: nothing more: lane k's address = base + (lane k's address - the first
+//                               active lane's) in the previous execution of the same pc index in this
+//                               launch that had lanes, whose mask must be this one (version 3)
 //   'S' global sources of the next 'W' record's executions (LDGSTS: cp.async reads global memory):
 //                     count:varint, then per entry exec:varint lanes
 //                     exec = the execution's index within the next 'W' record (strictly increasing,
 //                     below that record's count; the execution's mask is not 0), lanes = its active
 //                     lanes' source addresses (the low 32 bits of each lane's global byte address)
 //                     encoded as a 'W' execution's addresses are: base:varint mode:u8 ..., for the
-//                     lanes of that execution's mask, aligned to its instruction's width. The 'W'
+//                     lanes of that execution's mask, aligned to its instruction's width (mode 4: as
+//                     the previous entry of the same pc index in this launch). The 'W'
 //                     record must follow the 'S' at once. Written only for executions that have
 //                     sources (TraceWarp::has_src); a reader of version 2 without 'S' skips it.
 //   'E' launch end:   launch:varint executions:varint dropped:varint status:varint (TraceStatus)
@@ -43,6 +47,15 @@
 // unless mode 1 is smaller by more than an eighth. shift is the largest power of two (at most 16) that
 // divides every lane's distance from base, so 2-byte offsets span 1 MiB for 16-byte accesses and
 // 256 KiB for 4-byte ones: all of an sm_90 block's shared memory.
+//
+// Version 3 adds mode 4 and nothing else; the reader reads versions 1 to 3. Mode 4 exists for speed
+// and size: a kernel's instruction mostly repeats one lane pattern at another base (every warp of a
+// GEMM's fragment load and cp.async, every k step: 84-100% of the executions of the H200 corpus's
+// cuBLAS, PyTorch and GEMM traces repeat the previous execution of their PC), and in mode 1 those
+// cost a varint per lane to store and to decode. The writer takes mode 0 when the lanes are evenly
+// spaced, else mode 4 when they repeat, else the smallest of modes 1-3 as above. The reader marks
+// an execution whose lanes it knows repeat the previous one's offsets (TraceWarp::same_offsets), so
+// that a consumer can reuse what it derived from them.
 //
 // 'S' keeps the version at 2: it is an unknown tag to older readers, which skip it and read the
 // shared addresses as before. R9 (sim/ldgsts.hpp) needs the sources to cost an LDGSTS: the cost of
@@ -67,7 +80,7 @@
 namespace bankscope {
 
 inline constexpr char kTraceMagic[8] = {'B', 'S', 'T', 'R', 'A', 'C', 'E', '\0'};
-inline constexpr uint32_t kTraceVersion = 2;       // what TraceWriter writes
+inline constexpr uint32_t kTraceVersion = 3;       // what TraceWriter writes
 inline constexpr uint32_t kTraceOldestVersion = 1;  // the oldest read_trace() reads
 
 // What a traced instruction does to shared memory.
@@ -138,6 +151,13 @@ struct TraceWarp {
   // older tracer has none. The writer writes src for the lanes in mask when has_src is set.
   bool has_src = false;
   alignas(64) std::array<uint32_t, kWarpSize> src{};
+  // Set by the reader (ignored by the writer), true only when the reader knows it without comparing
+  // lanes (mode 4, or mode 0 with the previous stride): the active lanes sit at the same offsets
+  // from the first active lane as in the previous execution of this pc index in this launch that
+  // had lanes, with the same mask. src_same_offsets: the same of the sources, against the previous
+  // execution of this pc index that had sources.
+  bool same_offsets = false;
+  bool src_same_offsets = false;
 };
 
 struct TraceLaunchEnd {
@@ -193,7 +213,7 @@ Result<TraceFileBuffer> read_trace_file_buffer(const std::string& path);
 class TraceWriter {
  public:
   // Starts with the file header unless `header` is false (records appended to an existing file).
-  // `version` 1 writes no mode 2 or 3 (for tests of the old version's reader).
+  // `version` 1 writes no mode 2 or 3, version 2 no mode 4 (for tests of the old versions' reader).
   explicit TraceWriter(bool header = true, uint32_t version = kTraceVersion);
   void launch(const TraceLaunch& l);
   void pc(const TracePc& p);
@@ -215,6 +235,21 @@ class TraceWriter {
   uint64_t source_count_ = 0;
   uint64_t warp_count_ = 0;
   uint32_t version_ = kTraceVersion;
+ public:
+  // The lanes of a pc index's previous execution with lanes (or sources), for mode 4.
+  struct LaneHistory {
+    bool valid = false;
+    uint32_t mask = 0;
+    std::array<uint32_t, kWarpSize> off{};  // from the first active lane, modulo 2^32; 0 if inactive
+  };
+
+ private:
+  std::vector<LaneHistory> addr_history_, src_history_;  // per pc index of the current launch
 };
+
+// The trace in `data` written again by this TraceWriter (the current version: mode 4 where lanes
+// repeat), record for record the same launches, instructions, executions and ends; records of tags
+// this reader does not know are dropped. For traces recorded by an older tracer.
+Result<std::vector<uint8_t>> rewrite_trace(const uint8_t* data, size_t size);
 
 }  // namespace bankscope

@@ -539,7 +539,15 @@ void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
     access_.op = s.model.access.op;
     access_.width = s.model.access.width;
     access_.mask = w.mask;
-    record(s, kind, w.even ? cost_even(w) : exact_cost(w.pc_index, w.addr));
+    MemoGate& g = gates_[w.pc_index];
+    const uint32_t residue = w.addr[static_cast<size_t>(__builtin_ctz(w.mask))] & 15u;  // the exact memo's unit
+    if (const int i = find_repeat(g, w.same_offsets, residue); i >= 0) {
+      record(s, kind, g.repeat_cost[static_cast<size_t>(i)]);
+      return;
+    }
+    const AccessCost c = w.even ? cost_even(w) : exact_cost(w.pc_index, w.addr);
+    keep_repeat(g, w.same_offsets, true, residue, c, true);
+    record(s, kind, c);
     return;
   }
   on_other_warp(w, pc, l, s, kind, plain);
@@ -614,7 +622,58 @@ AccessCost TraceAggregator::cost_other_kind(const TraceWarp& w) const {
   return access_.op == Op::kLdgsts ? ldgsts_cost(access_, w.src, /*zero_reads_nothing=*/true) : cost_sass(access_);
 }
 
+int TraceAggregator::find_repeat(const MemoGate& g, bool repeats, uint32_t residue) {
+  if (!repeats || !g.repeat_ok) return -1;
+  const int newest = (g.repeat_next + MemoGate::kRepeats - 1) % MemoGate::kRepeats;  // mostly the one
+  if (g.repeat_residue[static_cast<size_t>(newest)] == residue) return newest;
+  uint32_t hit = 0;
+  for (int i = 0; i < MemoGate::kRepeats; ++i) hit |= static_cast<uint32_t>(g.repeat_residue[static_cast<size_t>(i)] == residue) << i;
+  return hit == 0 ? -1 : __builtin_ctz(hit);
+}
+
+void TraceAggregator::keep_repeat(MemoGate& g, bool repeats, bool keep, uint32_t residue, const AccessCost& c,
+                                  bool valid) {
+  if (!repeats || !g.repeat_ok) {  // a new pattern (or the first): the costs kept are another's
+    g.repeat_residue.fill(~0u);
+    g.repeat_next = 0;
+    g.repeat_ok = true;
+  }
+  if (!keep) return;
+  const int i = g.repeat_next;  // the newest slot is i from now on (find_repeat() looks there first)
+  g.repeat_residue[static_cast<size_t>(i)] = residue;
+  g.repeat_cost[static_cast<size_t>(i)] = c;
+  g.repeat_valid = static_cast<uint16_t>((g.repeat_valid & ~(1u << i)) | static_cast<uint32_t>(valid) << i);
+  g.repeat_next = static_cast<uint8_t>((i + 1) % MemoGate::kRepeats);
+}
+
 AccessCost TraceAggregator::kind_cost(uint32_t pc_index, const TraceWarp& w, bool* valid) {
+  const bool ldgsts = access_.op == Op::kLdgsts;
+  MemoGate& g = gates_[pc_index];
+  const uint32_t mask = access_.mask;
+  const size_t lane0 = static_cast<size_t>(__builtin_ctz(mask));
+  // The repeat check (MemoGate::repeats): the key's unit is 128 bytes for cp.async, destinations and
+  // sources, else 16. A .ca null source takes the memo.
+  uint32_t residue = w.addr[lane0] & 15u;
+  bool repeats = w.same_offsets, clean = true;
+  if (ldgsts) {
+    residue = (w.addr[lane0] & 127u) | (w.src[lane0] & 127u) << 8;
+    repeats = repeats && w.src_same_offsets;
+    if (!access_.bypass_l1) {
+      uint32_t nulls = 0;
+      for (uint32_t lane = 0; lane < kWarpSize; ++lane) nulls |= (mask & kLaneBit[lane]) & (0u - static_cast<uint32_t>(w.src[lane] == 0));
+      clean = nulls == 0;
+    }
+  }
+  if (const int i = find_repeat(g, repeats && clean, residue); i >= 0) {
+    *valid = (g.repeat_valid >> i & 1u) != 0;
+    return g.repeat_cost[static_cast<size_t>(i)];
+  }
+  const AccessCost c = kind_memo(pc_index, w, valid);
+  keep_repeat(g, repeats, clean, residue, c, *valid);
+  return c;
+}
+
+AccessCost TraceAggregator::kind_memo(uint32_t pc_index, const TraceWarp& w, bool* valid) {
   const bool ldgsts = access_.op == Op::kLdgsts;
   const auto compute = [&]() {
     access_.addr = w.addr;

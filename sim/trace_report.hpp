@@ -178,6 +178,7 @@ class TraceAggregator : public TraceSink {
   // tested against the rules).
   // Whether the access is valid (validate()) is kept with the cost. Allocated on first use.
   AccessCost kind_cost(uint32_t pc_index, const TraceWarp& w, bool* valid);
+  AccessCost kind_memo(uint32_t pc_index, const TraceWarp& w, bool* valid);  // kind_cost() past its repeat check
   // The cost of access_, a validated access of a kind other than LDS/STS, by its kind's rule.
   AccessCost cost_other_kind(const TraceWarp& w) const;
   struct KindEntry {
@@ -192,7 +193,30 @@ class TraceAggregator : public TraceSink {
   struct MemoGate {  // per PC of the current launch
     uint32_t lookups = 0, hits = 0, skip = 0;
     uint32_t last = 0;  // the exact_ (LDS/STS) or kinds_ (other kinds) slot this PC used last
+    // The costs of the PC's latest lane pattern, by where it sat. An execution whose lanes the
+    // reader marks as repeating the previous execution's offsets (TraceWarp::same_offsets, and
+    // src_same_offsets for cp.async's sources) has the same memo key as an earlier execution of
+    // that pattern whose first active lane (and source) had the same residue modulo the memo's unit
+    // (16 bytes; 128 for cp.async, destinations and sources), so its cost: found here without
+    // computing the key (measured: most executions of the H200 corpus's cuBLAS and PyTorch traces;
+    // cuBLAS SGEMM's cp.async patterns come back at up to 16 residues). Filled by on_warp()'s common
+    // case and kind_cost(), emptied by a new pattern. A PC's executions with lanes all take one of
+    // those two routes or neither (the route follows the PC's model, and the remaps, which are the
+    // aggregator's; a cp.async traced without sources stops its PC's costing), so the previous
+    // execution that same_offsets refers to is always the one last kept here. A .ca cp.async with
+    // a null source is not kept (the key keeps nulls apart).
+    static constexpr int kRepeats = 16;
+    bool repeat_ok = false;
+    uint8_t repeat_next = 0;
+    uint16_t repeat_valid = 0;  // validity (validate()) of each kept cost, a bit each
+    std::array<uint32_t, kRepeats> repeat_residue{};  // first lane's address mod the unit | first source's mod 128 << 8
+    std::array<AccessCost, kRepeats> repeat_cost{};
   };
+  // The slot of g.repeat_cost that serves an execution at `residue` whose lanes repeat the
+  // previous execution's offsets (`repeats`), or -1; keep_repeat() keeps a cost computed otherwise
+  // (when `keep`: not a .ca null source) and empties the slots when the pattern is new.
+  static int find_repeat(const MemoGate& g, bool repeats, uint32_t residue);
+  static void keep_repeat(MemoGate& g, bool repeats, bool keep, uint32_t residue, const AccessCost& c, bool valid);
   std::vector<MemoGate> gates_;
   // After a lookup: every 1024, a PC that hit fewer than 256 times skips the memo for a while.
   static void watch_hits(MemoGate& g);

@@ -13,8 +13,9 @@
 //                same lane patterns in every block and every k step;
 //     reduction  a 512-thread shared-memory tree reduction (sdata[tid] += sdata[tid + s] for s =
 //                256 .. 1), partial masks below s = 32, plus an interleaved one (sdata[2 s tid]).
-//   `bankscope-bench-trace FILE...` times the same on trace files (each read once, reported many
-//   times in memory). `--write DIR` writes each synthetic trace in format versions 1 and 2 to DIR
+//   `bankscope-bench-trace [--rewrite] FILE...` times the same on trace files (each read once,
+//   reported many times in memory); with --rewrite each file again as rewrite_trace() writes it in
+//   the current version (a row "FILE v3": a version 2 trace as this tracer records it). `--write DIR` writes each synthetic trace in format versions 1 and 2 to DIR
 //   (for comparing `report --json` across versions and builds), then exits.
 #include <time.h>
 
@@ -245,18 +246,29 @@ int main(int argc, char** argv) {
                 n / t.decode / 1e6, static_cast<unsigned long long>(t.wavefronts));
   };
   if (argc > 1) {
-    for (int i = 1; i < argc; ++i) {
-      std::ifstream f(argv[i], std::ios::binary);
-      const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    const bool rewrite = std::strcmp(argv[1], "--rewrite") == 0;
+    const auto file_row = [&row](std::string name, const std::vector<uint8_t>& bytes) {
       Timing probe;
-      if (!f.good() && !f.eof()) return 1;
-      if (!time_trace(bytes, 1, probe)) return 1;
+      if (!time_trace(bytes, 1, probe)) return false;
       const int times = static_cast<int>(std::max<uint64_t>(1, 4'000'000 / std::max<uint64_t>(1, probe.executions)));
       Timing t;
-      if (!time_trace(bytes, times, t)) return 1;
-      std::string name = argv[i];
+      if (!time_trace(bytes, times, t)) return false;
       if (name.size() > 32) name = "..." + name.substr(name.size() - 29);
       row(name, bytes.size(), t, times);
+      return true;
+    };
+    for (int i = rewrite ? 2 : 1; i < argc; ++i) {
+      std::ifstream f(argv[i], std::ios::binary);
+      const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+      if (!f.good() && !f.eof()) return 1;
+      if (!file_row(argv[i], bytes)) return 1;
+      if (!rewrite) continue;
+      auto again = rewrite_trace(bytes.data(), bytes.size());
+      if (!again) {
+        std::fprintf(stderr, "bench_trace: %s\n", again.error().message.c_str());
+        return 1;
+      }
+      if (!file_row(std::string(argv[i]) + " v" + std::to_string(kTraceVersion), *again)) return 1;
     }
     return 0;
   }

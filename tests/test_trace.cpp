@@ -108,7 +108,7 @@ TEST_CASE("trace: truncated and corrupt files give one line, never a crash") {
   }
   auto bad_version = good;
   bad_version[8] = 9;
-  CHECK(read_error(bad_version) == "trace: version 9 (this reader reads versions 1 to 2)");
+  CHECK(read_error(bad_version) == "trace: version 9 (this reader reads versions 1 to 3)");
   // A misaligned lane: 4-byte STS at an odd address.
   TraceWriter t;
   t.launch(TraceLaunch{});

@@ -250,7 +250,7 @@ TEST_CASE("trace sources: a malformed 'S' record is one line naming what") {
   CHECK(has(read_error(ldgsts_file(cat({s_rec({s_entry(0, 64)}, {7}), w_rec({3})}))), "source record has 1 bytes left over"));
   CHECK(has(read_error(ldgsts_file(cat({s_rec({s_entry(0, 66)}), w_rec({3})}))),
             "lane 0 source 66 not aligned to its width 4 (pc 64)"));
-  CHECK(has(read_error(ldgsts_file(cat({s_rec({std::vector<uint8_t>{0, 64, 9, 8}}), w_rec({3})}))), "address mode 9 unknown (version 2)"));
+  CHECK(has(read_error(ldgsts_file(cat({s_rec({std::vector<uint8_t>{0, 64, 9, 8}}), w_rec({3})}))), "address mode 9 unknown (version 3)"));
   // Every error names its byte, and every prefix of a file with sources fails with one line.
   for (const auto& b : {past, cut}) CHECK(b.rfind("trace: ", 0) == 0);
   for (size_t n = 0; n < ok.size(); ++n) {

@@ -1,0 +1,407 @@
+// test_trace_repeat.cpp: trace format version 3's mode 4 (lanes as the previous execution of their
+// PC, moved), the reader's TraceWarp::same_offsets, and the report's repeat costs
+// (TraceAggregator::MemoGate::repeat_cost) that rest on them.
+#include <doctest/doctest.h>
+
+#include <array>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "sim/bank_model.hpp"
+#include "sim/ldgsts.hpp"
+#include "sim/trace.hpp"
+#include "sim/trace_report.hpp"
+#include "trace_test_util.hpp"
+
+using namespace bankscope;
+using bankscope::test::read_error;
+using bankscope::test::Recorder;
+
+namespace {
+
+std::vector<uint8_t> finish(TraceWriter& t, uint64_t executions) {
+  t.launch_end(TraceLaunchEnd{0, executions, 0, TraceStatus::kComplete});
+  t.end(TraceEnd{1, 0});
+  return t.take();
+}
+
+// A file of one launch with one 4-byte LDS (pc index 0) and a hand-made 'W' record of `executions`
+// executions whose bytes after the count are `body`.
+std::vector<uint8_t> hand_made(uint64_t executions, const std::vector<uint8_t>& body) {
+  TraceWriter t;
+  t.launch(TraceLaunch{});
+  t.pc(TracePc{0, 0x40, TraceOpKind::kLoad, 4, "LDS", "", 0});
+  std::vector<uint8_t> b = t.take();
+  std::vector<uint8_t> payload{static_cast<uint8_t>(executions)};
+  payload.insert(payload.end(), body.begin(), body.end());
+  b.push_back('W');
+  b.push_back(static_cast<uint8_t>(payload.size()));  // below 128 in these tests
+  b.insert(b.end(), payload.begin(), payload.end());
+  TraceWriter e(false);
+  const auto tail = finish(e, executions);
+  b.insert(b.end(), tail.begin(), tail.end());
+  return b;
+}
+
+// block 0, warp 0, pc 0, mask, as a 'W' execution starts.
+std::vector<uint8_t> head(uint32_t mask) {
+  return {0, 0, 0, static_cast<uint8_t>(mask), static_cast<uint8_t>(mask >> 8), static_cast<uint8_t>(mask >> 16),
+          static_cast<uint8_t>(mask >> 24)};
+}
+
+std::vector<uint8_t> operator+(std::vector<uint8_t> a, const std::vector<uint8_t>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("trace format: version 3 stores a PC's repeated lane pattern as its base and mode 4; byte by byte") {
+  // Lanes 1024 + 4 (7 lane mod 32) (mode 2 in version 2: 11 + 32 bytes), then the same lanes at
+  // 5120: a base (0x80 0x28) and mode 4, 9 bytes in all; then at 5124 with lane 3 off: not a repeat.
+  std::vector<TraceWarp> warps(3);
+  for (uint32_t lane = 0; lane < 32; ++lane) {
+    warps[0].addr[lane] = 1024 + 4 * (7 * lane % 32);
+    warps[1].addr[lane] = warps[0].addr[lane] + 4096;
+    warps[2].addr[lane] = warps[0].addr[lane] + 4100;
+  }
+  for (auto& w : warps) w.mask = 0xffffffffu;
+  warps[2].mask = ~8u;
+  const auto write = [&warps](uint32_t version) {
+    TraceWriter t(true, version);
+    t.launch(TraceLaunch{});
+    t.pc(TracePc{0, 0x40, TraceOpKind::kLoad, 4, "LDS", "", 0});
+    for (const auto& w : warps) t.warp(w);
+    return finish(t, warps.size());
+  };
+  const auto v3 = write(3), v2 = write(2);
+  CHECK(v3[8] == 3);
+  // Execution 1 in version 3: head, base 5120, mode 4, and execution 2 starts at once (block 0).
+  const std::vector<uint8_t> second = head(0xffffffffu) + std::vector<uint8_t>{0x80, 0x28, 4};
+  const std::vector<uint8_t> first = head(0xffffffffu) + std::vector<uint8_t>{0x80, 0x08, 2, 2};
+  const auto find = [](const std::vector<uint8_t>& b, const std::vector<uint8_t>& part) {
+    return std::search(b.begin(), b.end(), part.begin(), part.end()) - b.begin();
+  };
+  const auto at1 = find(v3, first);
+  REQUIRE(at1 < static_cast<std::ptrdiff_t>(v3.size()));
+  const auto at2 = at1 + static_cast<std::ptrdiff_t>(first.size()) + 32;
+  CHECK(std::vector<uint8_t>(v3.begin() + at2, v3.begin() + at2 + 10) == second);
+  // Execution 2 (another mask): its head, base 5124 (0x84 0x28) and mode 2 again.
+  CHECK(std::vector<uint8_t>(v3.begin() + at2 + 10, v3.begin() + at2 + 20) ==
+        head(~8u) + std::vector<uint8_t>{0x84, 0x28, 2});
+  // Version 2 stores execution 1 as execution 0: 32 bytes more.
+  CHECK(v2.size() == v3.size() + 32 + 2);
+  // Both read back the same lanes; only version 3's repeat is marked.
+  for (const auto* b : {&v2, &v3}) {
+    Recorder r;
+    REQUIRE(read_trace(b->data(), b->size(), r).ok());
+    REQUIRE(r.warps.size() == 3);
+    for (size_t i = 0; i < 3; ++i) {
+      for (uint32_t lane = 0; lane < 32; ++lane) {
+        if (warps[i].mask >> lane & 1u) CHECK(r.warps[i].addr[lane] == warps[i].addr[lane]);
+      }
+    }
+    CHECK(r.warps[1].same_offsets == (b == &v3));
+    CHECK(!r.warps[0].same_offsets);
+    CHECK(!r.warps[2].same_offsets);
+  }
+  // A new launch starts every PC afresh: its first execution is not a repeat of the last launch's.
+  TraceWriter t;
+  for (uint64_t launch = 0; launch < 2; ++launch) {
+    t.launch(TraceLaunch{launch, "k", {1, 1, 1}, {32, 1, 1}, 0, 0, 0});
+    t.pc(TracePc{0, 0x40, TraceOpKind::kLoad, 4, "LDS", "", 0});
+    t.warp(warps[launch]);
+    t.launch_end(TraceLaunchEnd{launch, 1, 0, TraceStatus::kComplete});
+  }
+  t.end(TraceEnd{2, 0});
+  const auto two = t.take();
+  CHECK(find(two, head(0xffffffffu) + std::vector<uint8_t>{0x80, 0x28, 2, 2}) < static_cast<std::ptrdiff_t>(two.size()));
+}
+
+TEST_CASE("trace format: mode 4 round-trips every lane, and same_offsets is set only on true repeats") {
+  // Random executions of three PCs (widths 1, 4, 16), mostly repeating their PC's last pattern at
+  // another base, some evenly spaced, some with another mask, with sources on the 16-byte PC.
+  // The brute force is the input: every active lane comes back; same_offsets is checked against
+  // the lanes themselves; and every repeat the writer could store as mode 4 is marked.
+  std::mt19937 rng(11);
+  const int widths[3] = {1, 4, 16};
+  struct Pattern {
+    uint32_t mask = 0xffffffffu;
+    std::array<uint32_t, 32> off{}, src_off{};
+  };
+  std::array<Pattern, 3> pat;
+  std::vector<TraceWarp> warps;
+  for (int i = 0; i < 6000; ++i) {
+    TraceWarp w;
+    w.pc_index = static_cast<uint32_t>(rng() % 3);
+    const uint32_t width = static_cast<uint32_t>(widths[w.pc_index]);
+    Pattern& p = pat[w.pc_index];
+    const int what = static_cast<int>(rng() % 10);
+    if (what < 2) {  // a new pattern: scattered, or evenly spaced
+      p.mask = rng() % 3 == 0 ? static_cast<uint32_t>(rng()) | 1u : 0xffffffffu;
+      const bool even = rng() % 3 == 0;
+      const uint32_t stride = width * static_cast<uint32_t>(rng() % 9);
+      for (uint32_t lane = 0; lane < 32; ++lane) {
+        p.off[lane] = even ? lane * stride : width * static_cast<uint32_t>(rng() % 512);
+        p.src_off[lane] = width * static_cast<uint32_t>(rng() % 4096);
+      }
+    }
+    w.mask = what == 9 ? p.mask ^ (1u << (rng() % 32)) : p.mask;  // now and then one lane more or less
+    if (w.mask == 0) w.mask = 1;
+    const uint32_t base = width * static_cast<uint32_t>(rng() % 4096);
+    const uint32_t src_base = width * static_cast<uint32_t>(rng() % (1u << 24));
+    for (uint32_t lane = 0; lane < 32; ++lane) {
+      w.addr[lane] = w.mask >> lane & 1u ? base + p.off[lane] : 0;
+      w.src[lane] = w.mask >> lane & 1u ? src_base + p.src_off[lane] : 0;
+    }
+    w.has_src = w.pc_index == 2 && rng() % 4 != 0;
+    warps.push_back(w);
+  }
+  const auto write = [&warps](uint32_t version) {
+    TraceWriter t(true, version);
+    t.launch(TraceLaunch{});
+    t.pc(TracePc{0, 0x40, TraceOpKind::kLoad, 1, "LDS.U8", "", 0});
+    t.pc(TracePc{1, 0x50, TraceOpKind::kLoad, 4, "LDS", "", 0});
+    t.pc(TracePc{2, 0x60, TraceOpKind::kLdgsts, 16, "LDGSTS.E.BYPASS.LTC128B.128", "", 0});
+    for (const auto& w : warps) t.warp(w);
+    return finish(t, warps.size());
+  };
+  const auto v2 = write(2), v3 = write(3);
+  CHECK(v3.size() * 3 < v2.size() * 2);  // most executions repeat: a base instead of 32 offsets
+  // The previous execution with lanes (and with sources) of each PC, and whether the current one
+  // repeats its offsets, by brute force.
+  const auto offsets = [](const std::array<uint32_t, 32>& a, uint32_t mask) {
+    std::array<uint32_t, 32> o{};
+    const uint32_t first = a[static_cast<size_t>(__builtin_ctz(mask))];
+    for (uint32_t lane = 0; lane < 32; ++lane) o[lane] = mask >> lane & 1u ? a[lane] - first : 0;
+    return o;
+  };
+  std::array<const TraceWarp*, 3> prev{}, prev_src{};
+  std::vector<bool> repeats(warps.size()), src_repeats(warps.size()), uniform(warps.size());
+  for (size_t i = 0; i < warps.size(); ++i) {
+    const TraceWarp& w = warps[i];
+    const TraceWarp* p = prev[w.pc_index];
+    repeats[i] = p != nullptr && p->mask == w.mask && offsets(p->addr, p->mask) == offsets(w.addr, w.mask);
+    const TraceWarp* q = prev_src[w.pc_index];
+    src_repeats[i] = w.has_src && q != nullptr && q->mask == w.mask && offsets(q->src, q->mask) == offsets(w.src, w.mask);
+    bool even = true;
+    int n = 0;
+    int64_t last = 0, step = 0;
+    for (uint32_t lane = 0; lane < 32; ++lane) {
+      if (!(w.mask >> lane & 1u)) continue;
+      if (n == 1) step = int64_t{w.addr[lane]} - last;
+      if (n >= 2) even = even && int64_t{w.addr[lane]} - last == step;
+      last = w.addr[lane];
+      ++n;
+    }
+    uniform[i] = even;
+    prev[w.pc_index] = &w;
+    if (w.has_src) prev_src[w.pc_index] = &w;
+  }
+  for (const auto* b : {&v2, &v3}) {
+    Recorder r;
+    auto s = read_trace(b->data(), b->size(), r);
+    REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
+    REQUIRE(r.warps.size() == warps.size());
+    size_t marked = 0, missed = 0, wrong = 0, lanes_wrong = 0;
+    for (size_t i = 0; i < warps.size(); ++i) {
+      const TraceWarp& got = r.warps[i];
+      for (uint32_t lane = 0; lane < 32; ++lane) {
+        if (!(warps[i].mask >> lane & 1u)) continue;
+        lanes_wrong += got.addr[lane] != warps[i].addr[lane];
+        lanes_wrong += warps[i].has_src && got.src[lane] != warps[i].src[lane];
+      }
+      wrong += got.same_offsets && !repeats[i];
+      wrong += got.src_same_offsets && !src_repeats[i];
+      marked += got.same_offsets;
+      // Version 3 marks every repeat (mode 4, or mode 0 with the same stride) but an evenly spaced
+      // one after a scattered one (stored in mode 0, whose check compares strides only).
+      if (b == &v3 && repeats[i] && !got.same_offsets && !uniform[i]) ++missed;
+      if (b == &v3 && src_repeats[i] && !got.src_same_offsets) ++missed;
+    }
+    CAPTURE(b == &v3);
+    CHECK(lanes_wrong == 0);
+    CHECK(wrong == 0);
+    CHECK(missed == 0);
+    CHECK(marked > (b == &v3 ? 3000u : 500u));  // version 2: mode 0's repeats only
+  }
+}
+
+TEST_CASE("trace format: a corrupt mode 4 gives one line naming what") {
+  // Execution 0: lanes 0 and 1 at 1024 and 1032 (mode 2, shift 2, offsets 0 and 2).
+  const std::vector<uint8_t> e0 = head(3) + std::vector<uint8_t>{0x80, 0x08, 2, 2, 0, 2};
+  CHECK(read_error(hand_made(1, e0)) == "ok");
+  // The same lanes at 2048 (0x80 0x10): fine, and read as 2048, 2056.
+  {
+    const auto b = hand_made(2, e0 + head(3) + std::vector<uint8_t>{0x80, 0x10, 4});
+    Recorder r;
+    REQUIRE(read_trace(b.data(), b.size(), r).ok());
+    REQUIRE(r.warps.size() == 2);
+    CHECK(r.warps[1].addr[0] == 2048);
+    CHECK(r.warps[1].addr[1] == 2056);
+    CHECK(r.warps[1].same_offsets);
+  }
+  CHECK(read_error(hand_made(1, head(3) + std::vector<uint8_t>{0x80, 0x10, 4}))
+            .find("address mode 4 (as before) at the first execution with lanes of pc index 0") != std::string::npos);
+  CHECK(read_error(hand_made(2, e0 + head(7) + std::vector<uint8_t>{0x80, 0x10, 4}))
+            .find("address mode 4 (as before) of pc index 0 with mask 0x00000007, the previous one's 0x00000003") !=
+        std::string::npos);
+  // A base 2 bytes off: lane 0 at 2050, not aligned to 4.
+  CHECK(read_error(hand_made(2, e0 + head(3) + std::vector<uint8_t>{0x82, 0x10, 4}))
+            .find("lane 0 address 2050 not aligned to its width 4 (pc 64)") != std::string::npos);
+  // Lane 1 past the top: base 2^32 - 8 (0xf8 0xff 0xff 0xff 0x0f), lane 1 at 2^32.
+  CHECK(read_error(hand_made(2, e0 + head(3) + std::vector<uint8_t>{0xf8, 0xff, 0xff, 0xff, 0x0f, 4}))
+            .find("lane 1 address 4294967296 outside 0..2^32-1") != std::string::npos);
+  // Mode 2 keeps base + the OR of the offsets as its upper bound, 1024 + 12 here (offsets 0 and 2
+  // in units of 4: OR 3), above the last lane (1032). Moved to 2^32 - 16 (0xf0 0xff 0xff 0xff
+  // 0x0f): the bound says 2^32 - 4, past the top (2^32 - 5), the lanes are 2^32 - 16 and 2^32 - 8:
+  // they fit, and are read.
+  {
+    const auto b = hand_made(2, e0 + head(3) + std::vector<uint8_t>{0xf0, 0xff, 0xff, 0xff, 0x0f, 4});
+    CHECK(read_error(b) == "ok");
+    Recorder r;
+    REQUIRE(read_trace(b.data(), b.size(), r).ok());
+    CHECK(r.warps.at(1).addr[1] == 4294967288u);
+  }
+  // Every prefix of a version 3 file that uses mode 4 fails with one line.
+  std::vector<TraceWarp> warps(3);
+  for (uint32_t lane = 0; lane < 32; ++lane) {
+    warps[0].addr[lane] = 4 * (7 * lane % 32);
+    warps[1].addr[lane] = warps[0].addr[lane] + 512;
+    warps[2].addr[lane] = warps[0].addr[lane] + 1028;
+  }
+  TraceWriter t;
+  t.launch(TraceLaunch{});
+  t.pc(TracePc{0, 0x40, TraceOpKind::kLoad, 4, "LDS", "", 0});
+  for (auto& w : warps) {
+    w.mask = 0xffffffffu;
+    t.warp(w);
+  }
+  const auto good = finish(t, 3);
+  REQUIRE(read_error(good) == "ok");
+  for (size_t n = 0; n < good.size(); ++n) {
+    CAPTURE(n);
+    CHECK(read_error(std::vector<uint8_t>(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(n))).rfind("trace: ", 0) == 0);
+  }
+}
+
+TEST_CASE("trace report: repeats at every residue cost what the rules give, version 3 as version 2") {
+  // The report's repeat costs rest on the memos' premise (a warp moved by a multiple of the unit,
+  // 16 bytes, 128 for cp.async destinations and sources, costs the same) and on same_offsets. Here
+  // executions repeat their PC's pattern at random bases, so at every residue, against the rules
+  // executed one by one: cost_sass() for LDS/STS, R9 for cp.async (.ca with some null sources, .cg
+  // with sources of 0 as addresses). A repeat cost served at the wrong residue, or across a null
+  // source, or after another route, is a wrong total here.
+  std::mt19937 rng(17);
+  struct Pc {
+    TracePc pc;
+    Op op;
+    bool bypass;
+  };
+  const std::vector<Pc> pcs = {
+      {TracePc{0, 0x40, TraceOpKind::kLoad, 1, "LDS.U8", "", 0}, Op::kLoad, false},
+      {TracePc{1, 0x50, TraceOpKind::kStore, 2, "STS.U16", "", 0}, Op::kStore, false},
+      {TracePc{2, 0x60, TraceOpKind::kLoad, 8, "LDS.64", "", 0}, Op::kLoad, false},
+      {TracePc{3, 0x70, TraceOpKind::kLdgsts, 4, "LDGSTS.E.LTC128B", "", 0}, Op::kLdgsts, false},
+      {TracePc{4, 0x80, TraceOpKind::kLdgsts, 16, "LDGSTS.E.BYPASS.LTC128B.128", "", 0}, Op::kLdgsts, true},
+  };
+  std::vector<std::array<uint32_t, 32>> off(pcs.size()), src_off(pcs.size());
+  std::vector<uint32_t> masks(pcs.size(), 0xffffffffu);
+  std::vector<uint64_t> want(pcs.size());
+  std::vector<TraceWarp> warps;
+  for (int i = 0; i < 20000; ++i) {
+    TraceWarp w;
+    w.pc_index = static_cast<uint32_t>(rng() % pcs.size());
+    const Pc& p = pcs[w.pc_index];
+    const uint32_t width = static_cast<uint32_t>(p.pc.width);
+    if (rng() % 16 == 0 || i < 5) {  // a new pattern now and then: lanes within 1 KiB, sources within 4 KiB
+      masks[w.pc_index] = rng() % 4 == 0 ? static_cast<uint32_t>(rng()) | 1u : 0xffffffffu;
+      for (uint32_t lane = 0; lane < 32; ++lane) {
+        off[w.pc_index][lane] = width * static_cast<uint32_t>(rng() % (1024 / width));
+        src_off[w.pc_index][lane] = width * static_cast<uint32_t>(rng() % (4096 / width));
+      }
+    }
+    w.mask = masks[w.pc_index];
+    // Bases from a few residues, so that repeats meet each other at equal and unequal ones.
+    const uint32_t base = 4096 * static_cast<uint32_t>(rng() % 8) + width * static_cast<uint32_t>(rng() % (256 / width) % 5);
+    const uint32_t src_base = 65536 * static_cast<uint32_t>(rng() % 64) + width * static_cast<uint32_t>(rng() % (256 / width) % 5);
+    const bool nulls = !p.bypass && rng() % 8 == 0;  // .ca: some lanes read nothing (zero-fill)
+    for (uint32_t lane = 0; lane < 32; ++lane) {
+      w.addr[lane] = w.mask >> lane & 1u ? base + off[w.pc_index][lane] : 0;
+      w.src[lane] = w.mask >> lane & 1u ? src_base + src_off[w.pc_index][lane] : 0;
+      if (nulls && lane % 3 == 0) w.src[lane] = 0;
+    }
+    if (p.bypass && rng() % 8 == 0) w.src[static_cast<size_t>(__builtin_ctz(w.mask))] = 0;  // .cg: 0 is an address
+    w.has_src = p.op == Op::kLdgsts;
+    WarpAccess a;
+    a.op = p.op;
+    a.width = static_cast<int>(width);
+    a.bypass_l1 = p.bypass;
+    a.mask = w.mask;
+    a.addr = w.addr;
+    want[w.pc_index] += static_cast<uint64_t>(
+        (p.op == Op::kLdgsts ? ldgsts_cost(a, w.src, /*zero_reads_nothing=*/true) : cost_sass(a)).wavefronts);
+    warps.push_back(w);
+  }
+  std::vector<std::vector<uint8_t>> files;
+  for (uint32_t version : {2u, 3u}) {
+    TraceWriter t(true, version);
+    t.launch(TraceLaunch{});
+    for (const Pc& p : pcs) t.pc(p.pc);
+    for (const auto& w : warps) t.warp(w);
+    files.push_back(finish(t, warps.size()));
+  }
+  for (const auto& f : files) {
+    auto r = report_trace(f.data(), f.size());
+    REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+    const LaunchReport& l = r->traced.launches.at(0);
+    for (size_t i = 0; i < pcs.size(); ++i) {
+      CAPTURE(f[8]);
+      CAPTURE(pcs[i].pc.opcode);
+      CHECK(l.pcs[i].uncosted == 0);
+      CHECK(l.pcs[i].wavefronts == want[i]);
+    }
+  }
+  // And rewrite_trace() gives the version 3 file from the version 2 one, byte for byte.
+  auto again = rewrite_trace(files[0].data(), files[0].size());
+  REQUIRE(again.ok());
+  CHECK(*again == files[1]);
+}
+
+TEST_CASE("trace report: a .ca cp.async repeat across a null source is costed as itself") {
+  // Every source 0 (a zero-fill: no source side, 1 wavefront for 32 consecutive destinations), then
+  // the same lanes with every source at 128: the same offsets, the same residue mod 128, but one
+  // source bank read 32 times (R9: 32 wavefronts). The repeat costs must not serve the second with
+  // the first's cost: a null source is kept apart.
+  TraceWriter t;
+  t.launch(TraceLaunch{});
+  t.pc(TracePc{0, 0x2440, TraceOpKind::kLdgsts, 4, "LDGSTS.E.LTC128B", "", 0});
+  std::array<TraceWarp, 3> w;
+  for (uint32_t lane = 0; lane < 32; ++lane) {
+    for (auto& x : w) x.addr[lane] = 9600 + 4 * lane;
+    w[0].src[lane] = 0;
+    w[1].src[lane] = 128;
+    w[2].src[lane] = 256;
+  }
+  uint64_t want = 0;
+  for (auto& x : w) {
+    x.mask = ~0u;
+    x.has_src = true;
+    t.warp(x);
+    WarpAccess a;
+    a.op = Op::kLdgsts;
+    a.width = 4;
+    a.addr = x.addr;
+    want += static_cast<uint64_t>(ldgsts_cost(a, x.src, /*zero_reads_nothing=*/true).wavefronts);
+  }
+  CHECK(want == 1 + 32 + 32);
+  const auto bytes = finish(t, w.size());
+  Recorder r;
+  REQUIRE(read_trace(bytes.data(), bytes.size(), r).ok());
+  CHECK(r.warps.at(1).src_same_offsets);  // a repeat as the reader sees it
+  CHECK(r.warps.at(2).src_same_offsets);
+  auto rep = report_trace(bytes.data(), bytes.size());
+  REQUIRE(rep.ok());
+  CHECK(rep->traced.launches.at(0).pcs.at(0).wavefronts == want);
+}
