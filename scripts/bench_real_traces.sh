@@ -5,7 +5,8 @@
 # SGEMM and HGEMM, PyTorch operators, gemm_float4; scripts/h200_round10.sh recorded them), plus any
 # *.bstrace in $BANKSCOPE_EXTRA_TRACES (e.g. the CUB device trace, 32 MB, not committed; its size
 # and sha256 are printed with it). Each is read once and reported many times in memory by
-# bankscope-bench-trace (best of 7), on each cost() path this CPU has; with OLD_BUILD_DIR, that
+# bankscope-bench-trace (best of 7), on each cost() path this CPU has, each file as it is and as
+# rewrite_trace() writes it again in the current format version (the "v3" rows); with OLD_BUILD_DIR, that
 # build's bankscope-bench-trace too, the two alternated. Run on an otherwise idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,7 +32,7 @@ files=("$dir"/*.bstrace)
     BANKSCOPE_SIMD=$path "$new" /nonexistent.bstrace >/dev/null 2>&1 || rc=$?
     [[ $rc == 2 ]] && continue  # a path this CPU lacks
     echo "## BANKSCOPE_SIMD=$path, new"
-    BANKSCOPE_SIMD=$path "$new" "${files[@]}"
+    BANKSCOPE_SIMD=$path "$new" --rewrite "${files[@]}"
     if [[ -n $old ]]; then
       echo "## BANKSCOPE_SIMD=$path, old ($label)"
       BANKSCOPE_SIMD=$path "$old" "${files[@]}"

@@ -41,6 +41,29 @@ h200_corpus_check() {
   (cd "$work/t" && tar -czf "$OUT/check.tar.gz" ./*.trace.txt ./*.report.txt)
 }
 
+# h200_real_traces WORK: h200_corpus_check WORK, then the corpus's largest traces, gzipped, into $OUT
+# (cuBLAS SGEMM, CUB device algorithms, cuBLAS HGEMM, PyTorch operators, gemm_float4), and
+# bankscope-bench-trace over them on this host's CPU (one core) -> $OUT/bench_real_h200_host.txt.
+h200_real_traces() {
+  local work=$1
+  h200_corpus_check "$work"
+  local picked=(cublas_sgemm cub_device cublas_hgemm torch_ops gemm_float4)
+  for n in "${picked[@]}"; do
+    [[ -f $work/t/$n.bstrace ]] || { echo "$n: no trace"; continue; }
+    gzip -c "$work/t/$n.bstrace" >"$OUT/$n.bstrace.gz"
+    echo "$n: $(stat -c %s "$work/t/$n.bstrace") bytes, gzip $(stat -c %s "$OUT/$n.bstrace.gz"), sha256 $(sha256sum "$work/t/$n.bstrace" | cut -c1-16)"
+  done
+  step "report throughput on this host's CPU (bankscope-bench-trace, one core)"
+  cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DBANKSCOPE_BUILD_APP=OFF -DBANKSCOPE_BUILD_CUDA=OFF \
+    -DBANKSCOPE_BUILD_TESTS=ON -DBANKSCOPE_BUILD_BENCH=ON >/dev/null && cmake --build build-bench -j "$(nproc)" --target bankscope-bench-trace >/dev/null
+  {
+    echo "# bankscope-bench-trace on the H200 host, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, load average: $(cut -d' ' -f1-3 /proc/loadavg), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+    files=()
+    for n in "${picked[@]}"; do [[ -f $work/t/$n.bstrace ]] && files+=("$work/t/$n.bstrace"); done
+    build-bench/bin/bankscope-bench-trace "${files[@]}"
+  } 2>&1 | tee "$OUT/bench_real_h200_host.txt"
+}
+
 step "machine"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv || true
 nvcc --version | tail -2 || true
