@@ -2,7 +2,8 @@
 # bench_real_traces.sh [OLD_BUILD_DIR OLD_LABEL]: `report` throughput on real kernels' traces, one
 # core, written with the machine's description to assets/results/cpu/bench_real_traces.txt.
 # The traces: the H200 corpus's, committed gzipped in assets/results/h200/2026-12-02b/traces/ (cuBLAS
-# SGEMM and HGEMM, PyTorch operators, gemm_float4; scripts/h200_round10.sh recorded them), plus any
+# SGEMM and HGEMM, PyTorch operators, gemm_float4; scripts/h200_round10.sh recorded them, format
+# version 2) and in 2026-12-02d/traces/ (the same programs, scripts/h200_round11.sh, version 3), plus any
 # *.bstrace in $BANKSCOPE_EXTRA_TRACES (e.g. the CUB device trace, 32 MB, not committed; its size
 # and sha256 are printed with it). Each is read once and reported many times in memory by
 # bankscope-bench-trace (best of 7), on each cost() path this CPU has, each file as it is and as
@@ -18,6 +19,8 @@ state="$(git rev-parse --short HEAD)$(git diff --quiet -- . ":(exclude)$out" || 
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 for f in assets/results/h200/2026-12-02b/traces/*.bstrace.gz; do gunzip -c "$f" >"$dir/$(basename "$f" .gz)"; done
+# The same programs traced by round 11's tracer (format version 3), named *.h200v3.bstrace.
+for f in assets/results/h200/2026-12-02d/traces/*.bstrace.gz; do gunzip -c "$f" >"$dir/$(basename "$f" .bstrace.gz).h200v3.bstrace"; done
 if [[ -n ${BANKSCOPE_EXTRA_TRACES:-} ]]; then
   for f in "$BANKSCOPE_EXTRA_TRACES"/*.bstrace; do [[ -e $dir/$(basename "$f") ]] || cp "$f" "$dir/"; done
 fi
