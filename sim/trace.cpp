@@ -130,11 +130,11 @@ struct Cursor {
 #endif
   uint64_t varint(const char* what) {
     if (p != end && *p < 0x80) return *p++;  // the common one-byte case, inline
-    // Up to 4 bytes (values below 2^28: every offset, delta and block index in practice) without a
-    // bounds check per byte when enough bytes are left.
-    if (end - p >= 4) {
+    // Up to 5 bytes (values below 2^35: every offset, delta, block index and 32-bit source) without
+    // a bounds check per byte when enough bytes are left.
+    if (end - p >= 5) {
       uint64_t v = p[0] & 0x7fu;
-      for (int i = 1; i < 4; ++i) {
+      for (int i = 1; i < 5; ++i) {
         v |= uint64_t{p[i] & 0x7fu} << (7 * i);
         if (p[i] < 0x80) {
           p += i + 1;
@@ -312,8 +312,9 @@ inline void copy_lanes(const uint32_t* in, uint32_t* out) {
 #endif
 }
 
-// What the reader keeps of a pc index's previous execution with lanes (or sources), for mode 4 and
-// TraceWarp::same_offsets.
+// What the reader keeps of a pc index's lanes (or sources), for mode 4 and TraceWarp::same_offsets:
+// those of its last execution with lanes stored in a mode other than 4 (a mode 4 execution repeats
+// their offsets, so it changes nothing here).
 struct LaneState {
   bool valid = false;
   bool uniform = false;  // stored in mode 0, with `stride`
@@ -392,11 +393,12 @@ bool read_packed(Cursor& r, uint32_t mask, uint32_t* out, uint64_t base, const T
   return true;
 }
 
-// Mode 4: the lanes of `h` (the pc index's previous execution with lanes) moved to `base`. One check
-// of the bounds that h keeps, else lane by lane, naming the first bad one. Returns false after
-// r.fail().
-bool read_repeat(Cursor& r, uint32_t mask, std::array<uint32_t, kWarpSize>& out, const TracePc& pc, CostPath simd,
-                 int64_t top, const char* noun, uint64_t base, LaneState& h) {
+// Mode 4's checks when the bounds h keeps do not settle them, and its errors: lane by lane, naming
+// the first bad one; on success the exact bounds into h. Out of line: read_repeat() stays small.
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+bool repeat_slow(Cursor& r, uint32_t mask, const TracePc& pc, int64_t top, const char* noun, int64_t d, LaneState& h) {
   if (!h.valid) {
     r.fail("address mode 4 (as before) at the first execution with lanes of pc index " + std::to_string(pc.index));
     return false;
@@ -407,33 +409,42 @@ bool read_repeat(Cursor& r, uint32_t mask, std::array<uint32_t, kWarpSize>& out,
     r.fail("address mode 4 (as before) of pc index " + std::to_string(pc.index) + " with " + m);
     return false;
   }
-  const int64_t d = static_cast<int64_t>(std::min<uint64_t>(base, uint64_t{1} << 33)) - int64_t{h.first};
   const int64_t align = pc.width - 1;
-  if (!(h.lo + d >= 0 && h.hi + d <= top && (d & align) == 0)) {
-    int64_t lo = top, hi = 0;
-    for (int lane = 0; lane < kWarpSize; ++lane) {
-      if (!(mask >> lane & 1u)) continue;
-      const int64_t a = int64_t{h.lanes[static_cast<size_t>(lane)]} + d;
-      if (a < 0 || a > top) {
-        r.fail("lane " + std::to_string(lane) + " " + noun + " " + std::to_string(a) + " outside 0..2^32-1");
-        return false;
-      }
-      if ((a & align) != 0) {
-        r.fail("lane " + std::to_string(lane) + " " + noun + " " + std::to_string(a) + " not aligned to its width " +
-               std::to_string(pc.width) + " (pc " + std::to_string(pc.pc) + ")");
-        return false;
-      }
-      lo = std::min(lo, a);
-      hi = std::max(hi, a);
+  int64_t lo = top, hi = 0;
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    if (!(mask >> lane & 1u)) continue;
+    const int64_t a = int64_t{h.lanes[static_cast<size_t>(lane)]} + d;
+    if (a < 0 || a > top) {
+      r.fail("lane " + std::to_string(lane) + " " + noun + " " + std::to_string(a) + " outside 0..2^32-1");
+      return false;
     }
-    h.lo = lo - d;  // the exact bounds, as below
-    h.hi = hi - d;
+    if ((a & align) != 0) {
+      r.fail("lane " + std::to_string(lane) + " " + noun + " " + std::to_string(a) + " not aligned to its width " +
+             std::to_string(pc.width) + " (pc " + std::to_string(pc.pc) + ")");
+      return false;
+    }
+    lo = std::min(lo, a);
+    hi = std::max(hi, a);
+  }
+  h.lo = lo - d;  // exact now (they were bounds)
+  h.hi = hi - d;
+  return true;
+}
+
+// Mode 4: the lanes h keeps (the pc index's last execution with lanes stored in another mode: a
+// mode 4 execution keeps them, as it repeats their offsets) moved so that the first is at `base`.
+// One check of the bounds h keeps, else repeat_slow(). Returns false after r.fail().
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline bool read_repeat(Cursor& r, uint32_t mask, std::array<uint32_t, kWarpSize>& out, const TracePc& pc,
+                        CostPath simd, int64_t top, const char* noun, uint64_t base, LaneState& h) {
+  const int64_t d = static_cast<int64_t>(std::min<uint64_t>(base, uint64_t{1} << 33)) - int64_t{h.first};
+  if (!(h.valid && h.mask == mask && h.lo + d >= 0 && h.hi + d <= top && (d & (pc.width - 1)) == 0) &&
+      !repeat_slow(r, mask, pc, top, noun, d, h)) {
+    return false;
   }
   add_lanes(simd, h.lanes.data(), static_cast<uint32_t>(d), out.data());  // out as cost() loads it
-  copy_lanes(out.data(), h.lanes.data());
-  h.first += static_cast<uint32_t>(d);
-  h.lo += d;
-  h.hi += d;
   return true;
 }
 
@@ -483,8 +494,10 @@ inline bool read_lanes(Cursor& r, uint32_t mask, std::array<uint32_t, kWarpSize>
     if (a >= 0 && a <= top && last >= 0 && last <= top && (a & align) == 0 && (stride & align) == 0) {
       if (mask == 0xffffffffu) {
         // In 32 bits (the lanes are below 2^32, checked above): vectorized without 64-bit multiplies.
-        const uint32_t a32 = static_cast<uint32_t>(a), s32 = static_cast<uint32_t>(stride);
-        for (uint32_t lane = 0; lane < kWarpSize; ++lane) out[lane] = a32 + lane * s32;
+        // As an induction (a + k s, step s): a multiply per lane is emulated with shuffles in SSE2.
+        const uint32_t s32 = static_cast<uint32_t>(stride);
+        uint32_t x = static_cast<uint32_t>(a);
+        for (uint32_t lane = 0; lane < kWarpSize; ++lane, x += s32) out[lane] = x;
         even = stride < (int64_t{1} << 26) && stride > -(int64_t{1} << 26);
         stride_out = static_cast<int32_t>(even ? stride : 0);
       } else {

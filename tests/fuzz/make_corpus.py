@@ -53,7 +53,7 @@ from make_seed_trace import record, string, varint, zz as zvarint  # noqa: E402
 
 
 def trace_seeds():
-    """Traces written as sim/trace.hpp documents them (versions 1 and 2)."""
+    """Traces written as sim/trace.hpp documents them (versions 1 to 3)."""
     head = b"BSTRACE\0" + (1).to_bytes(4, "little")
     launch = record("K", varint(0) + string("k") + b"".join(varint(x) for x in (1, 1, 1, 32, 32, 1))
                     + varint(4096) + varint(1024) + varint(0))
@@ -102,7 +102,24 @@ def trace_seeds():
              + record("W", varint(len(warps3)) + b"".join(warps3))
              + record("E", varint(0) + varint(len(warps3)) + varint(0) + varint(0)))
     full3 = head2 + body3 + record("Z", varint(1) + zvarint(0))
-    return [full, head + body, full[: len(full) // 2], full2, full2[: len(full2) * 2 // 3], full3]
+    # Version 3: mode 4 (the lanes of the PC's previous execution, moved to base). Scattered LDS
+    # warps repeated at other bases (other 16-byte residues too), 1-byte STS lanes repeated one byte
+    # along, and a .cg LDGSTS whose destinations (mode 0, then 4) and sources (mode 2, then 4) repeat.
+    head3 = b"BSTRACE\0" + (3).to_bytes(4, "little")
+    warps4 = [warp(0, 0, 1, 0xffffffff, 1024, 2, packed(2, 2, perm))]
+    warps4 += [warp(0, w, 1, 0xffffffff, 1024 + 516 * w, 4, b"") for w in range(1, 4)]
+    warps4 += [warp(0, 4, 0, 0x0000ff0f, 2048, 2, packed(2, 0, perm[:12]))]
+    warps4 += [warp(0, 5 + k, 0, 0x0000ff0f, 2049 + k, 4, b"") for k in range(3)]
+    warps4 += [warp(0, 8, 2, 0xffffffff, 4096, 0, zvarint(16)), warp(0, 9, 2, 0xffffffff, 8192 + 16, 4, b"")]
+    sources4 = (varint(8) + varint(65536) + bytes([2, 4]) + bytes(perm)
+                + varint(9) + varint(65536 + 4096 + 48) + bytes([4]))
+    body4 = (launch + pc(0, 0x100, 1, 1, "STS.U8", 12) + pc(1, 0x200, 0, 4, "LDS", 14)
+             + pc(2, 0x300, 5, 16, "LDGSTS.E.BYPASS.LTC128B.128", 16)
+             + record("S", varint(2) + sources4)
+             + record("W", varint(len(warps4)) + b"".join(warps4))
+             + record("E", varint(0) + varint(len(warps4)) + varint(0) + varint(0)))
+    full4 = head3 + body4 + record("Z", varint(1) + zvarint(0))
+    return [full, head + body, full[: len(full) // 2], full2, full2[: len(full2) * 2 // 3], full3, full4]
 
 
 # Multi-statement scenarios for the launch_totals == brute force check (issue 16): statements that
