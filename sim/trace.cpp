@@ -291,6 +291,9 @@ __attribute__((target("avx512f"))) void add_lanes_avx512(const uint32_t* in, uin
   for (int h = 0; h < 2; ++h) _mm512_storeu_si512(out + 16 * h, _mm512_add_epi32(_mm512_loadu_si512(in + 16 * h), vd));
 }
 #endif
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
 inline void add_lanes(CostPath simd, const uint32_t* in, uint32_t d, uint32_t* out) {
 #ifdef BANKSCOPE_TRACE_X86
   if (simd == CostPath::kAvx512) return add_lanes_avx512(in, d, out);
@@ -448,6 +451,88 @@ inline bool read_repeat(Cursor& r, uint32_t mask, std::array<uint32_t, kWarpSize
   return true;
 }
 
+// A varint of at most 5 bytes (below 2^35) at p, with no bounds check (the caller checked that
+// enough bytes are left): false, p unchanged, for a longer one.
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline bool varint5(const uint8_t*& p, uint64_t& v) {
+  v = p[0] & 0x7fu;
+  for (int i = 0; i < 5; ++i) {
+    if (i > 0) v |= uint64_t{p[i] & 0x7fu} << (7 * i);
+    if (p[i] < 0x80) {
+      p += i + 1;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Mode 0 (evenly spaced) from its first lane `a` and stride (at most 2^33 either way), when every
+// lane is within 0..top and aligned: the k-th active lane is at a + k stride, so the first and the
+// last bound all others; one check, then no test per lane. A full warp (the common case) in a loop
+// the compiler vectorizes, and marked even; a partial mask (a tree reduction's last steps, a guarded
+// tail) by a walk over its set bits (measured here: a per-lane loop was the reader's hottest code on
+// the reduction bench). Returns false, with nothing written, when a check fails.
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline bool read_even(int64_t a, int64_t stride, uint32_t mask, int64_t top, int64_t align,
+                      std::array<uint32_t, kWarpSize>& out, bool& even, int32_t& stride_out, LaneState& h,
+                      bool& same) {
+  const int64_t last = a + ((mask == 0xffffffffu ? kWarpSize : popcount32(mask)) - 1) * stride;
+  if (!(a >= 0 && a <= top && last >= 0 && last <= top && (a & align) == 0 && (stride & align) == 0)) return false;
+  if (mask == 0xffffffffu) {
+    // In 32 bits (the lanes are below 2^32, checked above), as an induction (a + k s, step s): a
+    // multiply per lane is emulated with shuffles in SSE2.
+    const uint32_t s32 = static_cast<uint32_t>(stride);
+    uint32_t x = static_cast<uint32_t>(a);
+    for (uint32_t lane = 0; lane < kWarpSize; ++lane, x += s32) out[lane] = x;
+    even = stride < (int64_t{1} << 26) && stride > -(int64_t{1} << 26);
+    stride_out = static_cast<int32_t>(even ? stride : 0);
+  } else {
+    int64_t x = a;
+    for (uint32_t m = mask; m != 0; m &= m - 1, x += stride) out[static_cast<size_t>(__builtin_ctz(m))] = static_cast<uint32_t>(x);
+  }
+  same = h.valid && h.uniform && h.mask == mask && h.stride == stride;
+  remember(h, mask, out, std::min(a, last), std::max(a, last), true, stride);
+  return true;
+}
+
+// The common executions of a version 3 file, decoded from a local pointer where read_lanes() goes
+// through the cursor: lanes in mode 4 (a repeat) or mode 0 (evenly spaced) whose checks pass at
+// once, from base:varint mode:u8 on, with at least 16 bytes left. Returns false, with nothing read
+// or changed, for anything else (read_lanes() then reads it, and names what is wrong). Measured:
+// the cursor, which the reader's calls take by reference, kept its pointer in memory, and each field
+// cost a store and a load of it.
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline bool read_lanes_fast(const uint8_t*& at, uint32_t mask, std::array<uint32_t, kWarpSize>& out,
+                            const TracePc& pc, CostPath simd, int64_t top, LaneState& h, bool& same, bool& even,
+                            int32_t& stride_out) {
+  const uint8_t* p = at;
+  uint64_t base = 0;
+  if (!varint5(p, base)) return false;
+  const uint8_t mode = *p++;
+  if (mode == 4) {
+    const int64_t d = static_cast<int64_t>(base) - int64_t{h.first};
+    if (!(h.valid && h.mask == mask && h.lo + d >= 0 && h.hi + d <= top && (d & (pc.width - 1)) == 0)) return false;
+    add_lanes(simd, h.lanes.data(), static_cast<uint32_t>(d), out.data());
+    same = true;
+  } else {
+    uint64_t z = 0;
+    if (mode != 0 || !varint5(p, z)) return false;
+    const int64_t stride = static_cast<int64_t>(z >> 1) ^ -static_cast<int64_t>(z & 1);
+    if (stride > (int64_t{1} << 33) || stride < -(int64_t{1} << 33) ||  // read_lanes() names it
+        !read_even(static_cast<int64_t>(base), stride, mask, top, pc.width - 1, out, even, stride_out, h, same)) {
+      return false;
+    }
+  }
+  at = p;
+  return true;
+}
+
 // One execution's lanes, from base:varint mode:u8 on (a 'W' execution's addresses and an 'S'
 // entry's sources alike), into out[lane] for the lanes of `mask` (not 0): each aligned to pc.width
 // and at most `top`. A full warp evenly spaced (mode 0) sets `even` and `stride` (TraceWarp's).
@@ -489,25 +574,8 @@ inline bool read_lanes(Cursor& r, uint32_t mask, std::array<uint32_t, kWarpSize>
   // compiler vectorizes, and marked even; a partial mask (a tree reduction's last steps, a guarded
   // tail) by a walk over its set bits (measured here: the per-lane loop below was the reader's
   // hottest code on the reduction bench).
-  if (r.ok() && mode == 0 && mask != 0) {
-    const int64_t last = a + ((mask == 0xffffffffu ? kWarpSize : popcount32(mask)) - 1) * stride;
-    if (a >= 0 && a <= top && last >= 0 && last <= top && (a & align) == 0 && (stride & align) == 0) {
-      if (mask == 0xffffffffu) {
-        // In 32 bits (the lanes are below 2^32, checked above): vectorized without 64-bit multiplies.
-        // As an induction (a + k s, step s): a multiply per lane is emulated with shuffles in SSE2.
-        const uint32_t s32 = static_cast<uint32_t>(stride);
-        uint32_t x = static_cast<uint32_t>(a);
-        for (uint32_t lane = 0; lane < kWarpSize; ++lane, x += s32) out[lane] = x;
-        even = stride < (int64_t{1} << 26) && stride > -(int64_t{1} << 26);
-        stride_out = static_cast<int32_t>(even ? stride : 0);
-      } else {
-        int64_t x = a;
-        for (uint32_t m = mask; m != 0; m &= m - 1, x += stride) out[static_cast<size_t>(__builtin_ctz(m))] = static_cast<uint32_t>(x);
-      }
-      same = h.valid && h.uniform && h.mask == mask && h.stride == stride;
-      remember(h, mask, out, std::min(a, last), std::max(a, last), true, stride);
-      return true;
-    }
+  if (r.ok() && mode == 0 && mask != 0 && read_even(a, stride, mask, top, align, out, even, stride_out, h, same)) {
+    return true;
   }
   // Mode 1 (one delta per lane) of a full warp, with the bytes for 31 deltas of up to 5 bytes left:
   // decoded without a bounds check per byte, and checked once through the lowest, highest and OR of
@@ -597,10 +665,13 @@ bool attach_sources(PendingSources& src, TraceWarp& w, const TracePc& pc, uint64
     return false;
   }
   // Sources are the low 32 bits of global addresses: every aligned value up to 2^32 - width is one.
+  const int64_t top = int64_t{0x100000000} - pc.width;
   bool even = false;
   int32_t stride = 0;
-  if (!read_lanes(r, w.mask, w.src, pc, version, simd, int64_t{0x100000000} - pc.width, "source", even, stride, h,
-                  w.src_same_offsets)) {
+  const uint8_t* p = r.p;
+  if (version >= 3 && r.left() >= 16 && read_lanes_fast(p, w.mask, w.src, pc, simd, top, h, w.src_same_offsets, even, stride)) {
+    r.p = p;
+  } else if (!read_lanes(r, w.mask, w.src, pc, version, simd, top, "source", even, stride, h, w.src_same_offsets)) {
     return false;
   }
   w.has_src = true;
@@ -968,6 +1039,37 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
           break;
         }
         for (uint64_t i = 0; i < count && r.ok(); ++i) {
+          // The common execution (head varints of at most 5 bytes, a declared pc index, lanes in
+          // mode 4 or 0, or none) from a local pointer, with one bounds check (read_lanes_fast()); any
+          // other through the cursor, which names what is wrong.
+          const uint8_t* p = r.p;
+          uint64_t block = 0, warp = 0, pci = 0;
+          if (version >= 3 && r.left() >= 32 && varint5(p, block) && varint5(p, warp) && varint5(p, pci) &&
+              ((block | warp) >> 32) == 0 && pci < pcs.size()) {
+            const uint32_t mask = uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
+            p += 4;
+            const TracePc& pc = pcs[pci];
+            if (mask == 0 || read_lanes_fast(p, mask, w.addr, pc, simd, int64_t{0xffffffffu} - pc.width,
+                                             addr_state[pci], w.same_offsets, w.even, w.stride)) {
+              w.block = static_cast<uint32_t>(block);
+              w.warp = static_cast<uint32_t>(warp);
+              w.pc_index = static_cast<uint32_t>(pci);
+              w.mask = mask;
+              r.p = p;
+              if (i == src.next && !attach_sources(src, w, pc, i, version, simd, src_state[pci])) {
+                r.fail_with(src.r.error);
+                break;
+              }
+              ++sum.executions;
+              sink.on_warp(w, pc);
+              w.even = false;
+              w.stride = 0;
+              w.has_src = false;
+              w.same_offsets = false;
+              w.src_same_offsets = false;
+              continue;
+            }
+          }
           w.block = r.varint32("block");
           w.warp = r.varint32("warp");
           w.pc_index = r.varint32("pc index");
