@@ -27,14 +27,18 @@ std::vector<uint8_t> finish(TraceWriter& t, uint64_t executions) {
 }
 
 // A file of one launch with one 4-byte LDS (pc index 0) and a hand-made 'W' record of `executions`
-// executions whose bytes after the count are `body`.
-std::vector<uint8_t> hand_made(uint64_t executions, const std::vector<uint8_t>& body) {
+// executions whose bytes after the count are `body`, then `pad` executions with mask 0 (7 bytes
+// each: the reader decodes an execution with at least 32 bytes left in its record on its fast path,
+// one with fewer through its cursor; the two must agree).
+std::vector<uint8_t> hand_made(uint64_t executions, const std::vector<uint8_t>& body, int pad = 0) {
   TraceWriter t;
   t.launch(TraceLaunch{});
   t.pc(TracePc{0, 0x40, TraceOpKind::kLoad, 4, "LDS", "", 0});
   std::vector<uint8_t> b = t.take();
-  std::vector<uint8_t> payload{static_cast<uint8_t>(executions)};
+  std::vector<uint8_t> payload{static_cast<uint8_t>(executions + static_cast<uint64_t>(pad))};
   payload.insert(payload.end(), body.begin(), body.end());
+  for (int i = 0; i < pad; ++i) payload.insert(payload.end(), {0, 0, 0, 0, 0, 0, 0});
+  executions += static_cast<uint64_t>(pad);
   b.push_back('W');
   b.push_back(static_cast<uint8_t>(payload.size()));  // below 128 in these tests
   b.insert(b.end(), payload.begin(), payload.end());
@@ -229,40 +233,55 @@ TEST_CASE("trace format: mode 4 round-trips every lane, and same_offsets is set 
 }
 
 TEST_CASE("trace format: a corrupt mode 4 gives one line naming what") {
-  // Execution 0: lanes 0 and 1 at 1024 and 1032 (mode 2, shift 2, offsets 0 and 2).
-  const std::vector<uint8_t> e0 = head(3) + std::vector<uint8_t>{0x80, 0x08, 2, 2, 0, 2};
-  CHECK(read_error(hand_made(1, e0)) == "ok");
-  // The same lanes at 2048 (0x80 0x10): fine, and read as 2048, 2056.
-  {
-    const auto b = hand_made(2, e0 + head(3) + std::vector<uint8_t>{0x80, 0x10, 4});
-    Recorder r;
-    REQUIRE(read_trace(b.data(), b.size(), r).ok());
-    REQUIRE(r.warps.size() == 2);
-    CHECK(r.warps[1].addr[0] == 2048);
-    CHECK(r.warps[1].addr[1] == 2056);
-    CHECK(r.warps[1].same_offsets);
-  }
-  CHECK(read_error(hand_made(1, head(3) + std::vector<uint8_t>{0x80, 0x10, 4}))
-            .find("address mode 4 (as before) at the first execution with lanes of pc index 0") != std::string::npos);
-  CHECK(read_error(hand_made(2, e0 + head(7) + std::vector<uint8_t>{0x80, 0x10, 4}))
-            .find("address mode 4 (as before) of pc index 0 with mask 0x00000007, the previous one's 0x00000003") !=
-        std::string::npos);
-  // A base 2 bytes off: lane 0 at 2050, not aligned to 4.
-  CHECK(read_error(hand_made(2, e0 + head(3) + std::vector<uint8_t>{0x82, 0x10, 4}))
-            .find("lane 0 address 2050 not aligned to its width 4 (pc 64)") != std::string::npos);
-  // Lane 1 past the top: base 2^32 - 8 (0xf8 0xff 0xff 0xff 0x0f), lane 1 at 2^32.
-  CHECK(read_error(hand_made(2, e0 + head(3) + std::vector<uint8_t>{0xf8, 0xff, 0xff, 0xff, 0x0f, 4}))
-            .find("lane 1 address 4294967296 outside 0..2^32-1") != std::string::npos);
-  // Mode 2 keeps base + the OR of the offsets as its upper bound, 1024 + 12 here (offsets 0 and 2
-  // in units of 4: OR 3), above the last lane (1032). Moved to 2^32 - 16 (0xf0 0xff 0xff 0xff
-  // 0x0f): the bound says 2^32 - 4, past the top (2^32 - 5), the lanes are 2^32 - 16 and 2^32 - 8:
-  // they fit, and are read.
-  {
-    const auto b = hand_made(2, e0 + head(3) + std::vector<uint8_t>{0xf0, 0xff, 0xff, 0xff, 0x0f, 4});
-    CHECK(read_error(b) == "ok");
-    Recorder r;
-    REQUIRE(read_trace(b.data(), b.size(), r).ok());
-    CHECK(r.warps.at(1).addr[1] == 4294967288u);
+  for (const int pad : {0, 6}) {  // through the cursor, then on the reader's fast path
+    CAPTURE(pad);
+    const auto hand = [pad](uint64_t executions, const std::vector<uint8_t>& body) {
+      return hand_made(executions, body, pad);
+    };
+    // Execution 0: lanes 0 and 1 at 1024 and 1032 (mode 2, shift 2, offsets 0 and 2).
+    const std::vector<uint8_t> e0 = head(3) + std::vector<uint8_t>{0x80, 0x08, 2, 2, 0, 2};
+    CHECK(read_error(hand(1, e0)) == "ok");
+    // The same lanes at 2048 (0x80 0x10): fine, and read as 2048, 2056.
+    {
+      const auto b = hand(2, e0 + head(3) + std::vector<uint8_t>{0x80, 0x10, 4});
+      Recorder r;
+      REQUIRE(read_trace(b.data(), b.size(), r).ok());
+      REQUIRE(r.warps.size() == 2 + static_cast<size_t>(pad));
+      CHECK(r.warps[1].addr[0] == 2048);
+      CHECK(r.warps[1].addr[1] == 2056);
+      CHECK(r.warps[1].same_offsets);
+    }
+    CHECK(read_error(hand(1, head(3) + std::vector<uint8_t>{0x80, 0x10, 4}))
+              .find("address mode 4 (as before) at the first execution with lanes of pc index 0") != std::string::npos);
+    CHECK(read_error(hand(2, e0 + head(7) + std::vector<uint8_t>{0x80, 0x10, 4}))
+              .find("address mode 4 (as before) of pc index 0 with mask 0x00000007, the previous one's 0x00000003") !=
+          std::string::npos);
+    // A base 2 bytes off: lane 0 at 2050, not aligned to 4.
+    CHECK(read_error(hand(2, e0 + head(3) + std::vector<uint8_t>{0x82, 0x10, 4}))
+              .find("lane 0 address 2050 not aligned to its width 4 (pc 64)") != std::string::npos);
+    // Lane 1 past the top: base 2^32 - 8 (0xf8 0xff 0xff 0xff 0x0f), lane 1 at 2^32.
+    CHECK(read_error(hand(2, e0 + head(3) + std::vector<uint8_t>{0xf8, 0xff, 0xff, 0xff, 0x0f, 4}))
+              .find("lane 1 address 4294967296 outside 0..2^32-1") != std::string::npos);
+    // Mode 2 keeps base + the OR of the offsets as its upper bound, 1024 + 12 here (offsets 0 and 2
+    // in units of 4: OR 3), above the last lane (1032). Moved to 2^32 - 16 (0xf0 0xff 0xff 0xff
+    // 0x0f): the bound says 2^32 - 4, past the top (2^32 - 5), the lanes are 2^32 - 16 and 2^32 - 8:
+    // they fit, and are read.
+    {
+      const auto b = hand(2, e0 + head(3) + std::vector<uint8_t>{0xf0, 0xff, 0xff, 0xff, 0x0f, 4});
+      CHECK(read_error(b) == "ok");
+      Recorder r;
+      REQUIRE(read_trace(b.data(), b.size(), r).ok());
+      CHECK(r.warps.at(1).addr[1] == 4294967288u);
+    }
+    // An undeclared pc index (1: only pc index 0 is declared), with lanes and without.
+    CHECK(read_error(hand(1, std::vector<uint8_t>{0, 0, 1, 3, 0, 0, 0, 0x80, 0x08, 4}))
+              .find("execution refers to pc index 1, 1 declared") != std::string::npos);
+    CHECK(read_error(hand(1, std::vector<uint8_t>{0, 0, 1, 0, 0, 0, 0}))
+              .find("execution refers to pc index 1, 1 declared") != std::string::npos);
+    // Mode 0 with a stride past 2^33 (zigzag 2^34 + 8: 0x88 0x80 0x80 0x80 0x40), for one lane, so
+    // that the lanes alone would fit.
+    CHECK(read_error(hand(1, head(1) + std::vector<uint8_t>{0x80, 0x08, 0, 0x88, 0x80, 0x80, 0x80, 0x40}))
+              .find("stride 8589934596 out of range") != std::string::npos);
   }
   // Every prefix of a version 3 file that uses mode 4 fails with one line.
   std::vector<TraceWarp> warps(3);
