@@ -569,11 +569,15 @@ void TraceAggregator::on_other_warp(const TraceWarp& w, const TracePc& pc, Launc
     l.by_kind[kind].add(AccessCost{}, 1);
     return;
   }
-  if (plain) {
-    access_.op = s.model.access.op;
-    access_.width = s.model.access.width;
-  } else {
-    access_ = s.model.access;
+  // The instruction's fields, not its 128 bytes of lanes (the model has none; a copy of the whole
+  // WarpAccess was a fifth of this function's instructions per cp.async execution, measured).
+  access_.op = s.model.access.op;
+  access_.width = s.model.access.width;
+  if (!plain) {
+    access_.matrices = s.model.access.matrices;
+    access_.trans = s.model.access.trans;
+    access_.atom = s.model.access.atom;
+    access_.bypass_l1 = s.model.access.bypass_l1;
   }
   if (s.model.ncu_counts_zero) {  // issued and counted as an instruction, no wavefront (pc_model())
     record(s, kind, AccessCost{});

@@ -15,7 +15,8 @@
 //                256 .. 1), partial masks below s = 32, plus an interleaved one (sdata[2 s tid]).
 //   `bankscope-bench-trace [--rewrite] FILE...` times the same on trace files (each read once,
 //   reported many times in memory); with --rewrite each file again as rewrite_trace() writes it in
-//   the current version (a row "FILE v3": a version 2 trace as this tracer records it). `--write DIR` writes each synthetic trace in format versions 1 and 2 to DIR
+//   the current version (a row "FILE v3": a version 2 trace as this tracer records it).
+//   `--write DIR` writes each synthetic trace in format versions 1 and 2 to DIR
 //   (for comparing `report --json` across versions and builds), then exits.
 #include <time.h>
 
