@@ -238,6 +238,34 @@ expect "report: truncated trace" 1 "cut.bstrace: trace: byte 94: record 'W' at b
   "$cli" report "$tmp/cut.bstrace"
 expect "report: layout without array" 2 "no --array named 'tile'" -- "$cli" report "$tmp/seed.bstrace" --layout tile:stride=33
 
+# upgrade: a trace recorded by an older tracer written again in the current version (mode 4 where
+# lanes repeat): the H200 reduction trace (version 1) and gemm_float4's (version 2, round 10's
+# corpus: its fragment loads repeat, so it shrinks) report the same, JSON line for line.
+gunzip -c "$src/assets/results/h200/2026-12-02b/traces/gemm_float4.bstrace.gz" >"$tmp/gemm_float4.bstrace"
+expect "upgrade: version 1 -> 3" 0 'reduction\.bstrace \(version 1, 62129 bytes\) -> .*up1\.bstrace \(version 3, 62129 bytes\)' -- \
+  "$cli" upgrade "$h200tr/reduction.bstrace" "$tmp/up1.bstrace"
+expect "upgrade: version 2 -> 3, a quarter of the bytes" 0 'gemm_float4\.bstrace \(version 2, 3525205 bytes\) -> .*up2\.bstrace \(version 3, 831333 bytes\)' -- \
+  "$cli" upgrade "$tmp/gemm_float4.bstrace" "$tmp/up2.bstrace"
+for pair in "$h200tr/reduction.bstrace:$tmp/up1.bstrace" "$tmp/gemm_float4.bstrace:$tmp/up2.bstrace"; do
+  old=${pair%%:*} new=${pair#*:}
+  if [[ $(od -An -tu1 -j8 -N1 "$new" | tr -d ' ') == 3 ]] &&
+     diff <("$cli" report "$old" --json --top 0 | grep -v '"trace"') \
+          <("$cli" report "$new" --json --top 0 | grep -v '"trace"') >/dev/null; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: upgrade: $new is version 3 and reports as $old does"
+  fi
+done
+expect "upgrade: a truncated trace is one line, exit 1" 1 "upgrade: .*cut\.bstrace: trace: byte 94: record 'W' at byte 91 needs 737 bytes" -- \
+  "$cli" upgrade "$tmp/cut.bstrace" "$tmp/never.bstrace"
+if [[ -e $tmp/never.bstrace ]]; then failed=$((failed + 1)); echo "FAIL: upgrade of a bad trace wrote its OUT"; else passed=$((passed + 1)); fi
+cp "$tmp/cut.bstrace" "$tmp/cut_copy.bstrace"
+expect "upgrade in place of a bad trace" 1 "trace: byte 94" -- "$cli" upgrade "$tmp/cut.bstrace" "$tmp/cut.bstrace"
+if cmp -s "$tmp/cut.bstrace" "$tmp/cut_copy.bstrace"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: a failed in-place upgrade changed the file"; fi
+expect "upgrade: OUT in a missing folder" 1 "nodir/x\.bstrace: cannot save \(No such file or directory\); the old file is untouched" -- \
+  "$cli" upgrade "$tmp/seed.bstrace" "$tmp/nodir/x.bstrace"
+
 }
 
 limits_tests() {

@@ -881,6 +881,8 @@ int main(int argc, char** argv) {
 
   bs::cli::ReportArgs rargs;
   auto* rep = bs::cli::add_report_command(app, rargs);
+  bs::cli::UpgradeArgs uargs;
+  auto* upgrade = bs::cli::add_upgrade_command(app, uargs);
   bs::cli::SassArgs sargs, kargs;
   auto* sass = bs::cli::add_sass_command(app, sargs);
   auto* check = bs::cli::add_check_command(app, kargs);
@@ -919,6 +921,7 @@ int main(int argc, char** argv) {
   if (ex->parsed()) return explain(eargs, ewarp, eblock, eaccess);
   if (swc->parsed()) return sweep(sw_path, sw_access, sw_range, sw_array, sw_svg);
   if (rep->parsed()) return bs::cli::run_report(rargs);
+  if (upgrade->parsed()) return bs::cli::run_upgrade(uargs);
   if (sass->parsed()) return bs::cli::run_sass(sargs);
   if (check->parsed()) return bs::cli::run_check(kargs);
   if (fix->parsed()) return bs::cli::run_fix(fargs);

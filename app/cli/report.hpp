@@ -25,4 +25,13 @@ CLI::App* add_report_command(CLI::App& app, ReportArgs& args);
 // Exit codes: 0, 1 bad input (one line on stderr), 2 usage.
 int run_report(const ReportArgs& args);
 
+// `bankscope-cli upgrade TRACE OUT`: the trace written again in the current format version
+// (rewrite_trace(): a trace recorded by an older tracer, smaller and faster to report where its
+// lanes repeat). OUT is written whole or not at all; it may be TRACE itself.
+struct UpgradeArgs {
+  std::string trace, out;
+};
+CLI::App* add_upgrade_command(CLI::App& app, UpgradeArgs& args);
+int run_upgrade(const UpgradeArgs& args);  // 0, or 1 with one line on stderr
+
 }  // namespace bankscope::cli
