@@ -321,6 +321,7 @@ inline void copy_lanes(const uint32_t* in, uint32_t* out) {
 struct LaneState {
   bool valid = false;
   bool uniform = false;  // stored in mode 0, with `stride`
+  bool kept = false;     // `lanes` holds them (else they are first + k stride, or no mode 4 can follow)
   uint32_t mask = 0;
   int64_t stride = 0;
   uint32_t first = 0;     // the first active lane's address
@@ -328,16 +329,40 @@ struct LaneState {
   alignas(64) std::array<uint32_t, kWarpSize> lanes{};  // the active lanes' addresses (the others: any)
 };
 
+// `keep`: copy the lanes for a mode 4 to come; not for mode 0 (ensure_lanes() derives them, when
+// a mode 4 follows one, which the writer never does) nor in a file of a version without mode 4
+// (measured: the copy per execution made version 2 traces' reports slower than before mode 4).
 inline void remember(LaneState& h, uint32_t mask, const std::array<uint32_t, kWarpSize>& out, int64_t lo, int64_t hi,
-                     bool uniform, int64_t stride) {
+                     bool uniform, int64_t stride, bool keep) {
   h.valid = true;
   h.uniform = uniform;
+  h.kept = keep;
   h.mask = mask;
   h.stride = stride;
   h.first = out[static_cast<size_t>(__builtin_ctz(mask))];
   h.lo = lo;
   h.hi = hi;
-  copy_lanes(out.data(), h.lanes.data());
+  if (keep) copy_lanes(out.data(), h.lanes.data());
+}
+
+// Lanes stored in modes 1-3. Before version 3 nothing but that they were not evenly spaced matters
+// (mode 0's same_offsets; no mode 4 can follow).
+inline void remember_scattered(LaneState& h, uint32_t mask, const std::array<uint32_t, kWarpSize>& out, int64_t lo,
+                               int64_t hi, uint32_t version) {
+  if (version >= 3) {
+    remember(h, mask, out, lo, hi, false, 0, true);
+  } else {
+    h.valid = true;
+    h.uniform = false;
+  }
+}
+
+// h's lanes when mode 0 stored them: the k-th active lane at first + k stride.
+inline void ensure_lanes(LaneState& h) {
+  if (!h.valid || h.kept || !h.uniform) return;
+  int64_t x = h.first;
+  for (uint32_t m = h.mask; m != 0; m &= m - 1, x += h.stride) h.lanes[static_cast<size_t>(__builtin_ctz(m))] = static_cast<uint32_t>(x);
+  h.kept = true;
 }
 
 // The lanes of a mode 2 (kBytes = 1) or mode 3 (kBytes = 2) execution into out[lane]: shift, then
@@ -442,6 +467,7 @@ __attribute__((always_inline))
 #endif
 inline bool read_repeat(Cursor& r, uint32_t mask, std::array<uint32_t, kWarpSize>& out, const TracePc& pc,
                         CostPath simd, int64_t top, const char* noun, uint64_t base, LaneState& h) {
+  ensure_lanes(h);
   const int64_t d = static_cast<int64_t>(std::min<uint64_t>(base, uint64_t{1} << 33)) - int64_t{h.first};
   if (!(h.valid && h.mask == mask && h.lo + d >= 0 && h.hi + d <= top && (d & (pc.width - 1)) == 0) &&
       !repeat_slow(r, mask, pc, top, noun, d, h)) {
@@ -495,7 +521,7 @@ inline bool read_even(int64_t a, int64_t stride, uint32_t mask, int64_t top, int
     for (uint32_t m = mask; m != 0; m &= m - 1, x += stride) out[static_cast<size_t>(__builtin_ctz(m))] = static_cast<uint32_t>(x);
   }
   same = h.valid && h.uniform && h.mask == mask && h.stride == stride;
-  remember(h, mask, out, std::min(a, last), std::max(a, last), true, stride);
+  remember(h, mask, out, std::min(a, last), std::max(a, last), true, stride, false);
   return true;
 }
 
@@ -517,7 +543,7 @@ inline bool read_lanes_fast(const uint8_t*& at, uint32_t mask, std::array<uint32
   const uint8_t mode = *p++;
   if (mode == 4) {
     const int64_t d = static_cast<int64_t>(base) - int64_t{h.first};
-    if (!(h.valid && h.mask == mask && h.lo + d >= 0 && h.hi + d <= top && (d & (pc.width - 1)) == 0)) return false;
+    if (!(h.kept && h.mask == mask && h.lo + d >= 0 && h.hi + d <= top && (d & (pc.width - 1)) == 0)) return false;
     add_lanes(simd, h.lanes.data(), static_cast<uint32_t>(d), out.data());
     same = true;
   } else {
@@ -557,7 +583,7 @@ inline bool read_lanes(Cursor& r, uint32_t mask, std::array<uint32_t, kWarpSize>
     uint64_t hi = b;
     const bool ok = mode == 2 ? read_packed<1>(r, mask, out.data(), b, pc, simd, utop, noun, &hi)
                               : read_packed<2>(r, mask, out.data(), b, pc, simd, utop, noun, &hi);
-    if (ok) remember(h, mask, out, static_cast<int64_t>(b), static_cast<int64_t>(hi), false, 0);
+    if (ok) remember_scattered(h, mask, out, static_cast<int64_t>(b), static_cast<int64_t>(hi), version);
     return ok;
   }
   int64_t a = static_cast<int64_t>(base > 0xffffffffu ? 0x100000000u : base);
@@ -609,7 +635,7 @@ inline bool read_lanes(Cursor& r, uint32_t mask, std::array<uint32_t, kWarpSize>
     }
     if (fits && lo >= 0 && hi <= top && (any & static_cast<uint64_t>(align)) == 0) {
       r.p = q;
-      remember(h, mask, out, lo, hi, false, 0);
+      remember_scattered(h, mask, out, lo, hi, version);
       return true;
     }
   }
@@ -641,7 +667,11 @@ inline bool read_lanes(Cursor& r, uint32_t mask, std::array<uint32_t, kWarpSize>
     out[lane] = static_cast<uint32_t>(a);
   }
   if (!r.ok()) return false;
-  remember(h, mask, out, lo, hi, mode == 0, stride);
+  if (mode == 0) {
+    remember(h, mask, out, lo, hi, true, stride, version >= 3);
+  } else {
+    remember_scattered(h, mask, out, lo, hi, version);
+  }
   return true;
 }
 

@@ -630,18 +630,26 @@ AccessCost TraceAggregator::cost_other_kind(const TraceWarp& w) const {
 __attribute__((always_inline))
 #endif
 inline int TraceAggregator::find_repeat(const MemoGate& g, bool repeats, uint32_t residue) {
-  if (!repeats || !g.repeat_ok) return -1;
+  if (!repeats || !g.repeat_ok || g.repeat_used == 0) return -1;
   const int newest = (g.repeat_next + MemoGate::kRepeats - 1) % MemoGate::kRepeats;  // mostly the one
   if (g.repeat_residue[static_cast<size_t>(newest)] == residue) return newest;
   uint32_t hit = 0;
   for (int i = 0; i < MemoGate::kRepeats; ++i) hit |= static_cast<uint32_t>(g.repeat_residue[static_cast<size_t>(i)] == residue) << i;
+  hit &= (1u << g.repeat_used) - 1u;  // the slots in use are 0 .. used - 1
   return hit == 0 ? -1 : __builtin_ctz(hit);
 }
 
-void TraceAggregator::keep_repeat(MemoGate& g, bool repeats, bool keep, uint32_t residue, const AccessCost& c,
-                                  bool valid) {
-  if (!repeats || !g.repeat_ok) {  // a new pattern (or the first): the costs kept are another's
-    g.repeat_residue.fill(~0u);
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline void TraceAggregator::keep_repeat(MemoGate& g, bool repeats, bool keep, uint32_t residue, const AccessCost& c,
+                                         bool valid) {
+  if (!repeats) {  // a new pattern: the costs kept are another's; its first repeat starts them again
+    g.repeat_ok = false;  // (a store per execution where patterns never repeat: a version 2 trace)
+    return;
+  }
+  if (!g.repeat_ok) {
+    g.repeat_used = 0;
     g.repeat_next = 0;
     g.repeat_ok = true;
   }
@@ -651,6 +659,7 @@ void TraceAggregator::keep_repeat(MemoGate& g, bool repeats, bool keep, uint32_t
   g.repeat_cost[static_cast<size_t>(i)] = c;
   g.repeat_valid = static_cast<uint16_t>((g.repeat_valid & ~(1u << i)) | static_cast<uint32_t>(valid) << i);
   g.repeat_next = static_cast<uint8_t>((i + 1) % MemoGate::kRepeats);
+  g.repeat_used = static_cast<uint8_t>(std::max(int{g.repeat_used}, i + 1));
 }
 
 AccessCost TraceAggregator::kind_cost(uint32_t pc_index, const TraceWarp& w, bool* valid) {

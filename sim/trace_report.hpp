@@ -200,14 +200,14 @@ class TraceAggregator : public TraceSink {
     // (16 bytes; 128 for cp.async, destinations and sources), so its cost: found here without
     // computing the key (measured: most executions of the H200 corpus's cuBLAS and PyTorch traces;
     // cuBLAS SGEMM's cp.async patterns come back at up to 16 residues). Filled by on_warp()'s common
-    // case and kind_cost(), emptied by a new pattern. A PC's executions with lanes all take one of
+    // case and kind_cost() from the first repeat of a pattern on, emptied by a new pattern. A PC's executions with lanes all take one of
     // those two routes or neither (the route follows the PC's model, and the remaps, which are the
     // aggregator's; a cp.async traced without sources stops its PC's costing), so the previous
     // execution that same_offsets refers to is always the one last kept here. A .ca cp.async with
     // a null source is not kept (the key keeps nulls apart).
     static constexpr int kRepeats = 16;
     bool repeat_ok = false;
-    uint8_t repeat_next = 0;
+    uint8_t repeat_next = 0, repeat_used = 0;  // the slot written next; the slots in use
     uint16_t repeat_valid = 0;  // validity (validate()) of each kept cost, a bit each
     std::array<uint32_t, kRepeats> repeat_residue{};  // first lane's address mod the unit | first source's mod 128 << 8
     std::array<AccessCost, kRepeats> repeat_cost{};

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# bench_real_traces_ir.sh OLD_CLI [NEW_CLI]: `bankscope-cli report FILE` on the H200 corpus's real
+# traces, in instructions per warp execution counted by valgrind's callgrind (a figure the VM's host
+# load cannot move; BANKSCOPE_SIMD=avx2), end to end (reading the file, costing, printing):
+#   v2: round 10's recordings, format version 2 (assets/results/h200/2026-12-02b/traces), by OLD_CLI
+#       and by NEW_CLI (default build/bin/bankscope-cli);
+#   v3: the same programs recorded by round 11's tracer, format version 3 (2026-12-02d/traces), by
+#       NEW_CLI.
+# Writes assets/results/cpu/report_ir_real.txt.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+(($# >= 1)) || { echo "bench_real_traces_ir: usage: scripts/bench_real_traces_ir.sh OLD_CLI [NEW_CLI]" >&2; exit 2; }
+command -v valgrind >/dev/null || { echo "bench_real_traces_ir: valgrind not installed (apt-get install valgrind)" >&2; exit 1; }
+old=$1
+new=${2:-build/bin/bankscope-cli}
+out=assets/results/cpu/report_ir_real.txt
+state="$(git rev-parse --short HEAD)$(git diff --quiet -- . ":(exclude)$out" || echo ' (with local changes)')"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+ir() {  # ir CLI FILE: instructions per warp execution of `CLI report FILE`
+  BANKSCOPE_SIMD=avx2 valgrind --tool=callgrind --callgrind-out-file="$dir/cg" "$1" report "$2" >"$dir/out" 2>"$dir/err" ||
+    { echo "bench_real_traces_ir: $1 report $2 failed:" >&2; tail -5 "$dir/err" >&2; exit 1; }
+  local n total
+  n=$(head -1 "$dir/out" | sed -E 's/.* ([0-9]+) warp executions.*/\1/')
+  total=$(grep -E '^(summary|totals):' "$dir/cg" | head -1 | awk '{print $2}')
+  printf '%.0f' "$(echo "$total / $n" | bc -l)"
+}
+{
+  echo "# bench_real_traces_ir.sh, $(date -u +%Y-%m-%dT%H:%M:%SZ), callgrind, BANKSCOPE_SIMD=avx2"
+  echo "# old: $old; new: $new at commit $state"
+  printf '%-14s %10s %12s %12s %12s %14s %14s\n' trace executions "old on v2" "new on v2" "new on v3" "v2 bytes" "v3 bytes"
+  for gz in assets/results/h200/2026-12-02b/traces/*.bstrace.gz; do
+    name=$(basename "$gz" .bstrace.gz)
+    gunzip -c "$gz" >"$dir/$name.v2.bstrace"
+    gunzip -c "assets/results/h200/2026-12-02d/traces/$name.bstrace.gz" >"$dir/$name.v3.bstrace"
+    n=$("$new" report "$dir/$name.v3.bstrace" | sed -nE '1s/.* ([0-9]+) warp executions.*/\1/p')
+    printf '%-14s %10s %12s %12s %12s %14s %14s\n' "$name" "$n" "$(ir "$old" "$dir/$name.v2.bstrace")" \
+      "$(ir "$new" "$dir/$name.v2.bstrace")" "$(ir "$new" "$dir/$name.v3.bstrace")" \
+      "$(stat -c %s "$dir/$name.v2.bstrace")" "$(stat -c %s "$dir/$name.v3.bstrace")"
+  done
+} | tee "$out"
