@@ -273,6 +273,16 @@ TEST_CASE("trace format: a corrupt mode 4 gives one line naming what") {
       REQUIRE(read_trace(b.data(), b.size(), r).ok());
       CHECK(r.warps.at(1).addr[1] == 4294967288u);
     }
+    // Mode 4 after mode 0 (which the writer never stores so, a repeat of evenly spaced lanes being
+    // mode 0 again): lanes 0 and 1 at 1024 and 1032 (stride 8: zigzag 16), then at 4096.
+    {
+      const auto b = hand(2, head(3) + std::vector<uint8_t>{0x80, 0x08, 0, 16} + head(3) + std::vector<uint8_t>{0x80, 0x20, 4});
+      Recorder r;
+      REQUIRE(read_trace(b.data(), b.size(), r).ok());
+      CHECK(r.warps.at(1).addr[0] == 4096);
+      CHECK(r.warps.at(1).addr[1] == 4104);
+      CHECK(r.warps.at(1).same_offsets);
+    }
     // An undeclared pc index (1: only pc index 0 is declared), with lanes and without.
     CHECK(read_error(hand(1, std::vector<uint8_t>{0, 0, 1, 3, 0, 0, 0, 0x80, 0x08, 4}))
               .find("execution refers to pc index 1, 1 declared") != std::string::npos);
