@@ -16,6 +16,8 @@
 //   `bankscope-bench-trace [--rewrite] FILE...` times the same on trace files (each read once,
 //   reported many times in memory); with --rewrite each file again as rewrite_trace() writes it in
 //   the current version (a row "FILE v3": a version 2 trace as this tracer records it).
+//   `--repeats FILE...` prints, per trace file, the share of executions (and of sources) that the
+//   reader marks as repeating their PC's previous lanes (TraceWarp::same_offsets).
 //   `--write DIR` writes each synthetic trace in format versions 1 and 2 to DIR
 //   (for comparing `report --json` across versions and builds), then exits.
 #include <time.h>
@@ -223,6 +225,37 @@ bool time_trace(const std::vector<uint8_t>& bytes, int times, Timing& out) {
 int main(int argc, char** argv) {
   constexpr uint64_t kWarps = 4'000'000;
   const char* mixes[] = {"tiled", "half", "random", "gemm", "reduction"};
+  if (argc > 2 && std::strcmp(argv[1], "--repeats") == 0) {
+    // Per file: the executions with lanes whose lanes the reader marks as repeating their PC's
+    // previous execution (TraceWarp::same_offsets), and the same of the executions with sources.
+    struct Count : TraceSink {
+      uint64_t lanes = 0, same = 0, sources = 0, src_same = 0;
+      void on_warp(const TraceWarp& w, const TracePc&) override {
+        if (w.mask == 0) return;
+        ++lanes;
+        same += w.same_offsets;
+        sources += w.has_src;
+        src_same += w.src_same_offsets;
+      }
+    };
+    std::printf("%-32s %9s %12s %10s %9s %12s\n", "trace", "version", "executions", "repeats", "sources", "repeats");
+    for (int i = 2; i < argc; ++i) {
+      const auto bytes = read_trace_file(argv[i]);
+      Count c;
+      const auto r = bytes ? read_trace(bytes->data(), bytes->size(), c) : Result<TraceSummary>(bytes.error());
+      if (!r) {
+        std::fprintf(stderr, "bench_trace: %s: %s\n", argv[i], r.error().message.c_str());
+        return 1;
+      }
+      std::string name = argv[i];
+      if (name.size() > 32) name = "..." + name.substr(name.size() - 29);
+      const auto pct = [](uint64_t a, uint64_t b) { return b == 0 ? 0.0 : 100.0 * static_cast<double>(a) / static_cast<double>(b); };
+      std::printf("%-32s %9u %12llu %9.1f%% %9llu %11.1f%%\n", name.c_str(), uint32_t{(*bytes)[8]},
+                  static_cast<unsigned long long>(c.lanes), pct(c.same, c.lanes), static_cast<unsigned long long>(c.sources),
+                  pct(c.src_same, c.sources));
+    }
+    return 0;
+  }
   if (argc == 3 && std::strcmp(argv[1], "--write") == 0) {
     for (const char* mix : mixes) {
       for (uint32_t version : {1u, 2u}) {
