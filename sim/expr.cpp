@@ -299,22 +299,6 @@ class Parser {
   Error fail_at(size_t pos, const std::string& what) const {
     return Error{"column " + std::to_string(pos + 1) + ": " + what + " in '" + printable(s_) + "'"};
   }
-  // The expression as it can be quoted on one line: control characters escaped, long text cut.
-  static std::string printable(const std::string& text) {
-    std::string out;
-    for (char c : text.substr(0, 200)) {
-      const unsigned char u = static_cast<unsigned char>(c);
-      if (u < 0x20 || u == 0x7f) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\x%02x", u);
-        out += buf;
-      } else {
-        out += c;
-      }
-    }
-    if (text.size() > 200) out += "...";
-    return out;
-  }
   bool at(size_t p, bool (*pred)(int)) const { return p < s_.size() && pred(static_cast<unsigned char>(s_[p])) != 0; }
   static bool is_digit(int c) { return std::isdigit(c) != 0; }
   static bool is_xdigit(int c) { return std::isxdigit(c) != 0; }

@@ -725,7 +725,7 @@ Result<Pattern> parse_pattern_object(const ojson& j) {
   } else if (*op == "ldgsts") {
     a.op = Op::kLdgsts;
   } else {
-    return Error{"op: '" + *op + "' must be \"ld\", \"st\", \"ldmatrix\", \"stmatrix\", \"atom\" or \"ldgsts\""};
+    return Error{"op: '" + printable(*op) + "' must be \"ld\", \"st\", \"ldmatrix\", \"stmatrix\", \"atom\" or \"ldgsts\""};
   }
   if (is_matrix(a.op)) {
     // One 16-byte row per lane; "width" may be given but must say so.
@@ -757,13 +757,13 @@ Result<Pattern> parse_pattern_object(const ojson& j) {
     if (!j.contains("atom")) return Error{std::string("missing 'atom' (") + kAtomNames + ")"};
     auto at = get_string(j["atom"], "atom");
     if (!at) return at.error();
-    if (!atom_from_name(*at, &a.atom)) return Error{"atom: '" + *at + "' must be " + kAtomNames};
+    if (!atom_from_name(*at, &a.atom)) return Error{"atom: '" + printable(*at) + "' must be " + kAtomNames};
   }
   if (a.op == Op::kLdgsts && j.contains("cache")) {
     auto c = get_string(j["cache"], "cache");
     if (!c) return c.error();
     if (*c == "cg") a.bypass_l1 = true;
-    else if (*c != "ca") return Error{"cache: '" + *c + "' must be \"ca\" or \"cg\""};
+    else if (*c != "ca") return Error{"cache: '" + printable(*c) + "' must be \"ca\" or \"cg\""};
   }
   a.mask = 0xffffffffu;
   if (j.contains("mask")) {
@@ -774,7 +774,7 @@ Result<Pattern> parse_pattern_object(const ojson& j) {
       const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
       const size_t start = hex ? 2 : 0;
       if (s.size() == start || s.size() - start > (hex ? 16u : 20u)) {
-        return Error{"mask: '" + s + "' is not a 32-bit mask"};
+        return Error{"mask: '" + printable(s) + "' is not a 32-bit mask"};
       }
       for (size_t i = start; i < s.size(); ++i) {
         const char c = s[i];
@@ -782,7 +782,7 @@ Result<Pattern> parse_pattern_object(const ojson& j) {
         if (c >= '0' && c <= '9') d = c - '0';
         else if (hex && c >= 'a' && c <= 'f') d = c - 'a' + 10;
         else if (hex && c >= 'A' && c <= 'F') d = c - 'A' + 10;
-        else return Error{"mask: '" + s + "' is not a number"};
+        else return Error{"mask: '" + printable(s) + "' is not a number"};
         v = v * (hex ? 16 : 10) + static_cast<uint64_t>(d);
         if (v > 0xffffffffull) return Error{"mask: \"" + s + "\" is wider than 32 bits"};
       }

@@ -52,6 +52,26 @@ class [[nodiscard]] Result {
 };
 
 // Prefixes an error message with a location ("file.json: accesses[2].index: ...").
+// A user's text as an error message quotes it: on one line (control characters as \xNN), cut
+// after 200 characters. An error is one line, whatever the input held (a hypothesis run of the
+// Python API found an op of "\n" echoed raw).
+inline std::string printable(const std::string& text) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < text.size() && i < 200; ++i) {
+    const unsigned char u = static_cast<unsigned char>(text[i]);
+    if (u < 0x20 || u == 0x7f) {
+      out += "\\x";
+      out += kHex[u >> 4];
+      out += kHex[u & 15];
+    } else {
+      out += static_cast<char>(u);
+    }
+  }
+  if (text.size() > 200) out += "...";
+  return out;
+}
+
 inline Error with_context(const std::string& where, Error e) {
   if (!where.empty()) e.message = where + ": " + e.message;
   return e;

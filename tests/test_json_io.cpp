@@ -196,6 +196,9 @@ TEST_CASE("JSONL pattern errors") {
       {R"({"width": 3, "op": "ld", "offsets": [)" + offs32 + "]}", "width: 3 bytes is not an access width (1, 2, 4, 8 or 16)"},
       {R"({"width": 8, "op": "ld", "offsets": [)" + offs32 + "]}", "lane 1: byte offset 4 is not 8-byte aligned (the GPU faults with \"misaligned address\")"},
       {R"({"width": 4, "op": "mov", "offsets": [)" + offs32 + "]}", "op: 'mov' must be \"ld\", \"st\", \"ldmatrix\", \"stmatrix\", \"atom\" or \"ldgsts\""},
+      // A control character in the user's text is quoted, not echoed: an error stays one line.
+      {R"({"width": 4, "op": "a\nb", "offsets": [)" + offs32 + "]}", "op: 'a\\x0ab' must be \"ld\", \"st\", \"ldmatrix\", \"stmatrix\", \"atom\" or \"ldgsts\""},
+      {R"({"width": 4, "op": "atom", "atom": "\t", "offsets": [)" + offs32 + "]}", "atom: '\\x09' must be "},
       {R"({"width": 4, "op": "ld", "offsets": [-4)" + offs31.substr(1) + ",4]}", "offsets[0]: -4 is out of range 0..232447"},
       {R"({"width": 4, "op": "ld")", "invalid JSON at byte "},
   };

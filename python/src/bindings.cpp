@@ -272,7 +272,7 @@ py::array_t<int64_t> swizzle_apply(int b, int m, int s, py::array_t<int64_t, py:
 
 std::vector<int> stride_sweep(const std::string& type, int max_stride, const std::string& op) {
   if (max_stride < 1 || max_stride > 1024) raise("max_stride: " + std::to_string(max_stride) + " is out of range 1..1024");
-  if (op != "ld" && op != "st") raise("op: '" + op + "' must be \"ld\" or \"st\"");
+  if (op != "ld" && op != "st") raise("op: '" + bankscope::printable(op) + "' must be \"ld\" or \"st\"");
   return bs::column_read_sweep(element_type(type), max_stride, op == "st" ? bs::Op::kStore : bs::Op::kLoad).wavefronts;
 }
 
