@@ -767,7 +767,7 @@ namespace {
 // The lanes of `mask` (at least one) as a 'W' execution stores them, from base:varint mode:u8 on;
 // an 'S' entry stores a lane's source so too.
 void put_lanes(std::vector<uint8_t>& o, uint32_t mask, const std::array<uint32_t, kWarpSize>& addr,
-               uint32_t version, TraceWriter::LaneHistory& h) {
+               uint32_t version, TraceWriter::LaneHistory* history) {
   // Active lanes in lane order; a constant step between consecutive ones (the common case: rows,
   // columns, broadcasts) is stored once.
   std::array<uint32_t, kWarpSize> a{};
@@ -776,14 +776,18 @@ void put_lanes(std::vector<uint8_t>& o, uint32_t mask, const std::array<uint32_t
     if (mask >> lane & 1u) a[n++] = addr[lane];
   // The offsets from the first active lane, against the previous execution's (mode 4), and kept
   // for the next one.
-  bool repeat = h.valid && h.mask == mask;
-  for (int lane = 0; lane < kWarpSize; ++lane) {
-    const uint32_t off = mask >> lane & 1u ? addr[lane] - a[0] : 0;
-    repeat = repeat && off == h.off[static_cast<size_t>(lane)];
-    h.off[static_cast<size_t>(lane)] = off;
+  bool repeat = false;
+  if (history != nullptr) {
+    TraceWriter::LaneHistory& h = *history;
+    repeat = h.valid && h.mask == mask;
+    for (int lane = 0; lane < kWarpSize; ++lane) {
+      const int64_t off = mask >> lane & 1u ? int64_t{addr[lane]} - int64_t{a[0]} : 0;
+      repeat = repeat && off == h.off[static_cast<size_t>(lane)];
+      h.off[static_cast<size_t>(lane)] = off;
+    }
+    h.valid = true;
+    h.mask = mask;
   }
-  h.valid = true;
-  h.mask = mask;
   const int64_t stride = n > 1 ? int64_t{a[1]} - int64_t{a[0]} : 0;
   bool uniform = true;
   for (int k = 2; k < n && uniform; ++k) uniform = int64_t{a[k]} - int64_t{a[k - 1]} == stride;
@@ -838,17 +842,22 @@ void TraceWriter::warp(const TraceWarp& w) {
   put_u32(warps_, w.mask);
   ++warp_count_;
   if (w.mask == 0) return;
-  // A pc index no 'P' record could declare (the reader refuses it) keeps no history.
-  LaneHistory none_a, none_s;
-  const bool kept = w.pc_index < (1u << 20);
-  if (kept && w.pc_index >= addr_history_.size()) {
-    addr_history_.resize(size_t{w.pc_index} + 1);
-    src_history_.resize(size_t{w.pc_index} + 1);
+  // A pc index of 2^20 or more (no kernel has so many shared-memory instructions; the writer does
+  // not check its indices) keeps no history: its lanes are stored in full, never as mode 4.
+  LaneHistory* ah = nullptr;
+  LaneHistory* sh = nullptr;
+  if (w.pc_index < (1u << 20)) {
+    if (w.pc_index >= addr_history_.size()) {
+      addr_history_.resize(size_t{w.pc_index} + 1);
+      src_history_.resize(size_t{w.pc_index} + 1);
+    }
+    ah = &addr_history_[w.pc_index];
+    sh = &src_history_[w.pc_index];
   }
-  put_lanes(warps_, w.mask, w.addr, version_, kept ? addr_history_[w.pc_index] : none_a);
+  put_lanes(warps_, w.mask, w.addr, version_, ah);
   if (w.has_src) {
     put_varint(sources_, warp_count_ - 1);
-    put_lanes(sources_, w.mask, w.src, version_, kept ? src_history_[w.pc_index] : none_s);
+    put_lanes(sources_, w.mask, w.src, version_, sh);
     ++source_count_;
   }
   // Keep records to about 1 MiB so a reader never holds much more than one.
@@ -1220,7 +1229,13 @@ Result<std::vector<uint8_t>> rewrite_trace(const uint8_t* data, size_t size) {
   } copy;
   auto s = read_trace(data, size, copy);
   if (!s) return s.error();
-  return copy.out.take();
+  std::vector<uint8_t> out = copy.out.take();
+  // Read back before anyone saves it (bankscope-cli upgrade may replace the original): a writer
+  // bug must not turn a readable trace into one that is not.
+  TraceSink none;
+  auto back = read_trace(out.data(), out.size(), none);
+  if (!back) return Error{"trace: the rewritten trace does not read back (" + back.error().message + ")"};
+  return out;
 }
 
 }  // namespace bankscope

@@ -25,7 +25,8 @@
 //                       mode 3: shift:u8 (0..4), then per active lane off:u16  address = base + off << shift
 //                       mode 4: nothing more: lane k's address = base + (lane k's address - the first
 //                               active lane's) in the previous execution of the same pc index in this
-//                               launch that had lanes, whose mask must be this one (version 3)
+//                               launch that had lanes, whose mask must be this one (version 3); the
+//                               sum is exact, and every lane must be in range as in the other modes
 //   'S' global sources of the next 'W' record's executions (LDGSTS: cp.async reads global memory):
 //                     count:varint, then per entry exec:varint lanes
 //                     exec = the execution's index within the next 'W' record (strictly increasing,
@@ -212,6 +213,14 @@ Result<TraceFileBuffer> read_trace_file_buffer(const std::string& path);
 // Builds the bytes of a trace (used by the tracer, the tests and the fuzz seeds).
 class TraceWriter {
  public:
+  // The lanes of a pc index's previous execution with lanes (or sources), for mode 4: each active
+  // lane's offset from the first one, exact (not modulo 2^32: a source's low 32 bits may wrap
+  // between two executions whose offsets agree modulo 2^32, and mode 4 adds exactly).
+  struct LaneHistory {
+    bool valid = false;
+    uint32_t mask = 0;
+    std::array<int64_t, kWarpSize> off{};  // 0 for inactive lanes
+  };
   // Starts with the file header unless `header` is false (records appended to an existing file).
   // `version` 1 writes no mode 2 or 3, version 2 no mode 4 (for tests of the old versions' reader).
   explicit TraceWriter(bool header = true, uint32_t version = kTraceVersion);
@@ -235,21 +244,13 @@ class TraceWriter {
   uint64_t source_count_ = 0;
   uint64_t warp_count_ = 0;
   uint32_t version_ = kTraceVersion;
- public:
-  // The lanes of a pc index's previous execution with lanes (or sources), for mode 4.
-  struct LaneHistory {
-    bool valid = false;
-    uint32_t mask = 0;
-    std::array<uint32_t, kWarpSize> off{};  // from the first active lane, modulo 2^32; 0 if inactive
-  };
-
- private:
   std::vector<LaneHistory> addr_history_, src_history_;  // per pc index of the current launch
 };
 
 // The trace in `data` written again by this TraceWriter (the current version: mode 4 where lanes
 // repeat), record for record the same launches, instructions, executions and ends; records of tags
-// this reader does not know are dropped. For traces recorded by an older tracer.
+// this reader does not know are dropped. For traces recorded by an older tracer. The result is read
+// back before it is returned (an error, not a file, if it would not read).
 Result<std::vector<uint8_t>> rewrite_trace(const uint8_t* data, size_t size);
 
 }  // namespace bankscope

@@ -434,3 +434,91 @@ TEST_CASE("trace report: a .ca cp.async repeat across a null source is costed as
   REQUIRE(rep.ok());
   CHECK(rep->traced.launches.at(0).pcs.at(0).wavefronts == want);
 }
+
+TEST_CASE("trace format: mode 4 repeats exact offsets, not offsets modulo 2^32 (a source tile across 4 GiB)") {
+  // cp.async sources are the low 32 bits of global addresses. A tile moving along k can cross a
+  // 4 GiB boundary: rows 0x1000 apart from 0xffff0000, then from 0xfffff000, where rows 1-7 wrap to
+  // 0x0..0x5000. The offsets agree modulo 2^32 only; mode 4 adds exactly, so the second execution
+  // must not be stored as a repeat (found by this round's review: the writer compared offsets
+  // modulo 2^32 and wrote a trace its reader refused, and upgrade saved it over a good one).
+  const auto write = [](uint32_t version) {
+    TraceWriter t(true, version);
+    t.launch(TraceLaunch{});
+    t.pc(TracePc{0, 0x40, TraceOpKind::kLdgsts, 16, "LDGSTS.E.BYPASS.LTC128B.128", "", 0});
+    const uint32_t starts[2] = {0xffff0000u, 0xfffff000u};
+    std::vector<TraceWarp> ws;
+    for (int e = 0; e < 2; ++e) {
+      TraceWarp w;
+      w.mask = ~0u;
+      w.has_src = true;
+      for (uint32_t lane = 0; lane < 32; ++lane) {
+        w.addr[lane] = 16 * ((lane * 7) % 32) + 4096 * static_cast<uint32_t>(e);  // scattered: not mode 0
+        w.src[lane] = starts[e] + 0x1000u * (lane / 4) + 16 * ((lane * 3) % 4);
+      }
+      t.warp(w);
+      ws.push_back(w);
+    }
+    return std::make_pair(finish(t, 2), ws);
+  };
+  const auto [v2, warps] = write(2);
+  const auto v3 = write(3).first;
+  for (const auto* b : {&v2, &v3}) {
+    Recorder r;
+    auto s = read_trace(b->data(), b->size(), r);
+    REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
+    REQUIRE(r.warps.size() == 2);
+    CHECK(r.warps[1].src == warps[1].src);
+    CHECK_FALSE(r.warps[1].src_same_offsets);
+  }
+  auto up = rewrite_trace(v2.data(), v2.size());
+  REQUIRE_MESSAGE(up.ok(), (up.ok() ? "" : up.error().message));
+  CHECK(*up == v3);
+}
+
+TEST_CASE("trace format: mode 4 refers to the previous execution across 'W' and 'S' records") {
+  // The writer flushes a 'W' record (and its 'S') every MiB or so; the previous execution of a PC
+  // may sit in an earlier record. 120,000 executions of two PCs with scattered lanes (about 1.5 MB
+  // in version 3, 4.6 MB in version 2), repeating at new bases, the cp.async PC with sources.
+  std::vector<TraceWarp> warps;
+  for (uint32_t i = 0; i < 120000; ++i) {
+    TraceWarp w;
+    w.pc_index = i % 2;
+    w.mask = ~0u;
+    w.has_src = w.pc_index == 1;
+    for (uint32_t lane = 0; lane < 32; ++lane) {
+      w.addr[lane] = 16 * ((lane * 7 + i / 1000) % 32) + 512 * (i % 64);  // a new pattern every 1,000
+      w.src[lane] = 0x10000000u + 0x1000u * (lane / 4) + 16 * ((lane * 3) % 4) + 64 * i;
+    }
+    warps.push_back(w);
+  }
+  TraceWriter t;
+  t.launch(TraceLaunch{});
+  t.pc(TracePc{0, 0x40, TraceOpKind::kLoad, 16, "LDS.128", "", 0});
+  t.pc(TracePc{1, 0x50, TraceOpKind::kLdgsts, 16, "LDGSTS.E.BYPASS.LTC128B.128", "", 0});
+  for (const auto& w : warps) t.warp(w);
+  const auto b = finish(t, warps.size());
+  size_t w_records = 0;
+  for (size_t at = 12; at < b.size();) {  // count the 'W' records: tag, length varint, payload
+    const uint8_t tag = b[at++];
+    uint64_t len = 0;
+    for (int shift = 0;; shift += 7) {
+      len |= uint64_t{b[at] & 0x7fu} << shift;
+      if (b[at++] < 0x80) break;
+    }
+    w_records += tag == 'W';
+    at += len;
+  }
+  CHECK(w_records >= 2);
+  Recorder r;
+  auto s = read_trace(b.data(), b.size(), r);
+  REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
+  REQUIRE(r.warps.size() == warps.size());
+  size_t wrong = 0, repeats = 0;
+  for (size_t i = 0; i < warps.size(); ++i) {
+    wrong += r.warps[i].addr != warps[i].addr;
+    wrong += warps[i].has_src && r.warps[i].src != warps[i].src;
+    repeats += r.warps[i].same_offsets;
+  }
+  CHECK(wrong == 0);
+  CHECK(repeats > 110000);
+}
