@@ -1078,52 +1078,44 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
           break;
         }
         for (uint64_t i = 0; i < count && r.ok(); ++i) {
-          // The common execution (head varints of at most 5 bytes, a declared pc index, lanes in
-          // mode 4 or 0, or none) from a local pointer, with one bounds check (read_lanes_fast()); any
-          // other through the cursor, which names what is wrong.
+          // The head from a local pointer when its varints take at most 5 bytes (every real one) and
+          // the pc index is declared, with one bounds check; else through the cursor, which names
+          // what is wrong. Measured: the cursor, which the reader's calls take by reference, kept
+          // its pointer in memory, and each field cost a store and a load of it.
           const uint8_t* p = r.p;
           uint64_t block = 0, warp = 0, pci = 0;
-          if (version >= 3 && r.left() >= 32 && varint5(p, block) && varint5(p, warp) && varint5(p, pci) &&
+          if (r.left() >= 32 && varint5(p, block) && varint5(p, warp) && varint5(p, pci) &&
               ((block | warp) >> 32) == 0 && pci < pcs.size()) {
-            const uint32_t mask = uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
-            p += 4;
-            const TracePc& pc = pcs[pci];
-            if (mask == 0 || read_lanes_fast(p, mask, w.addr, pc, simd, int64_t{0xffffffffu} - pc.width,
-                                             addr_state[pci], w.same_offsets, w.even, w.stride)) {
-              w.block = static_cast<uint32_t>(block);
-              w.warp = static_cast<uint32_t>(warp);
-              w.pc_index = static_cast<uint32_t>(pci);
-              w.mask = mask;
-              r.p = p;
-              if (i == src.next && !attach_sources(src, w, pc, i, version, simd, src_state[pci])) {
-                r.fail_with(src.r.error);
-                break;
-              }
-              ++sum.executions;
-              sink.on_warp(w, pc);
-              w.even = false;
-              w.stride = 0;
-              w.has_src = false;
-              w.same_offsets = false;
-              w.src_same_offsets = false;
-              continue;
+            w.block = static_cast<uint32_t>(block);
+            w.warp = static_cast<uint32_t>(warp);
+            w.pc_index = static_cast<uint32_t>(pci);
+            w.mask = uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
+            r.p = p + 4;
+          } else {
+            w.block = r.varint32("block");
+            w.warp = r.varint32("warp");
+            w.pc_index = r.varint32("pc index");
+            w.mask = r.u32("active mask");
+            if (!r.ok()) break;
+            if (w.pc_index >= pcs.size()) {
+              r.fail("execution refers to pc index " + std::to_string(w.pc_index) + ", " + std::to_string(pcs.size()) +
+                     " declared");
+              break;
             }
           }
-          w.block = r.varint32("block");
-          w.warp = r.varint32("warp");
-          w.pc_index = r.varint32("pc index");
-          w.mask = r.u32("active mask");
-          if (!r.ok()) break;
-          if (w.pc_index >= pcs.size()) {
-            r.fail("execution refers to pc index " + std::to_string(w.pc_index) + ", " + std::to_string(pcs.size()) +
-                   " declared");
-            break;
-          }
           const TracePc& pc = pcs[w.pc_index];
-          if (w.mask != 0 &&
-              !read_lanes(r, w.mask, w.addr, pc, version, simd, int64_t{0xffffffffu} - pc.width, "address", w.even,
-                          w.stride, addr_state[w.pc_index], w.same_offsets)) {
-            break;
+          if (w.mask != 0) {
+            // The lanes likewise (read_lanes_fast(): modes 4 and 0 of a version 3 file), else
+            // read_lanes().
+            const uint8_t* q = r.p;
+            const int64_t top = int64_t{0xffffffffu} - pc.width;
+            LaneState& h = addr_state[w.pc_index];
+            if (version >= 3 && r.left() >= 16 && read_lanes_fast(q, w.mask, w.addr, pc, simd, top, h, w.same_offsets, w.even, w.stride)) {
+              r.p = q;
+            } else if (!read_lanes(r, w.mask, w.addr, pc, version, simd, top, "address", w.even, w.stride, h,
+                                   w.same_offsets)) {
+              break;
+            }
           }
           if (i == src.next && !attach_sources(src, w, pc, i, version, simd, src_state[w.pc_index])) {
             r.fail_with(src.r.error);
