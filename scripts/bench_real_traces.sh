@@ -25,6 +25,9 @@ if [[ -n ${BANKSCOPE_EXTRA_TRACES:-} ]]; then
   for f in "$BANKSCOPE_EXTRA_TRACES"/*.bstrace; do [[ -e $dir/$(basename "$f") ]] || cp "$f" "$dir/"; done
 fi
 files=("$dir"/*.bstrace)
+# An old build reads only the versions it knows: it gets the files of version 2 or older.
+old_files=()
+for f in "${files[@]}"; do (($(od -An -tu1 -j8 -N1 "$f") <= 2)) && old_files+=("$f"); done
 {
   echo "# bench_real_traces.sh, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "# new: $new at commit $state"
@@ -38,7 +41,7 @@ files=("$dir"/*.bstrace)
     BANKSCOPE_SIMD=$path "$new" --rewrite "${files[@]}"
     if [[ -n $old ]]; then
       echo "## BANKSCOPE_SIMD=$path, old ($label)"
-      BANKSCOPE_SIMD=$path "$old" "${files[@]}"
+      BANKSCOPE_SIMD=$path "$old" "${old_files[@]}"
     fi
   done
 } | tee "$out"

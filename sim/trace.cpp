@@ -428,13 +428,15 @@ __attribute__((noinline, cold))
 #endif
 bool repeat_slow(Cursor& r, uint32_t mask, const TracePc& pc, int64_t top, const char* noun, int64_t d, LaneState& h) {
   if (!h.valid) {
-    r.fail("address mode 4 (as before) at the first execution with lanes of pc index " + std::to_string(pc.index));
+    const bool source = std::strcmp(noun, "source") == 0;
+    r.fail(std::string(noun) + " mode 4 (as before) at the first " + (source ? "entry with sources" : "execution with lanes") +
+           " of pc index " + std::to_string(pc.index));
     return false;
   }
   if (h.mask != mask) {
     char m[48];
     std::snprintf(m, sizeof m, "mask 0x%08x, the previous one's 0x%08x", mask, h.mask);
-    r.fail("address mode 4 (as before) of pc index " + std::to_string(pc.index) + " with " + m);
+    r.fail(std::string(noun) + " mode 4 (as before) of pc index " + std::to_string(pc.index) + " with " + m);
     return false;
   }
   const int64_t align = pc.width - 1;
@@ -542,6 +544,8 @@ inline bool read_lanes_fast(const uint8_t*& at, uint32_t mask, std::array<uint32
   if (!varint5(p, base)) return false;
   const uint8_t mode = *p++;
   if (mode == 4) {
+    // read_repeat()'s check, but on h.kept (lanes stored in mode 0 are derived on the cursor path,
+    // ensure_lanes()) and without its clamp (a 5-byte base is below 2^35).
     const int64_t d = static_cast<int64_t>(base) - int64_t{h.first};
     if (!(h.kept && h.mask == mask && h.lo + d >= 0 && h.hi + d <= top && (d & (pc.width - 1)) == 0)) return false;
     add_lanes(simd, h.lanes.data(), static_cast<uint32_t>(d), out.data());
@@ -595,11 +599,7 @@ inline bool read_lanes(Cursor& r, uint32_t mask, std::array<uint32_t, kWarpSize>
     r.fail("stride " + std::to_string(stride) + " out of range");
     return false;
   }
-  // Evenly spaced: the k-th active lane is at a + k stride, so the first and the last active lane
-  // bound all others; one check, then no test per lane. A full warp (the common case) in a loop the
-  // compiler vectorizes, and marked even; a partial mask (a tree reduction's last steps, a guarded
-  // tail) by a walk over its set bits (measured here: the per-lane loop below was the reader's
-  // hottest code on the reduction bench).
+  // Evenly spaced (read_even()).
   if (r.ok() && mode == 0 && mask != 0 && read_even(a, stride, mask, top, align, out, even, stride_out, h, same)) {
     return true;
   }

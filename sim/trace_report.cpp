@@ -667,7 +667,7 @@ AccessCost TraceAggregator::kind_cost(uint32_t pc_index, const TraceWarp& w, boo
   MemoGate& g = gates_[pc_index];
   const uint32_t mask = access_.mask;
   const size_t lane0 = static_cast<size_t>(__builtin_ctz(mask));
-  // The repeat check (MemoGate::repeats): the key's unit is 128 bytes for cp.async, destinations and
+  // The repeat check (MemoGate::repeat_residue): the key's unit is 128 bytes for cp.async, destinations and
   // sources, else 16. A .ca null source takes the memo.
   uint32_t residue = w.addr[lane0] & 15u;
   bool repeats = w.same_offsets, clean = true;
