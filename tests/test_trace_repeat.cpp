@@ -182,24 +182,13 @@ TEST_CASE("trace format: mode 4 round-trips every lane, and same_offsets is set 
     return o;
   };
   std::array<const TraceWarp*, 3> prev{}, prev_src{};
-  std::vector<bool> repeats(warps.size()), src_repeats(warps.size()), uniform(warps.size());
+  std::vector<bool> repeats(warps.size()), src_repeats(warps.size());
   for (size_t i = 0; i < warps.size(); ++i) {
     const TraceWarp& w = warps[i];
     const TraceWarp* p = prev[w.pc_index];
     repeats[i] = p != nullptr && p->mask == w.mask && offsets(p->addr, p->mask) == offsets(w.addr, w.mask);
     const TraceWarp* q = prev_src[w.pc_index];
     src_repeats[i] = w.has_src && q != nullptr && q->mask == w.mask && offsets(q->src, q->mask) == offsets(w.src, w.mask);
-    bool even = true;
-    int n = 0;
-    int64_t last = 0, step = 0;
-    for (uint32_t lane = 0; lane < 32; ++lane) {
-      if (!(w.mask >> lane & 1u)) continue;
-      if (n == 1) step = int64_t{w.addr[lane]} - last;
-      if (n >= 2) even = even && int64_t{w.addr[lane]} - last == step;
-      last = w.addr[lane];
-      ++n;
-    }
-    uniform[i] = even;
     prev[w.pc_index] = &w;
     if (w.has_src) prev_src[w.pc_index] = &w;
   }
@@ -219,9 +208,8 @@ TEST_CASE("trace format: mode 4 round-trips every lane, and same_offsets is set 
       wrong += got.same_offsets && !repeats[i];
       wrong += got.src_same_offsets && !src_repeats[i];
       marked += got.same_offsets;
-      // Version 3 marks every repeat (mode 4, or mode 0 with the same stride) but an evenly spaced
-      // one after a scattered one (stored in mode 0, whose check compares strides only).
-      if (b == &v3 && repeats[i] && !got.same_offsets && !uniform[i]) ++missed;
+      // Version 3 marks every repeat: mode 4, or mode 0 after mode 0 with the same stride.
+      if (b == &v3 && repeats[i] && !got.same_offsets) ++missed;
       if (b == &v3 && src_repeats[i] && !got.src_same_offsets) ++missed;
     }
     CAPTURE(b == &v3);
@@ -319,9 +307,10 @@ TEST_CASE("trace report: repeats at every residue cost what the rules give, vers
   // The report's repeat costs rest on the memos' premise (a warp moved by a multiple of the unit,
   // 16 bytes, 128 for cp.async destinations and sources, costs the same) and on same_offsets. Here
   // executions repeat their PC's pattern at random bases, so at every residue, against the rules
-  // executed one by one: cost_sass() for LDS/STS, R9 for cp.async (.ca with some null sources, .cg
-  // with sources of 0 as addresses). A repeat cost served at the wrong residue, or across a null
-  // source, or after another route, is a wrong total here.
+  // executed one by one: cost_sass() for LDS/STS, ldmatrix (a row lane off now and then: not
+  // costed, and counted so) and atomics, R9 for cp.async (.ca with some null sources, .cg with
+  // sources of 0 as addresses); predicated-off executions (mask 0) between them. A repeat cost
+  // served at the wrong residue, across a null source or with the wrong validity is a wrong total.
   std::mt19937 rng(17);
   struct Pc {
     TracePc pc;
@@ -334,10 +323,12 @@ TEST_CASE("trace report: repeats at every residue cost what the rules give, vers
       {TracePc{2, 0x60, TraceOpKind::kLoad, 8, "LDS.64", "", 0}, Op::kLoad, false},
       {TracePc{3, 0x70, TraceOpKind::kLdgsts, 4, "LDGSTS.E.LTC128B", "", 0}, Op::kLdgsts, false},
       {TracePc{4, 0x80, TraceOpKind::kLdgsts, 16, "LDGSTS.E.BYPASS.LTC128B.128", "", 0}, Op::kLdgsts, true},
+      {TracePc{5, 0x90, TraceOpKind::kLdsm, 16, "LDSM.16.M88.4", "", 0}, Op::kLdmatrix, false},
+      {TracePc{6, 0xa0, TraceOpKind::kAtomic, 4, "ATOMS.ADD", "", 0}, Op::kAtomic, false},
   };
   std::vector<std::array<uint32_t, 32>> off(pcs.size()), src_off(pcs.size());
   std::vector<uint32_t> masks(pcs.size(), 0xffffffffu);
-  std::vector<uint64_t> want(pcs.size());
+  std::vector<uint64_t> want(pcs.size()), want_uncosted(pcs.size());
   std::vector<TraceWarp> warps;
   for (int i = 0; i < 20000; ++i) {
     TraceWarp w;
@@ -352,6 +343,8 @@ TEST_CASE("trace report: repeats at every residue cost what the rules give, vers
       }
     }
     w.mask = masks[w.pc_index];
+    if (p.op == Op::kLdmatrix) w.mask = rng() % 8 == 0 ? ~(1u << (rng() % 32)) : ~0u;  // a row lane off: not costed
+    if (rng() % 32 == 0) w.mask = 0;  // predicated off: issues, no lanes, no cost
     // Bases from a few residues, so that repeats meet each other at equal and unequal ones.
     const uint32_t base = 4096 * static_cast<uint32_t>(rng() % 8) + width * static_cast<uint32_t>(rng() % (256 / width) % 5);
     const uint32_t src_base = 65536 * static_cast<uint32_t>(rng() % 64) + width * static_cast<uint32_t>(rng() % (256 / width) % 5);
@@ -367,10 +360,16 @@ TEST_CASE("trace report: repeats at every residue cost what the rules give, vers
     a.op = p.op;
     a.width = static_cast<int>(width);
     a.bypass_l1 = p.bypass;
+    a.matrices = p.op == Op::kLdmatrix ? 4 : 0;
+    a.atom = AtomOp::kAdd;
     a.mask = w.mask;
     a.addr = w.addr;
-    want[w.pc_index] += static_cast<uint64_t>(
-        (p.op == Op::kLdgsts ? ldgsts_cost(a, w.src, /*zero_reads_nothing=*/true) : cost_sass(a)).wavefronts);
+    if (w.mask != 0 && !validate(a, BankConfig{}).ok()) {
+      ++want_uncosted[w.pc_index];
+    } else if (w.mask != 0) {
+      want[w.pc_index] += static_cast<uint64_t>(
+          (p.op == Op::kLdgsts ? ldgsts_cost(a, w.src, /*zero_reads_nothing=*/true) : cost_sass(a)).wavefronts);
+    }
     warps.push_back(w);
   }
   std::vector<std::vector<uint8_t>> files;
@@ -388,7 +387,7 @@ TEST_CASE("trace report: repeats at every residue cost what the rules give, vers
     for (size_t i = 0; i < pcs.size(); ++i) {
       CAPTURE(f[8]);
       CAPTURE(pcs[i].pc.opcode);
-      CHECK(l.pcs[i].uncosted == 0);
+      CHECK(l.pcs[i].uncosted == want_uncosted[i]);
       CHECK(l.pcs[i].wavefronts == want[i]);
     }
   }
@@ -521,4 +520,77 @@ TEST_CASE("trace format: mode 4 refers to the previous execution across 'W' and 
   }
   CHECK(wrong == 0);
   CHECK(repeats > 110000);
+}
+
+namespace {
+// A launch with one 16-byte .cg LDGSTS (pc index 0) and one 'W' record of executions with masks
+// `masks` (lanes 1024 + 16 k, mode 0), preceded by an 'S' record of `entries` (each: the
+// execution's index, then its sources from base:varint mode:u8 on), bytes as given.
+std::vector<uint8_t> sourced(const std::vector<uint32_t>& masks, const std::vector<std::vector<uint8_t>>& entries) {
+  TraceWriter t;
+  t.launch(TraceLaunch{});
+  t.pc(TracePc{0, 0x40, TraceOpKind::kLdgsts, 16, "LDGSTS.E.BYPASS.LTC128B.128", "", 0});
+  std::vector<uint8_t> b = t.take();
+  const auto record = [&b](char tag, const std::vector<uint8_t>& payload) {
+    b.push_back(static_cast<uint8_t>(tag));
+    b.push_back(static_cast<uint8_t>(payload.size()));  // below 128 here
+    b.insert(b.end(), payload.begin(), payload.end());
+  };
+  std::vector<uint8_t> sp{static_cast<uint8_t>(entries.size())};
+  for (const auto& e : entries) sp.insert(sp.end(), e.begin(), e.end());
+  record('S', sp);
+  std::vector<uint8_t> wp{static_cast<uint8_t>(masks.size())};
+  for (uint32_t m : masks) {
+    const auto h = head(m);
+    wp.insert(wp.end(), h.begin(), h.end());
+    wp.insert(wp.end(), {0x80, 0x08, 0, 32});  // base 1024, mode 0, stride 16
+  }
+  record('W', wp);
+  TraceWriter e(false);
+  const auto tail = finish(e, masks.size());
+  b.insert(b.end(), tail.begin(), tail.end());
+  return b;
+}
+}  // namespace
+
+TEST_CASE("trace format: a source entry in mode 4, well formed and corrupt, early in its 'S' record") {
+  // Early in a long 'S' record the reader takes its fast path (read_lanes_fast()); what it refuses
+  // must be refused there as on the cursor's path, with the same line. Execution 0's sources: base
+  // 65536 (0x80 0x80 0x04), mode 2, shift 4, offsets 0 and 1; then repeats 4 KiB apart.
+  const std::vector<uint8_t> e0{0, 0x80, 0x80, 0x04, 2, 4, 0, 1};
+  const auto repeat = [](uint8_t exec, uint32_t base) {
+    std::vector<uint8_t> e{exec};
+    for (uint32_t v = base;; v >>= 7) {
+      e.push_back(static_cast<uint8_t>(v >= 0x80 ? (v & 0x7f) | 0x80 : v));
+      if (v < 0x80) break;
+    }
+    e.push_back(4);
+    return e;
+  };
+  std::vector<std::vector<uint8_t>> good{e0};
+  for (uint8_t k = 1; k < 6; ++k) good.push_back(repeat(k, 65536 + 4096u * k));
+  const std::vector<uint32_t> masks(6, 3u);
+  {
+    const auto b = sourced(masks, good);
+    Recorder r;
+    auto s = read_trace(b.data(), b.size(), r);
+    REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
+    REQUIRE(r.warps.size() == 6);
+    CHECK(r.warps[3].src[0] == 65536 + 3 * 4096);
+    CHECK(r.warps[3].src[1] == 65536 + 3 * 4096 + 16);
+    CHECK(r.warps[3].src_same_offsets);
+    CHECK_FALSE(r.warps[0].src_same_offsets);
+  }
+  auto first = good;
+  first[0] = repeat(0, 65536);
+  CHECK(read_error(sourced(masks, first)).find("source mode 4 (as before) at the first entry with sources of pc index 0") !=
+        std::string::npos);
+  auto misaligned = good;
+  misaligned[1] = repeat(1, 65536 + 4096 + 8);
+  CHECK(read_error(sourced(masks, misaligned)).find("lane 0 source 69640 not aligned to its width 16") != std::string::npos);
+  auto other_mask = masks;
+  other_mask[1] = 7;
+  CHECK(read_error(sourced(other_mask, good))
+            .find("source mode 4 (as before) of pc index 0 with mask 0x00000007, the previous one's 0x00000003") !=
+        std::string::npos);
 }

@@ -3,6 +3,7 @@
 // one line starting "trace: ", never a crash; a report's per-PC numbers must be consistent, and
 // those of LDS/STS equal to the brute force (simulate(), the model without fast paths or memos,
 // warp by warp): the decoder's vector paths and the report's memos are checked on every input.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -19,15 +20,48 @@ namespace {
 struct BruteForce : TraceSink {
   std::vector<std::vector<std::pair<uint64_t, uint64_t>>> sums;
   std::vector<TracePc> pcs;
+  // Per pc index: the previous execution with lanes and the previous one with sources, for the
+  // reader's same_offsets / src_same_offsets (true only when the offsets from the first active
+  // lane, exact, and the mask repeat).
+  struct Prev {
+    bool valid = false;
+    uint32_t mask = 0;
+    std::array<uint32_t, kWarpSize> lanes{};
+  };
+  std::vector<Prev> prev_addr, prev_src;
+  static bool repeats(const Prev& q, uint32_t mask, const std::array<uint32_t, kWarpSize>& lanes) {
+    if (!q.valid || q.mask != mask) return false;
+    const int first = __builtin_ctz(mask);
+    for (int lane = 0; lane < kWarpSize; ++lane) {
+      if (!(mask >> lane & 1u)) continue;
+      if (int64_t{lanes[lane]} - int64_t{lanes[first]} != int64_t{q.lanes[lane]} - int64_t{q.lanes[first]}) return false;
+    }
+    return true;
+  }
   void on_launch(const TraceLaunch&) override {
     sums.emplace_back();
     pcs.clear();
+    prev_addr.clear();
+    prev_src.clear();
   }
   void on_pc(const TracePc& p) override {
     sums.back().emplace_back(0, 0);
     pcs.push_back(p);
+    prev_addr.emplace_back();
+    prev_src.emplace_back();
   }
   void on_warp(const TraceWarp& w, const TracePc& p) override {
+    if (w.mask != 0) {
+      FUZZ_CHECK(!w.same_offsets || repeats(prev_addr[w.pc_index], w.mask, w.addr),
+                 "same_offsets on lanes that do not repeat their pc's previous ones");
+      prev_addr[w.pc_index] = Prev{true, w.mask, w.addr};
+      if (w.has_src) {
+        FUZZ_CHECK(!w.src_same_offsets || repeats(prev_src[w.pc_index], w.mask, w.src),
+                   "src_same_offsets on sources that do not repeat their pc's previous ones");
+        prev_src[w.pc_index] = Prev{true, w.mask, w.src};
+      }
+    }
+    FUZZ_CHECK(w.mask != 0 || (!w.same_offsets && !w.src_same_offsets), "a repeat marked on an execution without lanes");
     if (!is_modelled(p.kind) || w.mask == 0) return;
     WarpAccess a;
     a.op = p.kind == TraceOpKind::kStore ? Op::kStore : Op::kLoad;
