@@ -303,8 +303,8 @@ inline void add_lanes(CostPath simd, const uint32_t* in, uint32_t d, uint32_t* o
   add_lanes_portable(in, d, out);
 }
 
-// 32 lanes from `in` to `out` as 16-byte moves (GCC made the memcpy a `rep movsl`, microcoded: a
-// fifth of the reader's instructions on cuBLAS SGEMM's trace, measured).
+// 32 lanes from `in` to `out` as 16-byte moves (GCC made the memcpy a `rep movsl`, microcoded, on
+// every execution kept: seen in callgrind's count per instruction on cuBLAS SGEMM's trace).
 inline void copy_lanes(const uint32_t* in, uint32_t* out) {
 #ifdef BANKSCOPE_TRACE_X86
   for (int k = 0; k < 8; ++k) {
