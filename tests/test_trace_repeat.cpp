@@ -354,7 +354,7 @@ TEST_CASE("trace report: repeats at every residue cost what the rules give, vers
       w.src[lane] = w.mask >> lane & 1u ? src_base + src_off[w.pc_index][lane] : 0;
       if (nulls && lane % 3 == 0) w.src[lane] = 0;
     }
-    if (p.bypass && rng() % 8 == 0) w.src[static_cast<size_t>(__builtin_ctz(w.mask))] = 0;  // .cg: 0 is an address
+    if (p.bypass && w.mask != 0 && rng() % 8 == 0) w.src[static_cast<size_t>(__builtin_ctz(w.mask))] = 0;  // .cg: 0 is an address
     w.has_src = p.op == Op::kLdgsts;
     WarpAccess a;
     a.op = p.op;
