@@ -365,6 +365,21 @@ inline void ensure_lanes(LaneState& h) {
   h.kept = true;
 }
 
+// Whether lane `lane`'s value `a` is within 0..top and aligned to the width; else r.fail() with the
+// line the reader gives for a bad lane (every mode's lane-by-lane walk names it so).
+bool lane_ok(Cursor& r, int lane, const char* noun, int64_t a, int64_t top, const TracePc& pc) {
+  if (a < 0 || a > top) {
+    r.fail("lane " + std::to_string(lane) + " " + noun + " " + std::to_string(a) + " outside 0..2^32-1");
+    return false;
+  }
+  if ((a & (pc.width - 1)) != 0) {
+    r.fail("lane " + std::to_string(lane) + " " + noun + " " + std::to_string(a) + " not aligned to its width " +
+           std::to_string(pc.width) + " (pc " + std::to_string(pc.pc) + ")");
+    return false;
+  }
+  return true;
+}
+
 // The lanes of a mode 2 (kBytes = 1) or mode 3 (kBytes = 2) execution into out[lane]: shift, then
 // one offset per active lane of `mask`. A full warp (the common case) is unpacked without a branch
 // per lane, then range (at most `top`) and alignment are checked once for all (conservatively,
@@ -405,16 +420,8 @@ bool read_packed(Cursor& r, uint32_t mask, uint32_t* out, uint64_t base, const T
   int k = 0;
   for (int lane = 0; lane < kWarpSize; ++lane) {
     if (!(mask >> lane & 1u)) continue;
-    const uint64_t a = base + (uint64_t{offset(k++)} << shift);
-    if (a > top) {
-      r.fail("lane " + std::to_string(lane) + " " + noun + " " + std::to_string(a) + " outside 0..2^32-1");
-      return false;
-    }
-    if ((a & align) != 0) {
-      r.fail("lane " + std::to_string(lane) + " " + noun + " " + std::to_string(a) + " not aligned to its width " +
-             std::to_string(pc.width) + " (pc " + std::to_string(pc.pc) + ")");
-      return false;
-    }
+    const uint64_t a = base + (uint64_t{offset(k++)} << shift);  // below 2^33: exact in int64
+    if (!lane_ok(r, lane, noun, static_cast<int64_t>(a), static_cast<int64_t>(top), pc)) return false;
     *hi = std::max(*hi, a);
     out[lane] = static_cast<uint32_t>(a);
   }
@@ -439,20 +446,11 @@ bool repeat_slow(Cursor& r, uint32_t mask, const TracePc& pc, int64_t top, const
     r.fail(std::string(noun) + " mode 4 (as before) of pc index " + std::to_string(pc.index) + " with " + m);
     return false;
   }
-  const int64_t align = pc.width - 1;
   int64_t lo = top, hi = 0;
   for (int lane = 0; lane < kWarpSize; ++lane) {
     if (!(mask >> lane & 1u)) continue;
     const int64_t a = int64_t{h.lanes[static_cast<size_t>(lane)]} + d;
-    if (a < 0 || a > top) {
-      r.fail("lane " + std::to_string(lane) + " " + noun + " " + std::to_string(a) + " outside 0..2^32-1");
-      return false;
-    }
-    if ((a & align) != 0) {
-      r.fail("lane " + std::to_string(lane) + " " + noun + " " + std::to_string(a) + " not aligned to its width " +
-             std::to_string(pc.width) + " (pc " + std::to_string(pc.pc) + ")");
-      return false;
-    }
+    if (!lane_ok(r, lane, noun, a, top, pc)) return false;
     lo = std::min(lo, a);
     hi = std::max(hi, a);
   }
@@ -653,15 +651,7 @@ inline bool read_lanes(Cursor& r, uint32_t mask, std::array<uint32_t, kWarpSize>
       }
     }
     first = false;
-    if (a < 0 || a > top || (a & align) != 0) {
-      if (a < 0 || a > top) {
-        r.fail("lane " + std::to_string(lane) + " " + noun + " " + std::to_string(a) + " outside 0..2^32-1");
-      } else {
-        r.fail("lane " + std::to_string(lane) + " " + noun + " " + std::to_string(a) + " not aligned to its width " +
-               std::to_string(pc.width) + " (pc " + std::to_string(pc.pc) + ")");
-      }
-      return false;
-    }
+    if ((a < 0 || a > top || (a & align) != 0) && !lane_ok(r, lane, noun, a, top, pc)) return false;
     lo = std::min(lo, a);
     hi = std::max(hi, a);
     out[lane] = static_cast<uint32_t>(a);
