@@ -1,8 +1,10 @@
 // fuzz_trace.cpp: libFuzzer target for the trace reader (sim/trace.hpp) and the report over it
 // (sim/trace_report.hpp). Traces come from other machines: any bytes must give either a report or
 // one line starting "trace: ", never a crash; a report's per-PC numbers must be consistent, and
-// those of LDS/STS equal to the brute force (simulate(), the model without fast paths or memos,
-// warp by warp): the decoder's vector paths and the report's memos are checked on every input.
+// those of every costed kind equal to the brute force (each execution costed alone by its rule:
+// cost_sass() for LDS/STS, ldmatrix/stmatrix and atomics, R9 from the traced sources for cp.async,
+// with no memo; refused executions counted alike): the decoder's vector paths and the report's
+// memos (the repeat check, the exact memo, the other kinds' memo) are checked on every input.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -10,16 +12,22 @@
 #include <vector>
 
 #include "fuzz_check.hpp"
+#include "sim/ldgsts.hpp"
 #include "sim/trace.hpp"
 #include "sim/trace_report.hpp"
 
 using namespace bankscope;
 
 namespace {
-// Per launch and PC: simulate()'s wavefronts and ideal summed over the LDS/STS executions.
+// Per launch and PC: each execution's cost by its rule alone, summed; the executions the model
+// refuses (validate()), counted.
+struct Sums {
+  uint64_t wavefronts = 0, ideal = 0, uncosted = 0;
+};
 struct BruteForce : TraceSink {
-  std::vector<std::vector<std::pair<uint64_t, uint64_t>>> sums;
+  std::vector<std::vector<Sums>> sums;
   std::vector<TracePc> pcs;
+  std::vector<PcModel> models;  // pc_model(), the report's rule per PC
   // Per pc index: the previous execution with lanes and the previous one with sources, for the
   // reader's same_offsets / src_same_offsets (true only when the offsets from the first active
   // lane, exact, and the mask repeat).
@@ -41,12 +49,14 @@ struct BruteForce : TraceSink {
   void on_launch(const TraceLaunch&) override {
     sums.emplace_back();
     pcs.clear();
+    models.clear();
     prev_addr.clear();
     prev_src.clear();
   }
   void on_pc(const TracePc& p) override {
-    sums.back().emplace_back(0, 0);
+    sums.back().emplace_back();
     pcs.push_back(p);
+    models.push_back(pc_model(p));
     prev_addr.emplace_back();
     prev_src.emplace_back();
   }
@@ -62,16 +72,22 @@ struct BruteForce : TraceSink {
       }
     }
     FUZZ_CHECK(w.mask != 0 || (!w.same_offsets && !w.src_same_offsets), "a repeat marked on an execution without lanes");
-    if (!is_modelled(p.kind) || w.mask == 0) return;
-    WarpAccess a;
-    a.op = p.kind == TraceOpKind::kStore ? Op::kStore : Op::kLoad;
-    a.width = p.width;
+    const PcModel& m = models[w.pc_index];
+    // Predicated off (no wavefront), counted as zero by ncu (an @P0 LDGSTS.BYPASS) or a cp.async
+    // without sources (the report then refuses the whole PC, which the comparison skips): nothing.
+    if (!m.costed || w.mask == 0 || m.ncu_counts_zero || (p.kind == TraceOpKind::kLdgsts && !w.has_src)) return;
+    WarpAccess a = m.access;
     a.mask = w.mask;
     a.addr = w.addr;
+    Sums& sum = sums.back()[w.pc_index];
+    if (!is_modelled(p.kind) && !validate(a, BankConfig{}).ok()) {  // e.g. an LDSM row lane inactive
+      ++sum.uncosted;
+      return;
+    }
     // What the report counts (R11: the instruction-level counters), warp by warp, with no memo.
-    const AccessCost c = cost_sass(a);
-    sums.back()[w.pc_index].first += static_cast<uint64_t>(c.wavefronts);
-    sums.back()[w.pc_index].second += static_cast<uint64_t>(c.ideal_wavefronts);
+    const AccessCost c = a.op == Op::kLdgsts ? ldgsts_cost(a, w.src, /*zero_reads_nothing=*/true) : cost_sass(a);
+    sum.wavefronts += static_cast<uint64_t>(c.wavefronts);
+    sum.ideal += static_cast<uint64_t>(c.ideal_wavefronts);
   }
 };
 }  // namespace
@@ -112,9 +128,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t li = 0; li < brute.sums.size(); ++li) {
     const LaunchReport& l = r->traced.launches[li];
     for (size_t p = 0; p < l.pcs.size(); ++p) {
-      if (!is_modelled(l.pcs[p].pc.kind)) continue;
-      FUZZ_CHECK(l.pcs[p].wavefronts == brute.sums[li][p].first && l.pcs[p].ideal == brute.sums[li][p].second,
-                 "pc " + std::to_string(l.pcs[p].pc.pc) + ": report differs from cost_sass() summed warp by warp");
+      const PcStats& s = l.pcs[p];
+      if (!s.model.costed) continue;  // not modelled, or a cp.async the report refused whole
+      const Sums& b = brute.sums[li][p];
+      FUZZ_CHECK(s.wavefronts == b.wavefronts && s.ideal == b.ideal && s.uncosted == b.uncosted,
+                 "pc " + std::to_string(s.pc.pc) + " (" + printable(s.pc.opcode) + "): report " + std::to_string(s.wavefronts) +
+                     "/" + std::to_string(s.ideal) + "/" + std::to_string(s.uncosted) +
+                     " (wavefronts/ideal/refused), each execution alone " + std::to_string(b.wavefronts) + "/" +
+                     std::to_string(b.ideal) + "/" + std::to_string(b.uncosted));
     }
   }
   return 0;

@@ -119,7 +119,17 @@ def trace_seeds():
              + record("W", varint(len(warps4)) + b"".join(warps4))
              + record("E", varint(0) + varint(len(warps4)) + varint(0) + varint(0)))
     full4 = head3 + body4 + record("Z", varint(1) + zvarint(0))
-    return [full, head + body, full[: len(full) // 2], full2, full2[: len(full2) * 2 // 3], full3, full4]
+    # Two .ca executions with the same destinations and other sources (contiguous, then one per
+    # 128-byte line): the report's memo of the other kinds must tell them apart by their sources.
+    warps5 = [warp(0, w, 0, 0xffffffff, 1024, 0, zvarint(4)) for w in range(2)]
+    sources5 = (varint(0) + varint(8192) + bytes([0]) + zvarint(4)
+                + varint(1) + varint(8192) + bytes([0]) + zvarint(128))
+    body5 = (launch + pc(0, 0x100, 5, 4, "LDGSTS.E", 12)
+             + record("S", varint(2) + sources5)
+             + record("W", varint(len(warps5)) + b"".join(warps5))
+             + record("E", varint(0) + varint(len(warps5)) + varint(0) + varint(0)))
+    full5 = head2 + body5 + record("Z", varint(1) + zvarint(0))
+    return [full, head + body, full[: len(full) // 2], full2, full2[: len(full2) * 2 // 3], full3, full4, full5]
 
 
 # Multi-statement scenarios for the launch_totals == brute force check (issue 16): statements that
