@@ -187,6 +187,19 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
     } else {
       std::snprintf(note, sizeof note, "%s", reads_now.c_str());
     }
+  } else if (spin) {
+    // R8c: per phase a read and a swap wavefront; the passes list the words of the lanes that
+    // swap (one per bank, sim/bank_model.cpp cast_spin()), every other active lane fails.
+    int active = 0, swaps = 0;
+    for (const LaneDetail& d : rep.lanes) active += d.active;
+    for (size_t k = 1; k < rep.wavefronts.size(); k += 2) {
+      swaps += static_cast<int>(rep.wavefronts[k].words.size()) / std::max(1, rep.lanes[static_cast<size_t>(__builtin_ctz(rep.wavefronts[k].lanes | 0x80000000u))].words);
+    }
+    std::snprintf(note, sizeof note,
+                  "CAS spin: %d lane%s swap%s (one per bank), %d fail%s and retr%s in the next execution "
+                  "(grey, struck out)",
+                  swaps, swaps == 1 ? "" : "s", swaps == 1 ? "s" : "", active - swaps, active - swaps == 1 ? "s" : "",
+                  active - swaps == 1 ? "ies" : "y");
   } else if (atomic) {
     int most = 0;
     for (const auto& [w, info] : words) most = std::max(most, int(info.lanes.size()));
@@ -210,9 +223,9 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
   const float min_grid_h =
       header_h + degree_h + 2 + kMinCellPx * (float(word_rows) + kBreakScale * float(breaks));
   if (note[0] && min_grid_h + strip_h + note_h > view.height) {
-    if (matrix || atomic) {
+    if (matrix || atomic || spin) {
       std::snprintf(note_short, sizeof note_short, "%s",
-                    matrix ? reads_now.c_str() : "atomic: hover");
+                    matrix ? reads_now.c_str() : spin ? "CAS spin: hover" : "atomic: hover");
     } else {
       std::snprintf(note_short, sizeof note_short, "%d-byte lanes, %d phases of %d: hover",
                     rep.access.width, note_phases, kWarpSize / note_phases);
@@ -320,8 +333,22 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
         if (k >= cycle) done = false;
       }
       if (cycle >= waves) done = true, now = false;
-      const ImU32 fill = now ? palette::kServe : done ? palette::kDone : palette::kWaiting;
+      // A CAS spin's word that no pass serves: its lanes fail at their phase's swap wavefront and
+      // retry in the next execution of the loop (R8c), so it is never "served".
+      bool retry = false;
+      if (spin && info.wavefronts.empty()) {
+        int fail_at = waves;
+        for (int l : info.lanes) fail_at = std::min(fail_at, rep.lanes[static_cast<size_t>(l)].wavefront);
+        done = false;
+        retry = cycle >= fail_at;
+      }
+      const ImU32 fill = retry ? palette::kRetry : now ? palette::kServe : done ? palette::kDone : palette::kWaiting;
       dl->AddRectFilled(a, c, fill);
+      if (retry) {
+        dl->AddLine(a, c, palette::kEmptyWord, 1.5f);  // struck out: told by shape, not by grey alone
+        std::snprintf(cell_name, sizeof cell_name, ".retry.w%06u", word);
+        record_rect(state, view.id() + cell_name, a, c);
+      }
       if (info.conflict) {
         // Small cells keep their waiting / serving / served fill readable: the conflict shows as a
         // stripe on the left edge and an outline; large cells are hatched as well.
@@ -413,7 +440,7 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
     const float by = grid_end.y + 3;
     const float box_w = std::max(6.0f, std::min(cell_w, (view.width - 4 * (font * 1.6f)) / 34.0f));
     for (int m = 0; m < rep.access.matrices; ++m) {
-      char label[8];
+      char label[16];
       std::snprintf(label, sizeof label, "m%d", m);
       const ImVec2 ls = lf->CalcTextSizeA(label_font, 1e9f, 0, label);
       dl->AddText(lf, label_font, ImVec2(x, by + (font - ls.y) / 2), text_col, label);

@@ -59,6 +59,8 @@ inline constexpr ImU32 kEmptyWord = IM_COL32(0x2B, 0x2B, 0x30, 0xFF);
 inline constexpr ImU32 kOutline = IM_COL32(0xFF, 0xFF, 0xFF, 0xFF);
 // reddish purple + a double outline: an atomic's lanes on one word, served one after another
 inline constexpr ImU32 kSerialize = IM_COL32(0xCC, 0x79, 0xA7, 0xFF);
+// light grey, struck out: an ATOMS.CAST.SPIN lane that fails and retries in the next execution
+inline constexpr ImU32 kRetry = IM_COL32(0xB8, 0xB8, 0xB8, 0xFF);
 }  // namespace palette
 
 // A viridis-like ramp over the banks (perceptually ordered, colour-blind safe).

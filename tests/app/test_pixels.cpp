@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,7 @@ constexpr Rgb kWaiting{0x00, 0x72, 0xB2};
 constexpr Rgb kConflict{0xD5, 0x5E, 0x00};
 constexpr Rgb kPadding{0x6B, 0x6B, 0x6B};
 constexpr Rgb kFuture{0x4A, 0x4A, 0x52};
+constexpr Rgb kRetry{0xB8, 0xB8, 0xB8};
 
 struct Image {
   int w = 0, h = 0;
@@ -331,6 +333,60 @@ TEST_CASE("a script opens a trace, picks an execution and steps the animation") 
   CHECK(runs(img, t, y, [](Rgb c) { return c == kDone; }) == 3);
   CHECK(runs(img, t, y, [](Rgb c) { return c == kServe; }) == 1);
   CHECK(runs(img, t, y, [](Rgb c) { return c == kFuture; }) == 28);
+}
+
+TEST_CASE("--trace atom_cast.bstrace: an ATOMS.CAST.SPIN execution's failing lanes turn grey at their swap wavefront") {
+  // R8c: per phase a read and a swap wavefront; one lane per bank swaps and the others fail and
+  // retry in the loop's next execution. The words no wavefront serves are the failing lanes'
+  // (from the report's lanes and passes); they were drawn "waiting" to the end before.
+  std::filesystem::create_directories(kOut);
+  const std::string trace = std::string(BANKSCOPE_ASSETS_DIR) + "/results/h200/2026-12-01y/atom_cast.bstrace";
+  UiState st;
+  AppModel m;
+  REQUIRE(open_trace(st, trace).ok());
+  m.update(st);
+  int row = -1;
+  for (size_t i = 0; i < st.trace.loaded->rows.size() && row < 0; ++i) {
+    if (st.trace.loaded->rows[i].stats.pc.opcode == "ATOMS.CAST.SPIN.64") row = static_cast<int>(i);
+  }
+  REQUIRE(row >= 0);
+  st.trace.instr = row;
+  st.trace.exec = 0;
+  st.trace.touch();
+  m.update(st);
+  REQUIRE(m.trace().pane.ok);
+  const AccessReport& rep = m.trace().pane.report;
+  REQUIRE(rep.access.atom == AtomOp::kCastSpin);
+  std::set<uint32_t> touched, served;
+  for (const LaneDetail& d : rep.lanes) {
+    for (int j = 0; d.active && j < d.words; ++j) touched.insert(d.word[static_cast<size_t>(j)]);
+  }
+  for (const WavefrontDetail& w : rep.wavefronts) {
+    for (const auto& bw : w.words) served.insert(bw.second);
+  }
+  size_t failing = 0;
+  for (uint32_t w : touched) failing += served.count(w) == 0;
+  REQUIRE(failing > 0);
+  REQUIRE(!served.empty());
+  for (const int cycle : {0, rep.cost.wavefronts - 1}) {
+    CAPTURE(cycle);
+    const std::string name = kOut + "/cast_spin_" + std::to_string(cycle);
+    std::ofstream(name + ".txt") << "trace " << trace << "\ntrace_instr " << row << "\ncycle " << cycle
+                                 << "\nframes 2\nscreenshot " << name << ".png\n";
+    std::filesystem::remove(name + ".png");
+    REQUIRE(run_app("--script " + name + ".txt --dump-rects " + name + ".rects --size 1600x900", name + ".log") == 0);
+    const Image img = load_png(name + ".png");
+    const auto rects = load_rects(name + ".png.rects");
+    size_t retry = 0;
+    for (const auto& [key, r] : rects) {
+      if (key.rfind("A.retry.w", 0) != 0) continue;
+      ++retry;
+      CHECK(count(img, r, kRetry) * 4 > (r.x1 - r.x0) * (r.y1 - r.y0));
+    }
+    // At the first wavefront (a read) no lane has failed yet; at the last every failing word shows.
+    CHECK(retry == (cycle == 0 ? 0 : failing));
+    CHECK(rects.count("A.bank_phases_note") == 1);  // "CAS spin: N lanes swap, M fail and retry"
+  }
 }
 
 TEST_CASE("--trace with a what-if (--array, --layout): A as traced 32-way, B padded 1 wavefront") {
