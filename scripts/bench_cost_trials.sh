@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# bench_cost_trials.sh [RUNS]: what the unit check costs cost() on this machine. Builds
-# bankscope-bench twice from this tree's sim/bank_model.cpp: as it is, and a TRIAL copy whose 32-lane
-# phase skips the busiest group's distinct-unit check (units_distinct(); the count is then NOT
-# exact when two lanes of that group share a word: a measurement of what is left, never a build to
-# use). Runs the two alternately RUNS times (default 3) and writes both tables, with the machine's
-# description, to assets/results/cpu/cost_trials.txt. Needs build/ (scripts/build.sh) for the sim
-# library; run on an otherwise idle machine.
+# bench_cost_trials.sh [RUNS]: what the unit check costs cost() on this machine, and two exact ways
+# tried to make it cheaper. Builds bankscope-bench from this tree's sim/bank_model.cpp as it is and
+# from TRIAL copies (below): no_check, whose 32-lane phase skips the busiest bank's distinct-unit
+# check (units_distinct(); the count is then NOT exact when two lanes of that bank share a word: a
+# measurement of what is left, never a build to use); five_lanes and rows64, exact alternatives to
+# the check (round 12). Runs them alternately RUNS times (default 3) and writes the tables, with the
+# machine's description, to assets/results/cpu/cost_trials.txt. Needs build/ (scripts/build.sh)
+# for the sim library; run on an otherwise idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-3}"
@@ -15,25 +16,99 @@ lib=build/sim/libbankscope_sim.a
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cp sim/bank_model.cpp "$dir/as_is.cpp"
-python3 - "$dir/as_is.cpp" "$dir/no_check.cpp" <<'PY'
+python3 - "$dir" <<'PY'
 import sys
-s = open(sys.argv[1]).read()
-patches = [
-    # portable path, one phase of 32 lanes
+d = sys.argv[1]
+src = open(d + "/as_is.cpp").read()
+
+def variant(name, patches):
+    s = src
+    for old, new in patches:
+        if s.count(old) != 1:
+            sys.exit("bench_cost_trials: sim/bank_model.cpp changed; trial " + name + " no longer applies:\n" + old)
+        s = s.replace(old, new)
+    open(d + "/" + name + ".cpp", "w").write(s)
+
+# no_check (NOT exact): the 32-lane phase skips the busiest bank's distinct-unit check, on the
+# portable path (SSE2 count) and the AVX2 path (cost_avx2_words): what the count alone costs.
+variant("no_check", [
     ("    if (n >= 2 && (n > 8 || !units_distinct(addr, kShift, lanes))) {\n      return cost_portable_shape<kShift, kLaneBits>(a, addr, ideal);\n    }",
      "    if (n > 8) return cost_portable_shape<kShift, kLaneBits>(a, addr, ideal);\n    (void)lanes;"),
-    # AVX2 path, one phase of 32 lanes
-    ("      if (!units_distinct(addr, kShift, lanes)) return cost_default_avx2_dedupe(a, addr);\n    }\n    return make_cost(n, ideal, n);",
-     "      (void)lanes;\n    }\n    return make_cost(n, ideal, n);"),
-]
-for old, new in patches:
-    if s.count(old) != 1:
-        sys.exit("bench_cost_trials: sim/bank_model.cpp changed; the trial patch no longer applies:\n" + old)
-    s = s.replace(old, new)
-open(sys.argv[2], "w").write(s)
+    ("  if (n >= 2 && (n > 8 || !units_distinct(addr, kWord ? 0 : 2, lanes))) return cost_default_avx2_dedupe(a, addr);",
+     "  if (n > 8) return cost_default_avx2_dedupe(a, addr);\n  (void)lanes;"),
+])
+# five_lanes (exact): units_distinct() compares five lanes without a branch (four as it is), so
+# only a busiest bank of six lanes or more (about 1% of random warps, 10% have five) takes the
+# pairwise loop.
+variant("five_lanes", [
+    ("""  const uint32_t has3 = x != 0;
+  const uint32_t u3 = addr[__builtin_ctz(x | 0x80000000u)] >> shift;
+  x &= x - 1;
+  const uint32_t dup2 = has2 & static_cast<uint32_t>((u2 == u0) | (u2 == u1));
+  const uint32_t dup3 = has3 & static_cast<uint32_t>((u3 == u0) | (u3 == u1) | (u3 == u2));
+  const uint32_t dup = static_cast<uint32_t>(u0 == u1) | dup2 | dup3;""",
+     """  const uint32_t has3 = x != 0;
+  const uint32_t u3 = addr[__builtin_ctz(x | 0x80000000u)] >> shift;
+  x &= x - 1;
+  const uint32_t has4 = x != 0;
+  const uint32_t u4 = addr[__builtin_ctz(x | 0x80000000u)] >> shift;
+  x &= x - 1;
+  const uint32_t dup2 = has2 & static_cast<uint32_t>((u2 == u0) | (u2 == u1));
+  const uint32_t dup3 = has3 & static_cast<uint32_t>((u3 == u0) | (u3 == u1) | (u3 == u2));
+  const uint32_t dup4 = has4 & static_cast<uint32_t>((u4 == u0) | (u4 == u1) | (u4 == u2) | (u4 == u3));
+  const uint32_t dup = static_cast<uint32_t>(u0 == u1) | dup2 | dup3 | dup4;"""),
+])
+# rows64 (exact, AVX2): in place of the lane mask and units_distinct(), the busiest bank's rows
+# (byte address >> 7) modulo 64 as a 64-bit set made with vpsllvq and no branch; its popcount equal
+# to the lane count proves the words distinct, else (7.5% of random warps: 1.3% that share a word,
+# the rest rows equal modulo 64) the lanes are compared one by one.
+variant("rows64", [
+    ("""  // The lanes on that bank: (byte address >> 2) & 31 of each lane, as bytes in lane order.
+  const __m256i b31 = _mm256_set1_epi32(31);
+  const __m256i k01 = _mm256_packs_epi32(_mm256_and_si256(_mm256_srli_epi32(x0, 2), b31),
+                                         _mm256_and_si256(_mm256_srli_epi32(x1, 2), b31));
+  const __m256i k23 = _mm256_packs_epi32(_mm256_and_si256(_mm256_srli_epi32(x2, 2), b31),
+                                         _mm256_and_si256(_mm256_srli_epi32(x3, 2), b31));
+  const __m256i keys = in_lane_order(_mm256_packs_epi16(k01, k23));
+  const __m256i bank = _mm256_broadcastb_epi8(_mm_and_si128(least, _mm_cvtsi32_si128(31)));
+  *lanes = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(keys, bank))) & mask;""",
+     """  const __m256i bank4 = _mm256_broadcastd_epi32(_mm_slli_epi32(_mm_and_si128(least, _mm_cvtsi32_si128(31)), 2));
+  const __m256i k63 = _mm256_set1_epi32(63), k7c = _mm256_set1_epi32(0x7c);
+  const __m256i low32 = _mm256_set1_epi64x(0xffffffff);
+  __m256i rows = _mm256_setzero_si256();
+#define BANKSCOPE_ROWS(X, G)                                                                                  \\
+  {                                                                                                           \\
+    const __m256i t = _mm256_xor_si256(X, bank4);                                                             \\
+    __m256i r = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(t, 7), k63),                               \\
+                                _mm256_slli_epi32(_mm256_and_si256(t, k7c), 4));                              \\
+    if (!kFull) r = _mm256_or_si256(r, off[G]);                                                               \\
+    rows = _mm256_or_si256(rows, _mm256_or_si256(_mm256_sllv_epi64(one, _mm256_and_si256(r, low32)),          \\
+                                                 _mm256_sllv_epi64(one, _mm256_srli_epi64(r, 32))));          \\
+  }
+  BANKSCOPE_ROWS(x0, 0)
+  BANKSCOPE_ROWS(x1, 1)
+  BANKSCOPE_ROWS(x2, 2)
+  BANKSCOPE_ROWS(x3, 3)
+#undef BANKSCOPE_ROWS
+  __m128i r2 = _mm_or_si128(_mm256_castsi256_si128(rows), _mm256_extracti128_si256(rows, 1));
+  r2 = _mm_or_si128(r2, _mm_unpackhi_epi64(r2, r2));
+  const int distinct_rows = __builtin_popcountll(static_cast<uint64_t>(_mm_cvtsi128_si64(r2)));
+  const int busiest = 63 - static_cast<int>((static_cast<uint32_t>(_mm_cvtsi128_si32(least)) & 0xffffu) >> 5);
+  if (distinct_rows == busiest) {
+    *lanes = 0;  // proven distinct
+  } else {
+    const uint32_t b = static_cast<uint32_t>(_mm_cvtsi128_si32(least)) & 31u;
+    uint32_t l = 0;
+    for (uint32_t i = 0; i < kWarpSize; ++i) l |= static_cast<uint32_t>(((addr[i] >> 2) & 31u) == b) << i;
+    *lanes = l & mask;
+  }"""),
+    ("  if (n >= 2 && (n > 8 || !units_distinct(addr, kWord ? 0 : 2, lanes))) return cost_default_avx2_dedupe(a, addr);",
+     "  if (lanes != 0 && n >= 2 && (n > 8 || !units_distinct(addr, kWord ? 0 : 2, lanes))) return cost_default_avx2_dedupe(a, addr);"),
+])
 PY
+variants=(as_is no_check five_lanes rows64)
 flags=(-std=c++17 -O3 -DNDEBUG -I. -Isim -w "-DBANKSCOPE_SOURCE_DIR=\"$PWD\"")
-for v in as_is no_check; do
+for v in "${variants[@]}"; do
   c++ "${flags[@]}" -c "$dir/$v.cpp" -o "$dir/$v.o"
   c++ "${flags[@]}" tests/bench_model.cpp "$dir/$v.o" "$lib" -o "$dir/bench_$v"
 done
@@ -41,9 +116,10 @@ state="$(git rev-parse --short HEAD)$(git diff --quiet -- sim || echo ' (with lo
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores"
-  echo "as_is: sim/bank_model.cpp at $state; no_check: the same without the 32-lane phase's unit check (NOT exact)"
+  echo "as_is: sim/bank_model.cpp at $state; no_check: the same without the 32-lane phase's unit check (NOT exact);"
+  echo "five_lanes: units_distinct() with five lanes unbranched (exact); rows64: the AVX2 check as a 64-bit row set (exact)"
   for r in $(seq 1 "$runs"); do
-    for v in as_is no_check; do
+    for v in "${variants[@]}"; do
       echo
       echo "## run $r, $v, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
       "$dir/bench_$v" --no-launch --widths 1,2,4
