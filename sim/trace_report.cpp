@@ -82,6 +82,52 @@ __attribute__((target("avx2"))) uint32_t exact_hash_avx2(const uint32_t* rel) {
   s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
   return static_cast<uint32_t>(_mm_cvtsi128_si32(s));
 }
+// The lanes whose value is 0, a bit each (a .ca cp.async's null sources).
+__attribute__((target("avx2"))) uint32_t zero_lanes_avx2(const uint32_t* v) {
+  uint32_t z = 0;
+  for (int k = 0; k < 4; ++k) {
+    const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v + 8 * k));
+    z |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(x, _mm256_setzero_si256()))))
+         << (8 * k);
+  }
+  return z;
+}
+// kind_memo()'s key with AVX2 (its portable loops, which the compiler vectorizes with SSE2 and no
+// 32-bit multiply: measured, 900 instructions a lookup on cuBLAS SGEMM's cp.async): for the lanes
+// of mask, rel = addr - b and, for cp.async, src = source - sb (1 for a lane of `null`), 0
+// elsewhere; returns their hash, the portable lane_term() summed.
+__attribute__((target("avx2"))) uint32_t kind_key_avx2(const uint32_t* addr, const uint32_t* source, uint32_t mask,
+                                                       uint32_t null, bool ldgsts, uint32_t b, uint32_t sb, uint32_t* rel,
+                                                       uint32_t* src) {
+  const __m256i vb = _mm256_set1_epi32(static_cast<int>(b)), vsb = _mm256_set1_epi32(static_cast<int>(sb));
+  const __m256i vmask = _mm256_set1_epi32(static_cast<int>(mask)), vnull = _mm256_set1_epi32(static_cast<int>(null));
+  const __m256i keep_src = _mm256_set1_epi32(ldgsts ? -1 : 0);
+  const __m256i one = _mm256_set1_epi32(1);
+  const __m256i k1 = _mm256_set1_epi32(static_cast<int>(0x9E3779B9u));
+  const __m256i k2 = _mm256_set1_epi32(static_cast<int>(0x85EBCA6Bu));
+  const __m256i k3 = _mm256_set1_epi32(static_cast<int>(0xC2B2AE3Du));
+  __m256i h = _mm256_setzero_si256();
+  for (int k = 0; k < 4; ++k) {
+    const __m256i lane = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(8 * k));
+    const __m256i bit = _mm256_sllv_epi32(one, lane);
+    const __m256i on = _mm256_cmpeq_epi32(_mm256_and_si256(vmask, bit), bit);
+    const __m256i is_null = _mm256_cmpeq_epi32(_mm256_and_si256(vnull, bit), bit);
+    const __m256i r =
+        _mm256_and_si256(_mm256_sub_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 8 * k)), vb), on);
+    __m256i q = _mm256_sub_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(source + 8 * k)), vsb);
+    q = _mm256_or_si256(_mm256_andnot_si256(is_null, q), _mm256_and_si256(is_null, one));
+    q = _mm256_and_si256(q, _mm256_and_si256(on, keep_src));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(rel + 8 * k), r);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(src + 8 * k), q);
+    __m256i v = _mm256_xor_si256(_mm256_xor_si256(r, _mm256_mullo_epi32(bit, k1)), _mm256_mullo_epi32(q, k3));
+    v = _mm256_mullo_epi32(v, k2);
+    h = _mm256_add_epi32(h, _mm256_xor_si256(v, _mm256_srli_epi32(v, 16)));
+  }
+  __m128i t = _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+  t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0x4e));
+  t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0xb1));
+  return static_cast<uint32_t>(_mm_cvtsi128_si32(t));
+}
 __attribute__((target("avx2"))) bool lanes_equal_avx2(const uint32_t* a, const uint32_t* b) {
   __m256i d = _mm256_setzero_si256();
   for (int k = 0; k < 4; ++k) {
@@ -98,6 +144,15 @@ void copy_lanes(CostPath simd, std::array<uint32_t, kWarpSize>& dst, const std::
 #endif
   (void)simd;
   dst = src;
+}
+uint32_t zero_lanes(CostPath simd, const std::array<uint32_t, kWarpSize>& v) {
+#ifdef BANKSCOPE_REPORT_X86
+  if (simd == CostPath::kAvx2 || simd == CostPath::kAvx512) return zero_lanes_avx2(v.data());
+#endif
+  (void)simd;
+  uint32_t z = 0;
+  for (uint32_t lane = 0; lane < kWarpSize; ++lane) z |= static_cast<uint32_t>(v[lane] == 0) << lane;
+  return z;
 }
 }  // namespace
 
@@ -670,13 +725,13 @@ AccessCost TraceAggregator::kind_cost(uint32_t pc_index, const TraceWarp& w, boo
   // The repeat check (MemoGate::repeat_residue): the key's unit is 128 bytes for cp.async, destinations and
   // sources, else 16. A .ca null source takes the memo.
   uint32_t residue = w.addr[lane0] & 15u;
+  uint32_t nulls = 0;  // a .ca cp.async's active lanes with a null source
   bool repeats = w.same_offsets, clean = true;
   if (ldgsts) {
     residue = (w.addr[lane0] & 127u) | (w.src[lane0] & 127u) << 8;
     repeats = repeats && w.src_same_offsets;
     if (!access_.bypass_l1) {
-      uint32_t nulls = 0;
-      for (uint32_t lane = 0; lane < kWarpSize; ++lane) nulls |= (mask & kLaneBit[lane]) & (0u - static_cast<uint32_t>(w.src[lane] == 0));
+      nulls = zero_lanes(simd_, w.src) & mask;
       clean = nulls == 0;
     }
   }
@@ -684,12 +739,12 @@ AccessCost TraceAggregator::kind_cost(uint32_t pc_index, const TraceWarp& w, boo
     *valid = (g.repeat_valid >> i & 1u) != 0;
     return g.repeat_cost[static_cast<size_t>(i)];
   }
-  const AccessCost c = kind_memo(pc_index, w, valid);
+  const AccessCost c = kind_memo(pc_index, w, nulls, valid);
   keep_repeat(g, repeats, clean, residue, c, *valid);
   return c;
 }
 
-AccessCost TraceAggregator::kind_memo(uint32_t pc_index, const TraceWarp& w, bool* valid) {
+AccessCost TraceAggregator::kind_memo(uint32_t pc_index, const TraceWarp& w, uint32_t nulls, bool* valid) {
   const bool ldgsts = access_.op == Op::kLdgsts;
   const auto compute = [&]() {
     access_.addr = w.addr;
@@ -707,28 +762,30 @@ AccessCost TraceAggregator::kind_memo(uint32_t pc_index, const TraceWarp& w, boo
   // .ca: a null source (0) reads nothing (ldgsts_cost()'s zero_reads_nothing) and is kept apart;
   // .cg reads a 0 as any other source (R9's .cg has no null lane), so it moves with the others.
   const bool null_apart = ldgsts && !access_.bypass_l1;
-  uint32_t sb = 0;
-  if (ldgsts) {
-    for (uint32_t m = mask; m != 0; m &= m - 1) {
-      const uint32_t x = w.src[static_cast<size_t>(__builtin_ctz(m))];
-      if (x != 0 || !null_apart) {
-        sb = x & ~127u;
-        break;
-      }
-    }
-  }
+  // The first active lane's source (.ca: the first with a source that is not null).
+  const uint32_t sourced = null_apart ? mask & ~nulls : mask;
+  const uint32_t sb = ldgsts && sourced != 0 ? w.src[static_cast<size_t>(__builtin_ctz(sourced))] & ~127u : 0u;
   const uint32_t meta = static_cast<uint32_t>(access_.op) | static_cast<uint32_t>(access_.width) << 4 |
                         static_cast<uint32_t>(access_.matrices) << 9 | static_cast<uint32_t>(access_.trans) << 12 |
                         static_cast<uint32_t>(access_.atom) << 13 | static_cast<uint32_t>(access_.bypass_l1) << 20;
   std::array<uint32_t, kWarpSize> rel, src;
-  const uint32_t null_src = null_apart ? ~0u : 0u;
-  for (uint32_t lane = 0; lane < kWarpSize; ++lane) {  // no branch, no multiply: vectorized
-    const uint32_t on = 0u - static_cast<uint32_t>((mask & kLaneBit[lane]) != 0);
-    rel[lane] = (w.addr[lane] - b) & on;
-    // Sources are aligned to the width (the reader checks), so an offset is never 1.
-    const uint32_t is_null = null_src & (0u - static_cast<uint32_t>(w.src[lane] == 0));
-    src[lane] = ((w.src[lane] - sb) & ~is_null) | (1u & is_null);
-    src[lane] &= on & (0u - static_cast<uint32_t>(ldgsts));
+  const uint32_t null = null_apart ? nulls : 0u;  // lanes whose offset is 1 (never a real one: below)
+  uint32_t h = 0;
+#ifdef BANKSCOPE_REPORT_X86
+  if (simd_ == CostPath::kAvx2 || simd_ == CostPath::kAvx512) {
+    h = kind_key_avx2(w.addr.data(), w.src.data(), mask, null, ldgsts, b, sb, rel.data(), src.data());
+  } else
+#endif
+  {
+    for (uint32_t lane = 0; lane < kWarpSize; ++lane) {  // no branch: vectorized
+      const uint32_t on = 0u - static_cast<uint32_t>((mask & kLaneBit[lane]) != 0);
+      rel[lane] = (w.addr[lane] - b) & on;
+      // Sources are aligned to the width (the reader checks), so an offset is never 1.
+      const uint32_t is_null = 0u - static_cast<uint32_t>((null & kLaneBit[lane]) != 0);
+      src[lane] = ((w.src[lane] - sb) & ~is_null) | (1u & is_null);
+      src[lane] &= on & (0u - static_cast<uint32_t>(ldgsts));
+    }
+    for (uint32_t lane = 0; lane < kWarpSize; ++lane) h += lane_term(lane, rel[lane], src[lane]);
   }
   ++g.lookups;
   // First the entry this PC used last, as exact_cost().
@@ -739,8 +796,6 @@ AccessCost TraceAggregator::kind_memo(uint32_t pc_index, const TraceWarp& w, boo
     *valid = kinds_[g.last].valid;
     return kinds_[g.last].cost;
   }
-  uint32_t h = 0;
-  for (uint32_t lane = 0; lane < kWarpSize; ++lane) h += lane_term(lane, rel[lane], src[lane]);
   const uint32_t slot = memo_slot(h, mask, meta, kinds_.size());
   KindEntry& e = kinds_[slot];
   g.last = slot;

@@ -178,7 +178,8 @@ class TraceAggregator : public TraceSink {
   // tested against the rules).
   // Whether the access is valid (validate()) is kept with the cost. Allocated on first use.
   AccessCost kind_cost(uint32_t pc_index, const TraceWarp& w, bool* valid);
-  AccessCost kind_memo(uint32_t pc_index, const TraceWarp& w, bool* valid);  // kind_cost() past its repeat check
+  // kind_cost() past its repeat check; `nulls`: a .ca cp.async's active lanes with a null source.
+  AccessCost kind_memo(uint32_t pc_index, const TraceWarp& w, uint32_t nulls, bool* valid);
   // The cost of access_, a validated access of a kind other than LDS/STS, by its kind's rule.
   AccessCost cost_other_kind(const TraceWarp& w) const;
   struct KindEntry {
