@@ -789,7 +789,13 @@ AccessCost TraceAggregator::kind_memo(uint32_t pc_index, const TraceWarp& w, uin
   }
   ++g.lookups;
   // First the entry this PC used last, as exact_cost().
-  const auto same = [&](const KindEntry& e) { return e.meta == meta && e.mask == mask && e.rel == rel && e.src == src; };
+  const auto equal = [&](const std::array<uint32_t, kWarpSize>& x, const std::array<uint32_t, kWarpSize>& y) {
+#ifdef BANKSCOPE_REPORT_X86
+    if (simd_ == CostPath::kAvx2 || simd_ == CostPath::kAvx512) return lanes_equal_avx2(x.data(), y.data());
+#endif
+    return x == y;
+  };
+  const auto same = [&](const KindEntry& e) { return e.meta == meta && e.mask == mask && equal(e.rel, rel) && equal(e.src, src); };
   if (same(kinds_[g.last])) {
     ++g.hits;
     watch_hits(g);
