@@ -1498,12 +1498,17 @@ AccessCost cast_spin(const WarpAccess& a, const BankConfig& cfg, AccessReport* r
       const int lane = __builtin_ctz(m);
       const LaneDetail& d = rep->lanes[static_cast<size_t>(lane)];
       const uint64_t bit = uint64_t{1} << (d.word[0] % nbanks);
-      if (taken & bit) continue;  // a lower lane has this bank: this lane fails and retries
+      if (taken & bit) {  // a lower lane has this bank: this lane fails and retries
+        rep->lanes[static_cast<size_t>(lane)].retries = true;
+        continue;
+      }
       taken |= bit;
       // A word an earlier half-warp swapped: this lane's compare value is stale, it fails too.
       if (std::find(written.begin(), written.begin() + static_cast<std::ptrdiff_t>(before), d.word[0]) !=
-          written.begin() + static_cast<std::ptrdiff_t>(before))
+          written.begin() + static_cast<std::ptrdiff_t>(before)) {
+        rep->lanes[static_cast<size_t>(lane)].retries = true;
         continue;
+      }
       written.push_back(d.word[0]);
       for (int k = 0; k < d.words; ++k) {
         pass.banks |= uint64_t{1} << d.bank[static_cast<size_t>(k)];

@@ -149,6 +149,9 @@ struct LaneDetail {
   std::array<int, 4> bank{};
   int phase = -1;
   int wavefront = -1;  // the wavefront (0-based, whole instruction) in which the lane has its data
+  // ATOMS.CAST.SPIN (R8c): the lane's swap fails in this execution (its bank went to a lower lane of
+  // its phase, or an earlier phase swapped its word); it retries in the loop's next execution.
+  bool retries = false;
 };
 
 struct WavefrontDetail {

@@ -352,4 +352,28 @@ TEST_CASE("ATOMS.CAST.SPIN: 2 wavefronts per phase, one lane per bank swaps (R8c
   REQUIRE(r8.wavefronts.size() == 4);
   CHECK(r8.wavefronts[0].words.size() == 2);  // lane 0's 8 bytes: two banks
   CHECK(r8.wavefronts[2].words.empty());      // lane 16: stale, no swap
+  // Which lanes retry (LaneDetail::retries), worked by hand: the 4-byte one-bank warp swaps lane 0
+  // only; the 8-byte one-word warp too (lanes 1-15 find bank 0 taken, lane 16 is stale, lanes
+  // 17-31 find its bank taken).
+  const auto retrying = [](const AccessReport& rep) {
+    uint32_t m = 0;
+    for (int l = 0; l < kWarpSize; ++l) m |= uint32_t{rep.lanes[static_cast<size_t>(l)].retries} << l;
+    return m;
+  };
+  CHECK(retrying(r) == ~1u);
+  CHECK(retrying(r8) == ~1u);
+  // Lanes l and l + 16 on word l (banks 0-15): lanes 0-15 swap, lanes 16-31 find their bank taken.
+  WarpAccess pairs = access_of(Op::kAtomic, 4, ~0u, [](int l) { return 4u * static_cast<uint32_t>(l % 16); });
+  pairs.atom = AtomOp::kCastSpin;
+  CHECK(retrying(simulate(pairs)) == 0xffff0000u);
+  // 8 bytes, lane l on word pair l % 8 (banks 2(l % 8), +1): per half-warp lanes 0-7 (16-23) take the
+  // 16 banks; lanes 8-15 find theirs taken; lanes 16-23 are stale (the first half swapped their
+  // words), and 24-31 find their banks taken.
+  WarpAccess halves = access_of(Op::kAtomic, 8, ~0u, [](int l) { return 8u * static_cast<uint32_t>(l % 8); });
+  halves.atom = AtomOp::kCastSpin;
+  CHECK(retrying(simulate(halves)) == 0xffffff00u);
+  // Every lane of a partial mask is its own: only active lanes are marked.
+  WarpAccess part = access_of(Op::kAtomic, 4, 0x0000000fu, [](int) { return 0u; });
+  part.atom = AtomOp::kCastSpin;
+  CHECK(retrying(simulate(part)) == 0x0000000eu);
 }

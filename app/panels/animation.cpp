@@ -22,21 +22,23 @@ void draw_timeline(const PaneModel& pane, UiState& state, const PaneView& view) 
   if (cycle < waves) {
     const WavefrontDetail& wf = rep.wavefronts[static_cast<size_t>(cycle)];
     const int lanes = __builtin_popcount(wf.lanes);
-    char full[96], brief[64];
+    char full[128], brief[96];
     if (spin && cycle % 2 == 0) {  // R8c: the phase's read pass, then its swap pass
       std::snprintf(full, sizeof full, "cycle %d / %d: wavefront %d reads the words to compare", cycle + 1, waves,
                     cycle + 1);
+      std::snprintf(brief, sizeof brief, "cycle %d / %d: read", cycle + 1, waves);
     } else if (spin) {
-      const int per_lane = std::max(1, rep.lanes[static_cast<size_t>(__builtin_ctz(wf.lanes | 0x80000000u))].words);
-      const int swaps = static_cast<int>(wf.words.size()) / per_lane;
+      int fails = 0;
+      for (int l = 0; l < kWarpSize; ++l) fails += (wf.lanes >> l & 1u) && rep.lanes[static_cast<size_t>(l)].retries;
+      const int swaps = lanes - fails;
       std::snprintf(full, sizeof full, "cycle %d / %d: wavefront %d: %d lane%s swap%s, %d retr%s", cycle + 1, waves,
-                    cycle + 1, swaps, swaps == 1 ? "" : "s", swaps == 1 ? "s" : "", lanes - swaps,
-                    lanes - swaps == 1 ? "ies" : "y");
+                    cycle + 1, swaps, swaps == 1 ? "" : "s", swaps == 1 ? "s" : "", fails, fails == 1 ? "ies" : "y");
+      std::snprintf(brief, sizeof brief, "cycle %d / %d: %d swap, %d retry", cycle + 1, waves, swaps, fails);
     } else {
       std::snprintf(full, sizeof full, "cycle %d / %d: wavefront %d completes %d lane%s", cycle + 1, waves,
                     cycle + 1, lanes, lanes == 1 ? "" : "s");
+      std::snprintf(brief, sizeof brief, "cycle %d / %d: %d lane%s", cycle + 1, waves, lanes, lanes == 1 ? "" : "s");
     }
-    std::snprintf(brief, sizeof brief, "cycle %d / %d: %d lane%s", cycle + 1, waves, lanes, lanes == 1 ? "" : "s");
     // The short form in a narrow pane (lecture fonts), so the label keeps to one line.
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + view.width - 2);  // 2 px: a glyph's edge pixels
     ImGui::TextUnformatted(ImGui::CalcTextSize(full).x <= view.width ? full : brief);

@@ -190,16 +190,16 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
   } else if (spin) {
     // R8c: per phase a read and a swap wavefront; the passes list the words of the lanes that
     // swap (one per bank, sim/bank_model.cpp cast_spin()), every other active lane fails.
-    int active = 0, swaps = 0;
-    for (const LaneDetail& d : rep.lanes) active += d.active;
-    for (size_t k = 1; k < rep.wavefronts.size(); k += 2) {
-      swaps += static_cast<int>(rep.wavefronts[k].words.size()) / std::max(1, rep.lanes[static_cast<size_t>(__builtin_ctz(rep.wavefronts[k].lanes | 0x80000000u))].words);
+    int swaps = 0, fails = 0;
+    for (const LaneDetail& d : rep.lanes) {
+      swaps += d.active && !d.retries;
+      fails += d.active && d.retries;
     }
     std::snprintf(note, sizeof note,
                   "CAS spin: %d lane%s swap%s (one per bank), %d fail%s and retr%s in the next execution "
-                  "(grey, struck out)",
-                  swaps, swaps == 1 ? "" : "s", swaps == 1 ? "s" : "", active - swaps, active - swaps == 1 ? "s" : "",
-                  active - swaps == 1 ? "ies" : "y");
+                  "(grey, struck out; a grey corner: some of the word's lanes)",
+                  swaps, swaps == 1 ? "" : "s", swaps == 1 ? "s" : "", fails, fails == 1 ? "s" : "",
+                  fails == 1 ? "ies" : "y");
   } else if (atomic) {
     int most = 0;
     for (const auto& [w, info] : words) most = std::max(most, int(info.lanes.size()));
@@ -333,14 +333,27 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
         if (k >= cycle) done = false;
       }
       if (cycle >= waves) done = true, now = false;
-      // A CAS spin's word that no pass serves: its lanes fail at their phase's swap wavefront and
-      // retry in the next execution of the loop (R8c), so it is never "served".
-      bool retry = false;
-      if (spin && info.wavefronts.empty()) {
-        int fail_at = waves;
-        for (int l : info.lanes) fail_at = std::min(fail_at, rep.lanes[static_cast<size_t>(l)].wavefront);
-        done = false;
-        retry = cycle >= fail_at;
+      // A CAS spin's lanes that fail (LaneDetail::retries, R8c) do so at their phase's swap wavefront
+      // and retry in the loop's next execution. A word whose lanes all fail is never served: grey,
+      // struck out, from the first failure on. A word one lane swaps while others on it fail (a
+      // lower lane of the phase took its bank, or a phase swapped it before or after) is drawn as
+      // served, with a grey corner from the first failure on.
+      bool retry = false, some_retry = false;
+      if (spin) {
+        int fail_at = waves, failing = 0;
+        for (int l : info.lanes) {
+          const LaneDetail& d = rep.lanes[static_cast<size_t>(l)];
+          if (!d.retries) continue;
+          ++failing;
+          fail_at = std::min(fail_at, d.wavefront);
+        }
+        const bool failed = failing > 0 && (cycle >= fail_at || cycle >= waves);
+        if (failing == int(info.lanes.size())) {
+          done = false;
+          retry = failed;
+        } else {
+          some_retry = failed;
+        }
       }
       const ImU32 fill = retry ? palette::kRetry : now ? palette::kServe : done ? palette::kDone : palette::kWaiting;
       dl->AddRectFilled(a, c, fill);
@@ -348,6 +361,11 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
         dl->AddLine(a, c, palette::kEmptyWord, 1.5f);  // struck out: told by shape, not by grey alone
         std::snprintf(cell_name, sizeof cell_name, ".retry.w%06u", word);
         record_rect(state, view.id() + cell_name, a, c);
+      } else if (some_retry) {
+        const float k = std::min(c.x - a.x, c.y - a.y) * 0.5f;  // a corner triangle, half the cell
+        dl->AddTriangleFilled(ImVec2(c.x - k, a.y), ImVec2(c.x, a.y), ImVec2(c.x, a.y + k), palette::kRetry);
+        std::snprintf(cell_name, sizeof cell_name, ".retry_part.w%06u", word);
+        record_rect(state, view.id() + cell_name, ImVec2(c.x - k, a.y), ImVec2(c.x, a.y + k));
       }
       if (info.conflict) {
         // Small cells keep their waiting / serving / served fill readable: the conflict shows as a

@@ -337,8 +337,9 @@ TEST_CASE("a script opens a trace, picks an execution and steps the animation") 
 
 TEST_CASE("--trace atom_cast.bstrace: an ATOMS.CAST.SPIN execution's failing lanes turn grey at their swap wavefront") {
   // R8c: per phase a read and a swap wavefront; one lane per bank swaps and the others fail and
-  // retry in the loop's next execution. The words no wavefront serves are the failing lanes'
-  // (from the report's lanes and passes); they were drawn "waiting" to the end before.
+  // retry in the loop's next execution (LaneDetail::retries, checked by hand in
+  // test_instr_kinds.cpp). A word whose lanes all fail is drawn grey and struck out, one where some
+  // fail and one swaps gets a grey corner; before round 12 both were drawn "waiting" to the end.
   std::filesystem::create_directories(kOut);
   const std::string trace = std::string(BANKSCOPE_ASSETS_DIR) + "/results/h200/2026-12-01y/atom_cast.bstrace";
   UiState st;
@@ -357,17 +358,21 @@ TEST_CASE("--trace atom_cast.bstrace: an ATOMS.CAST.SPIN execution's failing lan
   REQUIRE(m.trace().pane.ok);
   const AccessReport& rep = m.trace().pane.report;
   REQUIRE(rep.access.atom == AtomOp::kCastSpin);
-  std::set<uint32_t> touched, served;
+  std::map<uint32_t, std::pair<int, int>> lanes_of;  // word -> (lanes, failing lanes)
   for (const LaneDetail& d : rep.lanes) {
-    for (int j = 0; d.active && j < d.words; ++j) touched.insert(d.word[static_cast<size_t>(j)]);
+    for (int j = 0; d.active && j < d.words; ++j) {
+      auto& [all, failing] = lanes_of[d.word[static_cast<size_t>(j)]];
+      ++all;
+      failing += d.retries;
+    }
   }
-  for (const WavefrontDetail& w : rep.wavefronts) {
-    for (const auto& bw : w.words) served.insert(bw.second);
+  size_t whole = 0, part = 0;
+  for (const auto& [word, n] : lanes_of) {
+    whole += n.second == n.first;
+    part += n.second > 0 && n.second < n.first;
   }
-  size_t failing = 0;
-  for (uint32_t w : touched) failing += served.count(w) == 0;
-  REQUIRE(failing > 0);
-  REQUIRE(!served.empty());
+  REQUIRE(whole > 0);
+  REQUIRE(part > 0);  // lane 6 fails on a word a lane of the second phase swaps
   for (const int cycle : {0, rep.cost.wavefronts - 1}) {
     CAPTURE(cycle);
     const std::string name = kOut + "/cast_spin_" + std::to_string(cycle);
@@ -377,14 +382,16 @@ TEST_CASE("--trace atom_cast.bstrace: an ATOMS.CAST.SPIN execution's failing lan
     REQUIRE(run_app("--script " + name + ".txt --dump-rects " + name + ".rects --size 1600x900", name + ".log") == 0);
     const Image img = load_png(name + ".png");
     const auto rects = load_rects(name + ".png.rects");
-    size_t retry = 0;
+    size_t drawn_whole = 0, drawn_part = 0;
     for (const auto& [key, r] : rects) {
-      if (key.rfind("A.retry.w", 0) != 0) continue;
-      ++retry;
+      const bool w = key.rfind("A.retry.w", 0) == 0, p = key.rfind("A.retry_part.w", 0) == 0;
+      if (!w && !p) continue;
+      (w ? drawn_whole : drawn_part)++;
       CHECK(count(img, r, kRetry) * 4 > (r.x1 - r.x0) * (r.y1 - r.y0));
     }
-    // At the first wavefront (a read) no lane has failed yet; at the last every failing word shows.
-    CHECK(retry == (cycle == 0 ? 0 : failing));
+    // At the first wavefront (a read) no lane has failed yet; at the last every failure shows.
+    CHECK(drawn_whole == (cycle == 0 ? 0 : whole));
+    CHECK(drawn_part == (cycle == 0 ? 0 : part));
     CHECK(rects.count("A.bank_phases_note") == 1);  // "CAS spin: N lanes swap, M fail and retry"
   }
 }
