@@ -5,6 +5,7 @@
 // cost_sass() for LDS/STS, ldmatrix/stmatrix and atomics, R9 from the traced sources for cp.async,
 // with no memo; refused executions counted alike): the decoder's vector paths and the report's
 // memos (the repeat check, the exact memo, the other kinds' memo) are checked on every input.
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -23,6 +24,7 @@ namespace {
 // refuses (validate()), counted.
 struct Sums {
   uint64_t wavefronts = 0, ideal = 0, uncosted = 0;
+  std::array<uint64_t, kWarpSize + 1> n_way{};  // executions per n-way (0: no wavefront)
 };
 struct BruteForce : TraceSink {
   std::vector<std::vector<Sums>> sums;
@@ -73,13 +75,18 @@ struct BruteForce : TraceSink {
     }
     FUZZ_CHECK(w.mask != 0 || (!w.same_offsets && !w.src_same_offsets), "a repeat marked on an execution without lanes");
     const PcModel& m = models[w.pc_index];
-    // Predicated off (no wavefront), counted as zero by ncu (an @P0 LDGSTS.BYPASS) or a cp.async
-    // without sources (the report then refuses the whole PC, which the comparison skips): nothing.
-    if (!m.costed || w.mask == 0 || m.ncu_counts_zero || (p.kind == TraceOpKind::kLdgsts && !w.has_src)) return;
+    if (!m.costed) return;
+    Sums& sum = sums.back()[w.pc_index];
+    // Predicated off, or counted as zero by ncu (an @P0 LDGSTS.BYPASS): no wavefront.
+    if (w.mask == 0 || m.ncu_counts_zero) {
+      ++sum.n_way[0];
+      return;
+    }
+    // A cp.async without sources: the report refuses the whole PC, which the comparison skips.
+    if (p.kind == TraceOpKind::kLdgsts && !w.has_src) return;
     WarpAccess a = m.access;
     a.mask = w.mask;
     a.addr = w.addr;
-    Sums& sum = sums.back()[w.pc_index];
     if (!is_modelled(p.kind) && !validate(a, BankConfig{}).ok()) {  // e.g. an LDSM row lane inactive
       ++sum.uncosted;
       return;
@@ -88,6 +95,7 @@ struct BruteForce : TraceSink {
     const AccessCost c = a.op == Op::kLdgsts ? ldgsts_cost(a, w.src, /*zero_reads_nothing=*/true) : cost_sass(a);
     sum.wavefronts += static_cast<uint64_t>(c.wavefronts);
     sum.ideal += static_cast<uint64_t>(c.ideal_wavefronts);
+    ++sum.n_way[static_cast<size_t>(std::min(c.n_way, kWarpSize))];
   }
 };
 }  // namespace
@@ -127,15 +135,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(brute.sums.size() == r->traced.launches.size(), "launch counts differ between two reads");
   for (size_t li = 0; li < brute.sums.size(); ++li) {
     const LaunchReport& l = r->traced.launches[li];
+    std::array<std::pair<uint64_t, uint64_t>, kTraceOpKinds> per_kind{};  // the PCs' sums, per kind
     for (size_t p = 0; p < l.pcs.size(); ++p) {
       const PcStats& s = l.pcs[p];
       if (!s.model.costed) continue;  // not modelled, or a cp.async the report refused whole
+      per_kind[static_cast<size_t>(s.pc.kind)].first += s.wavefronts;
+      per_kind[static_cast<size_t>(s.pc.kind)].second += s.ideal;
       const Sums& b = brute.sums[li][p];
+      uint64_t n_way_sum = 0;
+      for (int k = 0; k <= kWarpSize; ++k) n_way_sum += s.n_way_count[static_cast<size_t>(k)];
+      FUZZ_CHECK(n_way_sum + s.uncosted == s.executions, "pc " + std::to_string(s.pc.pc) + ": n-way counts miss executions");
+      FUZZ_CHECK(std::equal(b.n_way.begin(), b.n_way.end(), s.n_way_count.begin()),
+                 "pc " + std::to_string(s.pc.pc) + " (" + printable(s.pc.opcode) + "): n-way counts differ from each execution alone");
       FUZZ_CHECK(s.wavefronts == b.wavefronts && s.ideal == b.ideal && s.uncosted == b.uncosted,
                  "pc " + std::to_string(s.pc.pc) + " (" + printable(s.pc.opcode) + "): report " + std::to_string(s.wavefronts) +
                      "/" + std::to_string(s.ideal) + "/" + std::to_string(s.uncosted) +
                      " (wavefronts/ideal/refused), each execution alone " + std::to_string(b.wavefronts) + "/" +
                      std::to_string(b.ideal) + "/" + std::to_string(b.uncosted));
+    }
+    // The launch's totals per kind are its costed PCs' sums (a refused cp.async PC's taken back).
+    for (size_t k = 0; k < per_kind.size(); ++k) {
+      FUZZ_CHECK(l.by_kind[k].wavefronts == per_kind[k].first && l.by_kind[k].ideal == per_kind[k].second,
+                 "kind " + std::to_string(k) + ": launch totals differ from the sum of its PCs");
     }
   }
   return 0;
