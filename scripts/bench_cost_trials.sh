@@ -38,8 +38,7 @@ variant("no_check", [
      "  if (n > 8) return cost_default_avx2_dedupe(a, addr);\n  (void)lanes;"),
 ])
 # five_lanes (exact): units_distinct() compares five lanes without a branch (four as it is), so
-# only a busiest bank of six lanes or more (about 1% of random warps, 10% have five) takes the
-# pairwise loop.
+# only a busiest bank of six lanes or more takes the pairwise loop.
 variant("five_lanes", [
     ("""  const uint32_t has3 = x != 0;
   const uint32_t u3 = addr[__builtin_ctz(x | 0x80000000u)] >> shift;
@@ -60,8 +59,8 @@ variant("five_lanes", [
 ])
 # rows64 (exact, AVX2): in place of the lane mask and units_distinct(), the busiest bank's rows
 # (byte address >> 7) modulo 64 as a 64-bit set made with vpsllvq and no branch; its popcount equal
-# to the lane count proves the words distinct, else (7.5% of random warps: 1.3% that share a word,
-# the rest rows equal modulo 64) the lanes are compared one by one.
+# to the lane count proves the words distinct, else (two lanes on one word, or rows equal modulo 64)
+# the lanes are compared one by one.
 variant("rows64", [
     ("""  // The lanes on that bank: (byte address >> 2) & 31 of each lane, as bytes in lane order.
   const __m256i b31 = _mm256_set1_epi32(31);
