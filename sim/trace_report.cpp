@@ -770,13 +770,17 @@ AccessCost TraceAggregator::kind_memo(uint32_t pc_index, const TraceWarp& w, uin
                         static_cast<uint32_t>(access_.atom) << 13 | static_cast<uint32_t>(access_.bypass_l1) << 20;
   std::array<uint32_t, kWarpSize> rel, src;
   const uint32_t null = null_apart ? nulls : 0u;  // lanes whose offset is 1 (never a real one: below)
+  // The hash: with AVX2 in the same pass as the offsets; the portable loop only when the entry this
+  // PC used last does not match (its multiplies cost more than the pass).
   uint32_t h = 0;
+  bool hashed = false;
 #ifdef BANKSCOPE_REPORT_X86
   if (simd_ == CostPath::kAvx2 || simd_ == CostPath::kAvx512) {
     h = kind_key_avx2(w.addr.data(), w.src.data(), mask, null, ldgsts, b, sb, rel.data(), src.data());
-  } else
+    hashed = true;
+  }
 #endif
-  {
+  if (!hashed) {
     for (uint32_t lane = 0; lane < kWarpSize; ++lane) {  // no branch: vectorized
       const uint32_t on = 0u - static_cast<uint32_t>((mask & kLaneBit[lane]) != 0);
       rel[lane] = (w.addr[lane] - b) & on;
@@ -785,7 +789,6 @@ AccessCost TraceAggregator::kind_memo(uint32_t pc_index, const TraceWarp& w, uin
       src[lane] = ((w.src[lane] - sb) & ~is_null) | (1u & is_null);
       src[lane] &= on & (0u - static_cast<uint32_t>(ldgsts));
     }
-    for (uint32_t lane = 0; lane < kWarpSize; ++lane) h += lane_term(lane, rel[lane], src[lane]);
   }
   ++g.lookups;
   // First the entry this PC used last, as exact_cost().
@@ -801,6 +804,9 @@ AccessCost TraceAggregator::kind_memo(uint32_t pc_index, const TraceWarp& w, uin
     watch_hits(g);
     *valid = kinds_[g.last].valid;
     return kinds_[g.last].cost;
+  }
+  if (!hashed) {
+    for (uint32_t lane = 0; lane < kWarpSize; ++lane) h += lane_term(lane, rel[lane], src[lane]);
   }
   const uint32_t slot = memo_slot(h, mask, meta, kinds_.size());
   KindEntry& e = kinds_[slot];
