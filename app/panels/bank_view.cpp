@@ -188,8 +188,8 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
       std::snprintf(note, sizeof note, "%s", reads_now.c_str());
     }
   } else if (spin) {
-    // R8c: per phase a read and a swap wavefront; the passes list the words of the lanes that
-    // swap (one per bank, sim/bank_model.cpp cast_spin()), every other active lane fails.
+    // R8c: per phase a read and a swap wavefront; one lane per bank swaps, and cast_spin() marks
+    // every other active lane as failing (LaneDetail::retries).
     int swaps = 0, fails = 0;
     for (const LaneDetail& d : rep.lanes) {
       swaps += d.active && !d.retries;
@@ -348,7 +348,7 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
           fail_at = std::min(fail_at, d.wavefront);
         }
         const bool failed = failing > 0 && (cycle >= fail_at || cycle >= waves);
-        if (failing == int(info.lanes.size())) {
+        if (failing > 0 && failing == int(info.lanes.size())) {
           done = false;
           retry = failed;
         } else {
