@@ -41,6 +41,23 @@ __attribute__((target("avx2"))) void copy_lanes_avx2(uint32_t* dst, const uint32
 }
 #endif
 #ifdef BANKSCOPE_REPORT_X86
+// Shared by the memo keys below: 1 << lane for lanes 8k..8k+7; one lane's term of the hash
+// (lane_term(), from its value already xor-ed with its lane's and source's mix); the sum of the
+// eight 32-bit elements.
+__attribute__((target("avx2"), always_inline)) inline __m256i lane_bits_avx2(int k) {
+  return _mm256_sllv_epi32(_mm256_set1_epi32(1),
+                           _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(8 * k)));
+}
+__attribute__((target("avx2"), always_inline)) inline __m256i hash_term_avx2(__m256i mixed) {
+  const __m256i v = _mm256_mullo_epi32(mixed, _mm256_set1_epi32(static_cast<int>(0x85EBCA6Bu)));
+  return _mm256_xor_si256(v, _mm256_srli_epi32(v, 16));
+}
+__attribute__((target("avx2"), always_inline)) inline uint32_t sum_avx2(__m256i h) {
+  __m128i t = _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+  t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0x4e));
+  t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0xb1));
+  return static_cast<uint32_t>(_mm_cvtsi128_si32(t));
+}
 // exact_cost()'s relative offsets with AVX2 (the portable loops below, which the compiler vectorizes
 // with SSE2 only): rel[lane] = addr[lane] - b for the lanes of mask, 0 for the others. Returns
 // whether they equal `last`'s.
@@ -48,11 +65,9 @@ __attribute__((target("avx2"))) bool exact_rel_avx2(const uint32_t* addr, uint32
                                                     const uint32_t* last) {
   const __m256i vb = _mm256_set1_epi32(static_cast<int>(b));
   const __m256i vmask = _mm256_set1_epi32(static_cast<int>(mask));
-  const __m256i one = _mm256_set1_epi32(1);
   __m256i d = _mm256_setzero_si256();
   for (int k = 0; k < 4; ++k) {
-    const __m256i lane = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(8 * k));
-    const __m256i bit = _mm256_sllv_epi32(one, lane);
+    const __m256i bit = lane_bits_avx2(k);
     const __m256i on = _mm256_cmpeq_epi32(_mm256_and_si256(vmask, bit), bit);
     const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 8 * k));
     const __m256i r = _mm256_and_si256(_mm256_sub_epi32(a, vb), on);
@@ -65,22 +80,14 @@ __attribute__((target("avx2"))) bool exact_rel_avx2(const uint32_t* addr, uint32
 // compiler vectorizes that without a 32-bit multiply; measured, the key was 270 of a GEMM-like
 // trace's 621 instructions per warp execution).
 __attribute__((target("avx2"))) uint32_t exact_hash_avx2(const uint32_t* rel) {
-  const __m256i one = _mm256_set1_epi32(1);
   const __m256i k1 = _mm256_set1_epi32(static_cast<int>(0x9E3779B9u));
-  const __m256i k2 = _mm256_set1_epi32(static_cast<int>(0x85EBCA6Bu));
   __m256i h = _mm256_setzero_si256();
   for (int k = 0; k < 4; ++k) {
-    const __m256i lane = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(8 * k));
-    const __m256i bit = _mm256_sllv_epi32(one, lane);
+    const __m256i bit = lane_bits_avx2(k);
     const __m256i r = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rel + 8 * k));
-    __m256i v = _mm256_mullo_epi32(_mm256_xor_si256(r, _mm256_mullo_epi32(bit, k1)), k2);
-    v = _mm256_xor_si256(v, _mm256_srli_epi32(v, 16));
-    h = _mm256_add_epi32(h, v);
+    h = _mm256_add_epi32(h, hash_term_avx2(_mm256_xor_si256(r, _mm256_mullo_epi32(bit, k1))));
   }
-  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
-  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
-  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
-  return static_cast<uint32_t>(_mm_cvtsi128_si32(s));
+  return sum_avx2(h);
 }
 // The lanes whose value is 0, a bit each (a .ca cp.async's null sources).
 __attribute__((target("avx2"))) uint32_t zero_lanes_avx2(const uint32_t* v) {
@@ -104,12 +111,10 @@ __attribute__((target("avx2"))) uint32_t kind_key_avx2(const uint32_t* addr, con
   const __m256i keep_src = _mm256_set1_epi32(ldgsts ? -1 : 0);
   const __m256i one = _mm256_set1_epi32(1);
   const __m256i k1 = _mm256_set1_epi32(static_cast<int>(0x9E3779B9u));
-  const __m256i k2 = _mm256_set1_epi32(static_cast<int>(0x85EBCA6Bu));
   const __m256i k3 = _mm256_set1_epi32(static_cast<int>(0xC2B2AE3Du));
   __m256i h = _mm256_setzero_si256();
   for (int k = 0; k < 4; ++k) {
-    const __m256i lane = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(8 * k));
-    const __m256i bit = _mm256_sllv_epi32(one, lane);
+    const __m256i bit = lane_bits_avx2(k);
     const __m256i on = _mm256_cmpeq_epi32(_mm256_and_si256(vmask, bit), bit);
     const __m256i is_null = _mm256_cmpeq_epi32(_mm256_and_si256(vnull, bit), bit);
     const __m256i r =
@@ -119,14 +124,10 @@ __attribute__((target("avx2"))) uint32_t kind_key_avx2(const uint32_t* addr, con
     q = _mm256_and_si256(q, _mm256_and_si256(on, keep_src));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(rel + 8 * k), r);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(src + 8 * k), q);
-    __m256i v = _mm256_xor_si256(_mm256_xor_si256(r, _mm256_mullo_epi32(bit, k1)), _mm256_mullo_epi32(q, k3));
-    v = _mm256_mullo_epi32(v, k2);
-    h = _mm256_add_epi32(h, _mm256_xor_si256(v, _mm256_srli_epi32(v, 16)));
+    const __m256i mixed = _mm256_xor_si256(_mm256_xor_si256(r, _mm256_mullo_epi32(bit, k1)), _mm256_mullo_epi32(q, k3));
+    h = _mm256_add_epi32(h, hash_term_avx2(mixed));
   }
-  __m128i t = _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
-  t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0x4e));
-  t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0xb1));
-  return static_cast<uint32_t>(_mm_cvtsi128_si32(t));
+  return sum_avx2(h);
 }
 __attribute__((target("avx2"))) bool lanes_equal_avx2(const uint32_t* a, const uint32_t* b) {
   __m256i d = _mm256_setzero_si256();
