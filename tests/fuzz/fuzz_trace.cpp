@@ -28,7 +28,6 @@ struct Sums {
 };
 struct BruteForce : TraceSink {
   std::vector<std::vector<Sums>> sums;
-  std::vector<TracePc> pcs;
   std::vector<PcModel> models;  // pc_model(), the report's rule per PC
   // Per pc index: the previous execution with lanes and the previous one with sources, for the
   // reader's same_offsets / src_same_offsets (true only when the offsets from the first active
@@ -50,14 +49,12 @@ struct BruteForce : TraceSink {
   }
   void on_launch(const TraceLaunch&) override {
     sums.emplace_back();
-    pcs.clear();
     models.clear();
     prev_addr.clear();
     prev_src.clear();
   }
   void on_pc(const TracePc& p) override {
     sums.back().emplace_back();
-    pcs.push_back(p);
     models.push_back(pc_model(p));
     prev_addr.emplace_back();
     prev_src.emplace_back();
