@@ -536,7 +536,7 @@ __attribute__((always_inline))
 #endif
 inline bool read_lanes_fast(const uint8_t*& at, uint32_t mask, std::array<uint32_t, kWarpSize>& out,
                             const TracePc& pc, CostPath simd, int64_t top, LaneState& h, bool& same, bool& even,
-                            int32_t& stride_out) {
+                            int32_t& stride_out, bool* deferred, int64_t& deferred_d) {
   const uint8_t* p = at;
   uint64_t base = 0;
   if (!varint5(p, base)) return false;
@@ -546,7 +546,13 @@ inline bool read_lanes_fast(const uint8_t*& at, uint32_t mask, std::array<uint32
     // ensure_lanes()) and without its clamp (a 5-byte base is below 2^35).
     const int64_t d = static_cast<int64_t>(base) - int64_t{h.first};
     if (!(h.kept && h.mask == mask && h.lo + d >= 0 && h.hi + d <= top && (d & (pc.width - 1)) == 0)) return false;
-    add_lanes(simd, h.lanes.data(), static_cast<uint32_t>(d), out.data());
+    // `deferred` (not null): the caller writes the lanes out (h.lanes + d) when a sink needs them.
+    if (deferred != nullptr) {
+      *deferred = true;
+      deferred_d = d;
+    } else {
+      add_lanes(simd, h.lanes.data(), static_cast<uint32_t>(d), out.data());
+    }
     same = true;
   } else {
     uint64_t z = 0;
@@ -676,9 +682,9 @@ struct PendingSources {
 };
 
 // Execution `i` of the 'W' record is src's next entry: its sources into w.src, then the next
-// entry's index. Returns false after src.r.fail().
+// entry's index. Returns false after src.r.fail(). `deferred` as read_lanes_fast()'s.
 bool attach_sources(PendingSources& src, TraceWarp& w, const TracePc& pc, uint64_t i, uint32_t version,
-                    CostPath simd, LaneState& h) {
+                    CostPath simd, LaneState& h, bool* deferred, int64_t& deferred_d) {
   Cursor& r = src.r;
   if (w.mask == 0) {
     r.fail("source entry for execution " + std::to_string(i) + ", whose mask is 0");
@@ -689,7 +695,8 @@ bool attach_sources(PendingSources& src, TraceWarp& w, const TracePc& pc, uint64
   bool even = false;
   int32_t stride = 0;
   const uint8_t* p = r.p;
-  if (version >= 3 && r.left() >= 16 && read_lanes_fast(p, w.mask, w.src, pc, simd, top, h, w.src_same_offsets, even, stride)) {
+  if (version >= 3 && r.left() >= 16 &&
+      read_lanes_fast(p, w.mask, w.src, pc, simd, top, h, w.src_same_offsets, even, stride, deferred, deferred_d)) {
     r.p = p;
   } else if (!read_lanes(r, w.mask, w.src, pc, version, simd, top, "source", even, stride, h, w.src_same_offsets)) {
     return false;
@@ -968,6 +975,7 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
                  std::to_string(kTraceOldestVersion) + " to " + std::to_string(kTraceVersion) + ")"};
   }
   const CostPath simd = cost_path();
+  const bool repeats = version >= 3 && sink.takes_repeats();
 
   TraceSummary sum;
   bool in_launch = false;
@@ -1094,25 +1102,59 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
             }
           }
           const TracePc& pc = pcs[w.pc_index];
+          // A mode 4 execution's lanes (and sources) on the fast path are written out (the pattern
+          // h keeps, moved by d) only when the sink does not take it as a TraceRepeat.
+          bool addr_deferred = false, src_deferred = false;
+          int64_t addr_d = 0, src_d = 0;  // exact: the checks of the bounds passed with them
           if (w.mask != 0) {
             // The lanes likewise (read_lanes_fast(): modes 4 and 0 of a version 3 file), else
             // read_lanes().
             const uint8_t* q = r.p;
             const int64_t top = int64_t{0xffffffffu} - pc.width;
             LaneState& h = addr_state[w.pc_index];
-            if (version >= 3 && r.left() >= 16 && read_lanes_fast(q, w.mask, w.addr, pc, simd, top, h, w.same_offsets, w.even, w.stride)) {
+            if (version >= 3 && r.left() >= 16 &&
+                read_lanes_fast(q, w.mask, w.addr, pc, simd, top, h, w.same_offsets, w.even, w.stride,
+                                repeats ? &addr_deferred : nullptr, addr_d)) {
               r.p = q;
             } else if (!read_lanes(r, w.mask, w.addr, pc, version, simd, top, "address", w.even, w.stride, h,
                                    w.same_offsets)) {
               break;
             }
           }
-          if (i == src.next && !attach_sources(src, w, pc, i, version, simd, src_state[w.pc_index])) {
+          if (i == src.next && !attach_sources(src, w, pc, i, version, simd, src_state[w.pc_index],
+                                               addr_deferred ? &src_deferred : nullptr, src_d)) {
             r.fail_with(src.r.error);
             break;
           }
           ++sum.executions;
-          sink.on_warp(w, pc);
+          if (addr_deferred) {
+            const LaneState& h = addr_state[w.pc_index];
+            bool taken = false;
+            if (!w.has_src || src_deferred) {
+              TraceRepeat rep;
+              rep.block = w.block;
+              rep.warp = w.warp;
+              rep.pc_index = w.pc_index;
+              rep.mask = w.mask;
+              rep.first = static_cast<uint32_t>(h.first + addr_d);
+              if (w.has_src) {
+                const LaneState& hs = src_state[w.pc_index];
+                rep.has_src = true;
+                rep.src_first = static_cast<uint32_t>(hs.first + src_d);
+                rep.src_nonzero = hs.lo + src_d > 0;  // hs.lo bounds the pattern's sources from below
+              }
+              taken = sink.on_repeat(rep, pc);
+            }
+            if (!taken) {
+              add_lanes(simd, h.lanes.data(), static_cast<uint32_t>(addr_d), w.addr.data());
+              if (src_deferred) {
+                add_lanes(simd, src_state[w.pc_index].lanes.data(), static_cast<uint32_t>(src_d), w.src.data());
+              }
+              sink.on_warp(w, pc);
+            }
+          } else {
+            sink.on_warp(w, pc);
+          }
           w.even = false;
           w.stride = 0;
           w.has_src = false;

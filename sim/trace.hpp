@@ -173,6 +173,18 @@ struct TraceEnd {
   int64_t exit_code = 0;
 };
 
+// An execution whose lanes the reader knows repeat the offsets of its pc index's previous
+// execution with lanes (TraceWarp::same_offsets), and whose sources, when it has any, likewise
+// repeat (src_same_offsets): what a sink needs to know of it when it already derived what it wants
+// from that pattern, without its 32 lanes being written out. Its lanes are valid (checked as any).
+struct TraceRepeat {
+  uint32_t block = 0, warp = 0, pc_index = 0, mask = 0;
+  uint32_t first = 0;  // the first active lane's address
+  bool has_src = false;
+  uint32_t src_first = 0;   // the first active lane's source (has_src)
+  bool src_nonzero = false;  // every active lane's source is above 0 (has_src; false: not known)
+};
+
 // Receives a trace as it is decoded. Returning an Error stops the read with that message.
 class TraceSink {
  public:
@@ -181,6 +193,13 @@ class TraceSink {
   virtual void on_pc(const TracePc&) {}
   // `pc` is the instruction's record (already validated: width, alignment of every lane).
   virtual void on_warp(const TraceWarp&, const TracePc&) {}
+  // A sink that says so (asked once per read) is offered each repeating execution of a version 3
+  // file that the reader decodes on its fast path as a TraceRepeat first: true = taken, counted as
+  // an execution and nothing more is sent; false = the reader writes its lanes out and sends it to
+  // on_warp() as any other. For speed: a mode 4 execution's lanes are its pattern's moved by one
+  // number, and a report that has costed the pattern at that residue needs nothing more.
+  virtual bool takes_repeats() const { return false; }
+  virtual bool on_repeat(const TraceRepeat&, const TracePc&) { return false; }
   virtual void on_launch_end(const TraceLaunchEnd&) {}
   virtual void on_end(const TraceEnd&) {}
 };

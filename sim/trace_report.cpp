@@ -268,6 +268,7 @@ void TraceAggregator::flush_pending() {
 }
 
 void TraceAggregator::on_launch(const TraceLaunch& l) {
+  flush_repeats();
   flush_pending();
   gates_.clear();
   LaunchReport r;
@@ -581,8 +582,31 @@ AccessCost TraceAggregator::memo_cost(int64_t stride, uint32_t base, const Trace
   return e.cost;
 }
 
+void TraceAggregator::flush_repeats(uint32_t pc_index) {
+  MemoGate& g = gates_[pc_index];
+  LaunchReport& l = report_.launches.back();
+  PcStats& s = l.pcs[pc_index];
+  const size_t kind = static_cast<size_t>(s.pc.kind);
+  for (size_t i = 0; i < MemoGate::kRepeats; ++i) {
+    if (g.repeat_count[i] == 0) continue;
+    const uint64_t n = g.repeat_count[i];
+    s.executions += n;
+    l.executions_by_kind[kind] += n;
+    record_n(s, kind, g.repeat_cost[i], n);
+    g.repeat_count[i] = 0;
+  }
+  g.deferred = 0;
+}
+
+void TraceAggregator::flush_repeats() {
+  for (size_t i = 0; i < gates_.size(); ++i) {
+    if (gates_[i].deferred != 0) flush_repeats(static_cast<uint32_t>(i));
+  }
+}
+
 void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
   LaunchReport& l = report_.launches.back();
+  if (gates_[w.pc_index].deferred != 0) flush_repeats(w.pc_index);  // before this PC's slots change
   PcStats& s = l.pcs[w.pc_index];
   ++s.executions;
   const size_t kind = static_cast<size_t>(pc.kind);
@@ -718,6 +742,25 @@ inline void TraceAggregator::keep_repeat(MemoGate& g, bool repeats, bool keep, u
   g.repeat_used = static_cast<uint8_t>(std::max(int{g.repeat_used}, i + 1));
 }
 
+bool TraceAggregator::on_repeat(const TraceRepeat& r, const TracePc& pc) {
+  // on_warp()'s and kind_cost()'s repeat checks, from the first lane (and source) alone.
+  const PcStats& s = report_.launches.back().pcs[r.pc_index];
+  if (!s.model.costed || s.model.ncu_counts_zero) return false;
+  MemoGate& g = gates_[r.pc_index];
+  uint32_t residue = r.first & 15u;
+  if (pc.kind == TraceOpKind::kLdgsts) {
+    // Without sources: refused (on_other_warp()); a .ca source that may be null: kind_cost().
+    if (!r.has_src || (!s.model.access.bypass_l1 && !r.src_nonzero)) return false;
+    residue = (r.first & 127u) | (r.src_first & 127u) << 8;
+  }
+  const int i = find_repeat(g, true, residue);
+  if (i < 0 || !(g.repeat_valid >> i & 1u)) return false;  // not kept, or not valid: on_warp() counts it
+  ++g.repeat_count[static_cast<size_t>(i)];
+  ++g.deferred;
+  if (g.deferred == 0xffffffffu) flush_repeats(r.pc_index);  // never wraps
+  return true;
+}
+
 AccessCost TraceAggregator::kind_cost(uint32_t pc_index, const TraceWarp& w, bool* valid) {
   const bool ldgsts = access_.op == Op::kLdgsts;
   MemoGate& g = gates_[pc_index];
@@ -849,6 +892,20 @@ void TraceAggregator::refuse_unsourced(LaunchReport& l, PcStats& s, size_t kind)
   s.model.why = "recorded without global sources: re-trace with this bankscope (R9 costs cp.async from them)";
 }
 
+void TraceAggregator::record_n(PcStats& s, size_t kind, const AccessCost& c, uint64_t n) {
+  const uint64_t wavefronts = static_cast<uint64_t>(c.wavefronts), ideal = static_cast<uint64_t>(c.ideal_wavefronts);
+  s.wavefronts += wavefronts * n;
+  s.ideal += ideal * n;
+  s.worst_n_way = std::max(s.worst_n_way, c.n_way);
+  s.n_way_count[static_cast<size_t>(std::min(c.n_way, kWarpSize))] += n;
+  OpTotals& t = pending_[kind];
+  t.instructions += n;
+  t.active_instructions += n;
+  t.wavefronts += wavefronts * n;
+  t.ideal += ideal * n;
+  t.conflicts += static_cast<uint64_t>(c.wavefronts - c.ideal_wavefronts) * n;
+}
+
 #if defined(__GNUC__)
 __attribute__((always_inline))  // a call per execution otherwise (measured: 35 instructions with it)
 #endif
@@ -879,6 +936,9 @@ class TeeSink : public TraceSink {
   void on_launch(const TraceLaunch& l) override { a_.on_launch(l); if (b_) b_->on_launch(l); }
   void on_pc(const TracePc& p) override { a_.on_pc(p); if (b_) b_->on_pc(p); }
   void on_warp(const TraceWarp& w, const TracePc& p) override { a_.on_warp(w, p); if (b_) b_->on_warp(w, p); }
+  // A repeat goes to a alone, so only when there is no b.
+  bool takes_repeats() const override { return b_ == nullptr && a_.takes_repeats(); }
+  bool on_repeat(const TraceRepeat& r, const TracePc& p) override { return a_.on_repeat(r, p); }
   void on_launch_end(const TraceLaunchEnd& e) override { a_.on_launch_end(e); if (b_) b_->on_launch_end(e); }
   void on_end(const TraceEnd& e) override { a_.on_end(e); if (b_) b_->on_end(e); }
 

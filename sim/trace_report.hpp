@@ -106,9 +106,14 @@ class TraceAggregator : public TraceSink {
   void on_launch(const TraceLaunch& l) override;
   void on_pc(const TracePc& pc) override;
   void on_warp(const TraceWarp& w, const TracePc& pc) override;
+  // Takes a repeating execution whose cost its PC's MemoGate keeps at that residue (the cost
+  // on_warp() would find there), without its lanes; anything else goes to on_warp().
+  bool takes_repeats() const override { return remaps_.empty(); }
+  bool on_repeat(const TraceRepeat& r, const TracePc& pc) override;
   void on_launch_end(const TraceLaunchEnd& e) override;
   void on_end(const TraceEnd& e) override { report_.end = e; }
   TraceReport take(const TraceSummary& s) {
+    flush_repeats();
     flush_pending();
     report_.summary = s;
     for (LaunchReport& l : report_.launches) {  // ld and st are by_kind's first two, kept apart
@@ -127,6 +132,8 @@ class TraceAggregator : public TraceSink {
   // access_ does not hold them yet, are copied in on a miss only.
   AccessCost memo_cost(int64_t stride, uint32_t base, const TraceWarp* lanes);
   void record(PcStats& s, size_t kind, const AccessCost& c);
+  // record() n times, in one step (MemoGate::repeat_count).
+  void record_n(PcStats& s, size_t kind, const AccessCost& c, uint64_t n);
   // on_warp() for everything but a costed LDS/STS with active lanes and no what-if layout.
   void on_other_warp(const TraceWarp& w, const TracePc& pc, LaunchReport& l, PcStats& s, size_t kind, bool plain);
   // An LDGSTS execution without its global sources (a trace of an older tracer): its PC becomes
@@ -212,7 +219,15 @@ class TraceAggregator : public TraceSink {
     uint16_t repeat_valid = 0;  // validity (validate()) of each kept cost, a bit each
     std::array<uint32_t, kRepeats> repeat_residue{};  // first lane's address mod the unit | first source's mod 128 << 8
     std::array<AccessCost, kRepeats> repeat_cost{};
+    // Executions on_repeat() took at each slot's cost and not yet recorded: they are, with one
+    // record_n() a slot, before anything else of this PC is (on_warp()), and before the launch's
+    // totals are summed (the next launch, take()). `deferred`: their sum.
+    std::array<uint32_t, kRepeats> repeat_count{};
+    uint32_t deferred = 0;
   };
+  // The deferred executions of one PC of the current launch, or of all of them.
+  void flush_repeats(uint32_t pc_index);
+  void flush_repeats();
   // The slot of g.repeat_cost that serves an execution at `residue` whose lanes repeat the
   // previous execution's offsets (`repeats`), or -1; keep_repeat() keeps a cost computed otherwise
   // (when `keep`: not a .ca null source) and empties the slots when the pattern is new.

@@ -428,6 +428,7 @@ TEST_CASE("trace report: a .ca cp.async repeat across a null source is costed as
   Recorder r;
   REQUIRE(read_trace(bytes.data(), bytes.size(), r).ok());
   CHECK(r.warps.at(1).src_same_offsets);  // a repeat as the reader sees it
+  CHECK(r.warps.at(2).same_offsets);  // lanes and sources both repeat (mode 4): offered as a TraceRepeat
   CHECK(r.warps.at(2).src_same_offsets);
   auto rep = report_trace(bytes.data(), bytes.size());
   REQUIRE(rep.ok());
@@ -593,4 +594,170 @@ TEST_CASE("trace format: a source entry in mode 4, well formed and corrupt, earl
   CHECK(read_error(sourced(other_mask, good))
             .find("source mode 4 (as before) of pc index 0 with mask 0x00000007, the previous one's 0x00000003") !=
         std::string::npos);
+}
+
+namespace {
+// The aggregator behind a sink that takes no repeats: every execution reaches on_warp() with its
+// lanes, as before TraceSink::on_repeat() existed.
+struct NoRepeats : TraceSink {
+  TraceAggregator& a;
+  explicit NoRepeats(TraceAggregator& agg) : a(agg) {}
+  void on_launch(const TraceLaunch& l) override { a.on_launch(l); }
+  void on_pc(const TracePc& p) override { a.on_pc(p); }
+  void on_warp(const TraceWarp& w, const TracePc& p) override { a.on_warp(w, p); }
+  void on_launch_end(const TraceLaunchEnd& e) override { a.on_launch_end(e); }
+  void on_end(const TraceEnd& e) override { a.on_end(e); }
+};
+// The aggregator, counting the repeats it takes.
+struct CountRepeats : NoRepeats {
+  uint64_t offered = 0, taken = 0;
+  using NoRepeats::NoRepeats;
+  bool takes_repeats() const override { return a.takes_repeats(); }
+  bool on_repeat(const TraceRepeat& r, const TracePc& p) override {
+    ++offered;
+    const bool t = a.on_repeat(r, p);
+    taken += t;
+    return t;
+  }
+};
+
+void check_same_totals(const OpTotals& x, const OpTotals& y) {
+  CHECK(x.instructions == y.instructions);
+  CHECK(x.active_instructions == y.active_instructions);
+  CHECK(x.wavefronts == y.wavefronts);
+  CHECK(x.ideal == y.ideal);
+  CHECK(x.conflicts == y.conflicts);
+}
+}  // namespace
+
+TEST_CASE("trace report: repeats taken without their lanes count as on_warp() counts them, in every field") {
+  // TraceAggregator::on_repeat() counts an execution at a cost its PC kept and records the counts
+  // later (MemoGate::repeat_count): before the PC's next execution that takes on_warp(), at the
+  // next launch and when the report is taken. Two launches of LDS, STS.64, a .ca cp.async (some
+  // sources null), a .cg one and an atomic, patterns that change now and then, partial and empty
+  // masks: every field of every PC and every launch total must be what on_warp() alone gives.
+  std::mt19937 rng(29);
+  const std::vector<TracePc> pcs = {
+      TracePc{0, 0x40, TraceOpKind::kLoad, 4, "LDS", "", 0},
+      TracePc{1, 0x50, TraceOpKind::kStore, 8, "STS.64", "", 0},
+      TracePc{2, 0x60, TraceOpKind::kLdgsts, 4, "LDGSTS.E.LTC128B", "", 0},
+      TracePc{3, 0x70, TraceOpKind::kLdgsts, 16, "LDGSTS.E.BYPASS.LTC128B.128", "", 0},
+      TracePc{4, 0x80, TraceOpKind::kAtomic, 4, "ATOMS.ADD", "", 0},
+  };
+  TraceWriter t;
+  uint64_t executions = 0;
+  for (uint64_t launch = 0; launch < 2; ++launch) {
+    TraceLaunch l;
+    l.launch = launch;
+    t.launch(l);
+    for (const auto& p : pcs) t.pc(p);
+    std::vector<std::array<uint32_t, 32>> off(pcs.size()), src_off(pcs.size());
+    std::vector<uint32_t> masks(pcs.size(), ~0u);
+    executions = 0;
+    for (int i = 0; i < 6000; ++i, ++executions) {
+      TraceWarp w;
+      w.block = static_cast<uint32_t>(i / 64);
+      w.warp = static_cast<uint32_t>(i % 8);
+      w.pc_index = static_cast<uint32_t>(rng() % pcs.size());
+      const uint32_t width = static_cast<uint32_t>(pcs[w.pc_index].width);
+      if (rng() % 40 == 0 || i < 5) {
+        masks[w.pc_index] = rng() % 4 == 0 ? static_cast<uint32_t>(rng()) | 1u : ~0u;
+        for (uint32_t lane = 0; lane < 32; ++lane) {
+          off[w.pc_index][lane] = width * static_cast<uint32_t>(rng() % (512 / width));
+          src_off[w.pc_index][lane] = width * static_cast<uint32_t>(rng() % (2048 / width));
+        }
+      }
+      w.mask = rng() % 50 == 0 ? 0u : masks[w.pc_index];
+      const uint32_t base = 1024 + 2048 * static_cast<uint32_t>(rng() % 4) + width * static_cast<uint32_t>(rng() % 3);
+      const uint32_t src_base = 65536 * static_cast<uint32_t>(rng() % 16) + width * static_cast<uint32_t>(rng() % 3);
+      const bool nulls = w.pc_index == 2 && rng() % 10 == 0;
+      for (uint32_t lane = 0; lane < 32; ++lane) {
+        w.addr[lane] = w.mask >> lane & 1u ? base + off[w.pc_index][lane] : 0;
+        w.src[lane] = w.mask >> lane & 1u ? (nulls && lane % 5 == 0 ? 0 : src_base + src_off[w.pc_index][lane]) : 0;
+      }
+      w.has_src = pcs[w.pc_index].kind == TraceOpKind::kLdgsts;
+      t.warp(w);
+    }
+    t.launch_end(TraceLaunchEnd{launch, executions, 0, TraceStatus::kComplete});
+  }
+  t.end(TraceEnd{2, 0});
+  const auto bytes = t.take();
+
+  TraceAggregator fast, slow;
+  CountRepeats counted(fast);
+  NoRepeats plain(slow);
+  auto sf = read_trace(bytes.data(), bytes.size(), counted);
+  auto ss = read_trace(bytes.data(), bytes.size(), plain);
+  REQUIRE(sf.ok());
+  REQUIRE(ss.ok());
+  // Most executions repeat their PC's pattern at a residue already costed: taken.
+  CHECK(counted.taken > 8000);
+  CHECK(counted.offered > counted.taken);  // and some are not (a new residue, a null source)
+  const TraceReport a = fast.take(*sf), b = slow.take(*ss);
+  REQUIRE(a.launches.size() == 2);
+  REQUIRE(b.launches.size() == 2);
+  for (size_t li = 0; li < 2; ++li) {
+    const LaunchReport& x = a.launches[li];
+    const LaunchReport& y = b.launches[li];
+    CAPTURE(li);
+    for (size_t k = 0; k < kTraceOpKinds; ++k) {
+      CAPTURE(k);
+      check_same_totals(x.by_kind[k], y.by_kind[k]);
+      CHECK(x.uncosted_by_kind[k] == y.uncosted_by_kind[k]);
+      CHECK(x.executions_by_kind[k] == y.executions_by_kind[k]);
+    }
+    check_same_totals(x.ld, y.ld);
+    check_same_totals(x.st, y.st);
+    REQUIRE(x.pcs.size() == y.pcs.size());
+    for (size_t i = 0; i < x.pcs.size(); ++i) {
+      CAPTURE(i);
+      CHECK(x.pcs[i].executions == y.pcs[i].executions);
+      CHECK(x.pcs[i].wavefronts == y.pcs[i].wavefronts);
+      CHECK(x.pcs[i].ideal == y.pcs[i].ideal);
+      CHECK(x.pcs[i].worst_n_way == y.pcs[i].worst_n_way);
+      CHECK(x.pcs[i].n_way_count == y.pcs[i].n_way_count);
+      CHECK(x.pcs[i].uncosted == y.pcs[i].uncosted);
+    }
+  }
+  CHECK(a.launches[1].executions_by_kind[static_cast<size_t>(TraceOpKind::kLdgsts)] > 1000);
+}
+
+TEST_CASE("trace report: a .ca cp.async repeat whose moved sources reach 0 is not served a kept cost") {
+  // Sources a line (128 bytes) apart from 128, then the same offsets from 0: a repeat (mode 4) at the same
+  // residue mod 128, but lane 0's source is now null (reads nothing, R9). The reader cannot say
+  // that no source is 0 (TraceRepeat::src_nonzero false), so the report costs it as itself.
+  TraceWriter t;
+  t.launch(TraceLaunch{});
+  t.pc(TracePc{0, 0x2440, TraceOpKind::kLdgsts, 4, "LDGSTS.E.LTC128B", "", 0});
+  // (More executions after: the reader takes its fast path, the one that offers repeats, only with
+  // 16 bytes of the record left.)
+  std::array<TraceWarp, 12> w;
+  const std::array<uint32_t, 12> from = {256, 128, 0, 384, 512, 640, 768, 896, 1024, 1152, 1280, 1408};
+  std::array<int, 12> cost{};
+  uint64_t want = 0;
+  for (size_t i = 0; i < w.size(); ++i) {
+    for (uint32_t lane = 0; lane < 32; ++lane) {
+      w[i].addr[lane] = 9600 + 4 * (lane == 31 ? 40 : lane);
+      w[i].src[lane] = from[i] + 128 * (lane == 31 ? 40 : lane);  // a line each, not evenly spaced (mode 4)
+    }
+    w[i].mask = ~0u;
+    w[i].has_src = true;
+    t.warp(w[i]);
+    WarpAccess a;
+    a.op = Op::kLdgsts;
+    a.width = 4;
+    a.addr = w[i].addr;
+    cost[i] = ldgsts_cost(a, w[i].src, /*zero_reads_nothing=*/true).wavefronts;
+    want += static_cast<uint64_t>(cost[i]);
+  }
+  CHECK(cost[2] != cost[1]);  // the null lane changes the cost
+  CHECK(cost[3] == cost[1]);
+  const auto bytes = finish(t, w.size());
+  Recorder r;
+  REQUIRE(read_trace(bytes.data(), bytes.size(), r).ok());
+  CHECK(r.warps.at(2).same_offsets);  // lanes and sources both repeat (mode 4): offered as a TraceRepeat
+  CHECK(r.warps.at(2).src_same_offsets);
+  auto rep = report_trace(bytes.data(), bytes.size());
+  REQUIRE(rep.ok());
+  CHECK(rep->traced.launches.at(0).pcs.at(0).wavefronts == want);
 }
