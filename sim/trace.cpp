@@ -162,6 +162,17 @@ struct Cursor {
     fail(std::string("varint too long in ") + what);
     return 0;
   }
+  // n (1..4) bytes, little-endian: version 4's fields of a record's width.
+  uint32_t fixed(int n, const char* what) {
+    if (left() < static_cast<size_t>(n)) {
+      fail_truncated(what);
+      return 0;
+    }
+    uint32_t v = 0;
+    for (int i = 0; i < n; ++i) v |= uint32_t{p[i]} << (8 * i);
+    p += n;
+    return v;
+  }
   int64_t zvarint(const char* what) {
     const uint64_t u = varint(what);
     return static_cast<int64_t>(u >> 1) ^ -static_cast<int64_t>(u & 1);
@@ -326,7 +337,16 @@ struct LaneState {
   int64_t stride = 0;
   uint32_t first = 0;     // the first active lane's address
   int64_t lo = 0, hi = 0;  // lo <= every active lane's address <= hi
+  // Derived (derive()), for mode 4's check on the fast path in one compare each: `mask` when `lanes`
+  // holds the lanes (else 0, never an execution's mask with lanes), first - lo and hi - lo.
+  uint32_t kept_mask = 0;
+  int64_t first_lo = 0, span = 0;
   alignas(64) std::array<uint32_t, kWarpSize> lanes{};  // the active lanes' addresses (the others: any)
+  void derive() {
+    kept_mask = kept ? mask : 0u;
+    first_lo = int64_t{first} - lo;
+    span = hi - lo;
+  }
 };
 
 // `keep`: copy the lanes for a mode 4 to come; not for mode 0 (ensure_lanes() derives them, when
@@ -342,6 +362,7 @@ inline void remember(LaneState& h, uint32_t mask, const std::array<uint32_t, kWa
   h.first = out[static_cast<size_t>(__builtin_ctz(mask))];
   h.lo = lo;
   h.hi = hi;
+  h.derive();
   if (keep) copy_lanes(out.data(), h.lanes.data());
 }
 
@@ -363,6 +384,7 @@ inline void ensure_lanes(LaneState& h) {
   int64_t x = h.first;
   for (uint32_t m = h.mask; m != 0; m &= m - 1, x += h.stride) h.lanes[static_cast<size_t>(__builtin_ctz(m))] = static_cast<uint32_t>(x);
   h.kept = true;
+  h.derive();
 }
 
 // Whether lane `lane`'s value `a` is within 0..top and aligned to the width; else r.fail() with the
@@ -456,6 +478,7 @@ bool repeat_slow(Cursor& r, uint32_t mask, const TracePc& pc, int64_t top, const
   }
   h.lo = lo - d;  // exact now (they were bounds)
   h.hi = hi - d;
+  h.derive();
   return true;
 }
 
@@ -534,18 +557,22 @@ inline bool read_even(int64_t a, int64_t stride, uint32_t mask, int64_t top, int
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-inline bool read_lanes_fast(const uint8_t*& at, uint32_t mask, std::array<uint32_t, kWarpSize>& out,
-                            const TracePc& pc, CostPath simd, int64_t top, LaneState& h, bool& same, bool& even,
-                            int32_t& stride_out, bool* deferred, int64_t& deferred_d) {
+inline bool lanes_fast(const uint8_t*& at, uint64_t base, uint8_t mode, uint32_t mask,
+                       std::array<uint32_t, kWarpSize>& out, const TracePc& pc, CostPath simd, int64_t top,
+                       LaneState& h, bool& same, bool& even, int32_t& stride_out, bool* deferred,
+                       int64_t& deferred_d) {
   const uint8_t* p = at;
-  uint64_t base = 0;
-  if (!varint5(p, base)) return false;
-  const uint8_t mode = *p++;
   if (mode == 4) {
     // read_repeat()'s check, but on h.kept (lanes stored in mode 0 are derived on the cursor path,
     // ensure_lanes()) and without its clamp (a 5-byte base is below 2^35).
+    // Its lowest lane at x: x >= 0 and x + span <= top, one unsigned compare (span <= top: the
+    // pattern's lanes were in range). h.first is aligned, so d is iff base is.
+    const int64_t x = static_cast<int64_t>(base) - h.first_lo;
+    if (!(h.kept_mask == mask && static_cast<uint64_t>(x) <= static_cast<uint64_t>(top - h.span) &&
+          (base & static_cast<uint64_t>(pc.width - 1)) == 0)) {
+      return false;
+    }
     const int64_t d = static_cast<int64_t>(base) - int64_t{h.first};
-    if (!(h.kept && h.mask == mask && h.lo + d >= 0 && h.hi + d <= top && (d & (pc.width - 1)) == 0)) return false;
     // `deferred` (not null): the caller writes the lanes out (h.lanes + d) when a sink needs them.
     if (deferred != nullptr) {
       *deferred = true;
@@ -567,23 +594,32 @@ inline bool read_lanes_fast(const uint8_t*& at, uint32_t mask, std::array<uint32
   return true;
 }
 
-// One execution's lanes, from base:varint mode:u8 on (a 'W' execution's addresses and an 'S'
-// entry's sources alike), into out[lane] for the lanes of `mask` (not 0): each aligned to pc.width
-// and at most `top`. A full warp evenly spaced (mode 0) sets `even` and `stride` (TraceWarp's).
-// Returns false after r.fail(). Inlined: it is the reader's inner loop.
+// The same from base:varint mode:u8 on (versions 1 to 3).
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-inline bool read_lanes(Cursor& r, uint32_t mask, std::array<uint32_t, kWarpSize>& out, const TracePc& pc,
-                       uint32_t version, CostPath simd, int64_t top, const char* noun, bool& even, int32_t& stride_out,
-                       LaneState& h, bool& same) {
-  const uint8_t max_mode = version >= 3 ? 4 : version >= 2 ? 3 : 1;  // modes 2 and 3 are version 2's, 4 version 3's
-  const uint64_t base = r.varint("base address");
-  const uint8_t mode = r.u8("address mode");
-  if (mode > max_mode) {
-    r.fail("address mode " + std::to_string(mode) + " unknown (version " + std::to_string(version) + ")");
-    return false;
-  }
+inline bool read_lanes_fast(const uint8_t*& at, uint32_t mask, std::array<uint32_t, kWarpSize>& out,
+                            const TracePc& pc, CostPath simd, int64_t top, LaneState& h, bool& same, bool& even,
+                            int32_t& stride_out, bool* deferred, int64_t& deferred_d) {
+  const uint8_t* p = at;
+  uint64_t base = 0;
+  if (!varint5(p, base)) return false;
+  const uint8_t mode = *p++;
+  if (!lanes_fast(p, base, mode, mask, out, pc, simd, top, h, same, even, stride_out, deferred, deferred_d)) return false;
+  at = p;
+  return true;
+}
+
+// One execution's lanes after their base and mode (a 'W' execution's addresses and a source entry's
+// alike; `mode` is one the version has), into out[lane] for the lanes of `mask` (not 0): each
+// aligned to pc.width and at most `top`. A full warp evenly spaced (mode 0) sets `even` and
+// `stride` (TraceWarp's). Returns false after r.fail(). Inlined: it is the reader's inner loop.
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline bool read_lanes_body(Cursor& r, uint64_t base, uint8_t mode, uint32_t mask, std::array<uint32_t, kWarpSize>& out,
+                            const TracePc& pc, uint32_t version, CostPath simd, int64_t top, const char* noun,
+                            bool& even, int32_t& stride_out, LaneState& h, bool& same) {
   if (mode == 4) return same = read_repeat(r, mask, out, pc, simd, top, noun, base, h);
   if (mode >= 2) {
     const uint64_t b = std::min<uint64_t>(base, 0x100000000u);  // beyond 2^32: every lane fails
@@ -671,6 +707,24 @@ inline bool read_lanes(Cursor& r, uint32_t mask, std::array<uint32_t, kWarpSize>
   return true;
 }
 
+// The same from base:varint mode:u8 on (versions 1 to 3).
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline bool read_lanes(Cursor& r, uint32_t mask, std::array<uint32_t, kWarpSize>& out, const TracePc& pc,
+                       uint32_t version, CostPath simd, int64_t top, const char* noun, bool& even, int32_t& stride_out,
+                       LaneState& h, bool& same) {
+  const uint8_t max_mode = version >= 3 ? 4 : version >= 2 ? 3 : 1;  // modes 2 and 3 are version 2's, 4 version 3's
+  const uint64_t base = r.varint("base address");
+  const uint8_t mode = r.u8("address mode");
+  if (mode > max_mode) {
+    r.fail("address mode " + std::to_string(mode) + " unknown (version " + std::to_string(version) + ")");
+    return false;
+  }
+  return read_lanes_body(r, base, mode, mask, out, pc, version, simd, top, noun, even, stride_out, h, same);
+}
+
+
 // An 'S' record waiting for its 'W': a cursor at its next entry's lanes. `next` is that entry's
 // execution index (none: past every index).
 struct PendingSources {
@@ -713,6 +767,216 @@ bool attach_sources(PendingSources& src, TraceWarp& w, const TracePc& pc, uint64
   }
   src.next = next;
   return r.ok();
+}
+
+// An execution decoded, to the sink: as a TraceRepeat when its lanes (and its sources, if any) are
+// deferred repeats and the sink takes it so, else with its lanes written out. Then w's per-execution
+// flags are cleared for the next one.
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline void deliver(TraceSink& sink, TraceWarp& w, const TracePc& pc, CostPath simd, const LaneState& h,
+                    const LaneState& hs, bool addr_deferred, int64_t addr_d, bool src_deferred, int64_t src_d) {
+  if (addr_deferred) {
+    bool taken = false;
+    if (!w.has_src) {
+      taken = sink.on_repeat(w, static_cast<uint32_t>(h.first + addr_d), 0, false, pc);
+    } else if (src_deferred) {
+      // hs.lo bounds the pattern's sources from below.
+      taken = sink.on_repeat(w, static_cast<uint32_t>(h.first + addr_d), static_cast<uint32_t>(hs.first + src_d),
+                             hs.lo + src_d > 0, pc);
+    }
+    if (!taken) {
+      add_lanes(simd, h.lanes.data(), static_cast<uint32_t>(addr_d), w.addr.data());
+      if (src_deferred) add_lanes(simd, hs.lanes.data(), static_cast<uint32_t>(src_d), w.src.data());
+      sink.on_warp(w, pc);
+    }
+  } else {
+    sink.on_warp(w, pc);
+  }
+  w.even = false;
+  w.stride = 0;
+  w.has_src = false;
+  w.same_offsets = false;
+  w.src_same_offsets = false;
+}
+
+inline uint32_t load_le32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap32(v);
+#endif
+  return v;
+}
+
+// What a version 4 'W' record's executions are read against.
+struct WarpContext {
+  const std::vector<TracePc>& pcs;
+  std::vector<LaneState>& addr_state;
+  std::vector<LaneState>& src_state;
+  TraceWarp& w;
+  TraceSink& sink;
+  CostPath simd;
+  bool repeats;
+  uint64_t& executions;
+};
+
+// Version 4's ctl bytes that ctl_ok() passes with a mask that is not 0 (the fast path's check).
+struct CtlTable {
+  std::array<bool, 256> ok{};
+  constexpr CtlTable() {
+    for (int c = 0; c < 256; ++c) ok[static_cast<size_t>(c)] = (c & 7) <= 4 && (c >> 5) <= 4 && ((c & 16) != 0 || (c >> 5) == 0);
+  }
+};
+constexpr CtlTable kCtl{};
+
+// Version 4's ctl byte, checked: the modes exist, sources only with lanes, and a mask of 0 with no
+// mode. Returns false after r.fail().
+bool ctl_ok(Cursor& r, uint8_t ctl, uint32_t mask) {
+  const int mode = ctl & 7, src_mode = ctl >> 5;
+  const bool src = (ctl & 16) != 0;
+  if (mode > 4 || src_mode > 4) {
+    r.fail("execution control 0x" + std::string(1, "0123456789abcdef"[ctl >> 4]) + "0123456789abcdef"[ctl & 15] +
+           ": " + (mode > 4 ? "address" : "source") + " mode " + std::to_string(mode > 4 ? mode : src_mode) +
+           " unknown (version 4)");
+    return false;
+  }
+  if (!src && src_mode != 0) {
+    r.fail("execution control: a source mode without sources");
+    return false;
+  }
+  if (mask == 0 && (mode != 0 || src)) {
+    r.fail(src ? "sources for an execution whose mask is 0" : "execution control: an address mode with a mask of 0");
+    return false;
+  }
+  return true;
+}
+
+// A version 4 'W' record's executions, after its count and widths byte. Each execution's fixed
+// fields, and lanes and sources in modes 4 and 0, are read from a local pointer with one bounds
+// check when 48 bytes are left (every field at its widest, and a 5-byte stride each); anything else
+// through the cursor, which names what is wrong. Returns false after r.fail().
+bool read_warps_v4(Cursor& r, uint64_t count, uint8_t widths, WarpContext& c) {
+  const int bw = (widths & 3) + 1, ww = (widths >> 2 & 3) + 1, pw = (widths >> 4 & 3) + 1, aw = (widths >> 6 & 3) + 1;
+  const auto ones = [](int n) { return n == 4 ? 0xffffffffu : (1u << (8 * n)) - 1u; };
+  const uint32_t bm = ones(bw), wm = ones(ww), pm = ones(pw), am = ones(aw);
+  const int at_warp = 1 + bw, at_pc = at_warp + ww, head = at_pc + pw;
+  // Locals, not the context's vectors or the cursor's pointer (each a load per use through a
+  // reference, measured); the cursor's pointer is set for, and taken back from, each slow read.
+  const TracePc* const pcs = c.pcs.data();
+  const size_t npcs = c.pcs.size();
+  LaneState* const as = c.addr_state.data();
+  LaneState* const ss = c.src_state.data();
+  TraceSink& sink = c.sink;
+  const CostPath simd = c.simd;
+  const bool repeats = c.repeats;
+  const uint8_t* p = r.p;
+  const uint8_t* const end = r.end;
+  TraceWarp& w = c.w;
+  uint64_t done = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    uint8_t ctl = 0;
+    bool fast = end - p >= 48;
+    if (fast) {
+      ctl = p[0];
+      w.block = load_le32(p + 1) & bm;
+      w.warp = load_le32(p + at_warp) & wm;
+      w.pc_index = load_le32(p + at_pc) & pm;
+      const uint8_t* q = p + head;
+      w.mask = 0xffffffffu;
+      if (ctl & 8) {
+        w.mask = load_le32(q);
+        q += 4;
+      }
+      // The checks ctl_ok() makes (kCtl), in one test; when one fails, the cursor reads the
+      // execution again and names what is wrong.
+      fast = w.pc_index < npcs && (w.mask != 0 ? kCtl.ok[ctl] : ctl == 8);
+      if (fast) p = q;
+    }
+    if (!fast) {
+      r.p = p;
+      ctl = r.u8("execution control");
+      w.block = r.fixed(bw, "block");
+      w.warp = r.fixed(ww, "warp");
+      w.pc_index = r.fixed(pw, "pc index");
+      w.mask = (ctl & 8) ? r.u32("active mask") : 0xffffffffu;
+      if (!r.ok() || !ctl_ok(r, ctl, w.mask)) return false;
+      if (w.pc_index >= npcs) {
+        r.fail("execution refers to pc index " + std::to_string(w.pc_index) + ", " + std::to_string(npcs) + " declared");
+        return false;
+      }
+      p = r.p;
+    }
+    const TracePc& pc = pcs[w.pc_index];
+    LaneState& h = as[w.pc_index];
+    LaneState& hs = ss[w.pc_index];
+    bool addr_deferred = false, src_deferred = false;
+    int64_t addr_d = 0, src_d = 0;  // exact: the checks of the bounds passed with them
+    if (w.mask != 0) {
+      const int64_t top = int64_t{0xffffffffu} - pc.width;
+      const uint8_t mode = ctl & 7;
+      if (end - p >= 16) {
+        const uint32_t base = load_le32(p) & am;
+        const uint8_t* q = p + aw;
+        if (lanes_fast(q, base, mode, w.mask, w.addr, pc, simd, top, h, w.same_offsets, w.even, w.stride,
+                       repeats ? &addr_deferred : nullptr, addr_d)) {
+          p = q;
+        } else {
+          r.p = p + aw;
+          if (!read_lanes_body(r, base, mode, w.mask, w.addr, pc, 4, simd, top, "address", w.even, w.stride, h,
+                               w.same_offsets)) {
+            return false;
+          }
+          p = r.p;
+        }
+      } else {
+        r.p = p;
+        const uint32_t base = r.fixed(aw, "base address");
+        if (!r.ok() || !read_lanes_body(r, base, mode, w.mask, w.addr, pc, 4, simd, top, "address", w.even,
+                                        w.stride, h, w.same_offsets)) {
+          return false;
+        }
+        p = r.p;
+      }
+      if (ctl & 16) {
+        // Sources are the low 32 bits of global addresses: every aligned value up to 2^32 - width is one.
+        const int64_t stop = int64_t{0x100000000} - pc.width;
+        const uint8_t smode = ctl >> 5;
+        bool even = false;
+        int32_t stride = 0;
+        if (end - p >= 16) {
+          const uint32_t sbase = load_le32(p);
+          const uint8_t* q = p + 4;
+          if (lanes_fast(q, sbase, smode, w.mask, w.src, pc, simd, stop, hs, w.src_same_offsets, even, stride,
+                         addr_deferred ? &src_deferred : nullptr, src_d)) {
+            p = q;
+          } else {
+            r.p = p + 4;
+            if (!read_lanes_body(r, sbase, smode, w.mask, w.src, pc, 4, simd, stop, "source", even, stride, hs,
+                                 w.src_same_offsets)) {
+              return false;
+            }
+            p = r.p;
+          }
+        } else {
+          r.p = p;
+          const uint32_t sbase = r.u32("source base");
+          if (!r.ok() || !read_lanes_body(r, sbase, smode, w.mask, w.src, pc, 4, simd, stop, "source", even, stride,
+                                          hs, w.src_same_offsets)) {
+            return false;
+          }
+          p = r.p;
+        }
+        w.has_src = true;
+      }
+    }
+    ++done;
+    deliver(sink, w, pc, simd, h, hs, addr_deferred, addr_d, src_deferred, src_d);
+  }
+  r.p = p;
+  c.executions += done;
+  return true;
 }
 
 }  // namespace
@@ -761,10 +1025,10 @@ void TraceWriter::pc(const TracePc& pc) {
 }
 
 namespace {
-// The lanes of `mask` (at least one) as a 'W' execution stores them, from base:varint mode:u8 on;
-// an 'S' entry stores a lane's source so too.
-void put_lanes(std::vector<uint8_t>& o, uint32_t mask, const std::array<uint32_t, kWarpSize>& addr,
-               uint32_t version, TraceWriter::LaneHistory* history) {
+// The lanes of `mask` (at least one) as an execution stores them: their base and mode, and the
+// mode's bytes into `o`. Sources are stored so too.
+void encode_lanes(std::vector<uint8_t>& o, uint32_t mask, const std::array<uint32_t, kWarpSize>& addr,
+                  uint32_t version, TraceWriter::LaneHistory* history, uint32_t& base, uint8_t& mode) {
   // Active lanes in lane order; a constant step between consecutive ones (the common case: rows,
   // columns, broadcasts) is stored once.
   std::array<uint32_t, kWarpSize> a{};
@@ -788,15 +1052,22 @@ void put_lanes(std::vector<uint8_t>& o, uint32_t mask, const std::array<uint32_t
   const int64_t stride = n > 1 ? int64_t{a[1]} - int64_t{a[0]} : 0;
   bool uniform = true;
   for (int k = 2; k < n && uniform; ++k) uniform = int64_t{a[k]} - int64_t{a[k - 1]} == stride;
+  // Version 4 takes mode 4 first (a repeat costs nothing to store, and a reader takes it without
+  // its lanes: TraceSink::on_repeat()); version 3 took evenly spaced lanes as mode 0 first.
+  if (version >= 4 && repeat) {
+    base = a[0];
+    mode = 4;
+    return;
+  }
   if (uniform) {
-    put_varint(o, a[0]);
-    o.push_back(0);
+    base = a[0];
+    mode = 0;
     put_zvarint(o, stride);
     return;
   }
   if (version >= 3 && repeat) {
-    put_varint(o, a[0]);
-    o.push_back(4);
+    base = a[0];
+    mode = 4;
     return;
   }
   // Scattered lanes: the smallest of the deltas (mode 1) and the fixed-size offsets (modes 2, 3).
@@ -816,8 +1087,8 @@ void put_lanes(std::vector<uint8_t>& o, uint32_t mask, const std::array<uint32_t
   // Packed unless the deltas are smaller by more than an eighth: a few bytes buy a decode without
   // a branch per lane (a GEMM's lane groups: 35 bytes packed against 33 of deltas).
   if (version >= 2 && off_bytes != 0 && packed_bytes <= delta_bytes + delta_bytes / 8) {
-    put_varint(o, lo);
-    o.push_back(off_bytes == 1 ? 2 : 3);
+    base = lo;
+    mode = off_bytes == 1 ? 2 : 3;
     o.push_back(static_cast<uint8_t>(shift));
     for (int k = 0; k < n; ++k) {
       const uint32_t off = (a[k] - lo) >> shift;
@@ -825,14 +1096,36 @@ void put_lanes(std::vector<uint8_t>& o, uint32_t mask, const std::array<uint32_t
       if (off_bytes == 2) o.push_back(static_cast<uint8_t>(off >> 8));
     }
   } else {
-    put_varint(o, a[0]);
-    o.push_back(1);
+    base = a[0];
+    mode = 1;
     for (int k = 1; k < n; ++k) put_zvarint(o, int64_t{a[k]} - int64_t{a[k - 1]});
   }
 }
+
+// Versions 1 to 3: base:varint mode:u8 and the mode's bytes.
+void put_lanes(std::vector<uint8_t>& o, uint32_t mask, const std::array<uint32_t, kWarpSize>& addr,
+               uint32_t version, TraceWriter::LaneHistory* history) {
+  std::vector<uint8_t> body;
+  uint32_t base = 0;
+  uint8_t mode = 0;
+  encode_lanes(body, mask, addr, version, history, base, mode);
+  put_varint(o, base);
+  o.push_back(mode);
+  o.insert(o.end(), body.begin(), body.end());
+}
+
+// A version 4 field of n bytes.
+void put_fixed(std::vector<uint8_t>& o, uint32_t v, int n) {
+  for (int i = 0; i < n; ++i) o.push_back(static_cast<uint8_t>(v >> (8 * i)));
+}
+int fixed_bytes(uint32_t v) { return v < 0x100u ? 1 : v < 0x10000u ? 2 : v < 0x1000000u ? 3 : 4; }
 }  // namespace
 
 void TraceWriter::warp(const TraceWarp& w) {
+  if (version_ >= 4) {
+    warp_v4(w);
+    return;
+  }
   put_varint(warps_, w.block);
   put_varint(warps_, w.warp);
   put_varint(warps_, w.pc_index);
@@ -861,8 +1154,83 @@ void TraceWriter::warp(const TraceWarp& w) {
   if (warps_.size() + sources_.size() > (1u << 20)) flush();
 }
 
+void TraceWriter::warp_v4(const TraceWarp& w) {
+  Pending e;
+  e.block = w.block;
+  e.warp = w.warp;
+  e.pc_index = w.pc_index;
+  e.mask = w.mask;
+  e.at = static_cast<uint32_t>(bodies_.size());
+  if (w.mask != 0xffffffffu) e.ctl |= 8;
+  if (w.mask != 0) {
+    LaneHistory* ah = nullptr;
+    LaneHistory* sh = nullptr;
+    if (w.pc_index < (1u << 20)) {  // as in version 3
+      if (w.pc_index >= addr_history_.size()) {
+        addr_history_.resize(size_t{w.pc_index} + 1);
+        src_history_.resize(size_t{w.pc_index} + 1);
+      }
+      ah = &addr_history_[w.pc_index];
+      sh = &src_history_[w.pc_index];
+    }
+    uint8_t mode = 0;
+    encode_lanes(bodies_, w.mask, w.addr, version_, ah, e.base, mode);
+    e.ctl |= mode;
+    e.src_at = static_cast<uint32_t>(bodies_.size());
+    if (w.has_src) {
+      encode_lanes(bodies_, w.mask, w.src, version_, sh, e.src_base, mode);
+      e.ctl |= static_cast<uint8_t>(16 | mode << 5);
+    }
+  } else {
+    e.src_at = e.at;
+  }
+  e.end = static_cast<uint32_t>(bodies_.size());
+  pending_.push_back(e);
+  ++warp_count_;
+  // Keep records to about 1 MiB, as version 3 does (an execution's fixed fields: at most 25 bytes).
+  if (bodies_.size() + 25 * pending_.size() > (1u << 20)) flush();
+}
+
+void TraceWriter::flush_v4() {
+  // The narrowest width of each field that holds every execution's in this record.
+  uint32_t block = 0, warp = 0, pci = 0, base = 0;
+  for (const Pending& e : pending_) {
+    block |= e.block;
+    warp |= e.warp;
+    pci |= e.pc_index;
+    base |= e.base;
+  }
+  const int bw = fixed_bytes(block), ww = fixed_bytes(warp), pw = fixed_bytes(pci), aw = fixed_bytes(base);
+  std::vector<uint8_t> b;
+  b.reserve(bodies_.size() + 16 * pending_.size() + 16);
+  put_varint(b, pending_.size());
+  b.push_back(static_cast<uint8_t>((bw - 1) | (ww - 1) << 2 | (pw - 1) << 4 | (aw - 1) << 6));
+  for (const Pending& e : pending_) {
+    b.push_back(e.ctl);
+    put_fixed(b, e.block, bw);
+    put_fixed(b, e.warp, ww);
+    put_fixed(b, e.pc_index, pw);
+    if (e.ctl & 8) put_u32(b, e.mask);
+    if (e.mask == 0) continue;
+    put_fixed(b, e.base, aw);
+    b.insert(b.end(), bodies_.begin() + e.at, bodies_.begin() + e.src_at);
+    if (e.ctl & 16) {
+      put_u32(b, e.src_base);
+      b.insert(b.end(), bodies_.begin() + e.src_at, bodies_.begin() + e.end);
+    }
+  }
+  record('W', b);
+  pending_.clear();
+  bodies_.clear();
+  warp_count_ = 0;
+}
+
 void TraceWriter::flush() {
   if (warp_count_ == 0) return;
+  if (version_ >= 4) {
+    flush_v4();
+    return;
+  }
   std::vector<uint8_t> b;
   if (source_count_ != 0) {  // 'S' first: the reader attaches it to the 'W' that follows
     put_varint(b, source_count_);
@@ -1000,7 +1368,7 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
     }
     Cursor r{c.p, c.p + len, data, {}};
     c.p += len;
-    if (src.pending && tag != 'W') {
+    if (src.pending && tag != 'W') {  // (never in version 4: no 'S')
       r.fail("source record at byte " + std::to_string(src.at) + " not followed by a warp record (" + tag_name(tag) +
              " follows)");
       return Error{r.error};
@@ -1070,6 +1438,17 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
           break;
         }
         const uint64_t count = r.varint("warp count");
+        if (version >= 4) {
+          // Each execution takes at least 4 bytes (control, block, warp, pc index).
+          const uint8_t widths = r.u8("field widths");
+          if (r.ok() && count > r.left() / 4) r.fail("warp count " + std::to_string(count) + " larger than the record can hold");
+          if (!r.ok()) break;
+          WarpContext ctx{pcs, addr_state, src_state, w, sink, simd, repeats, sum.executions};
+          if (read_warps_v4(r, count, widths, ctx) && r.left() != 0) {
+            r.fail("warp record has " + std::to_string(r.left()) + " bytes left over");
+          }
+          break;
+        }
         // Each execution takes at least 7 bytes, so a count the record cannot hold is corrupt.
         if (count > r.left() / 7 + 1) {
           r.fail("warp count " + std::to_string(count) + " larger than the record can hold");
@@ -1127,39 +1506,8 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
             break;
           }
           ++sum.executions;
-          if (addr_deferred) {
-            const LaneState& h = addr_state[w.pc_index];
-            bool taken = false;
-            if (!w.has_src || src_deferred) {
-              TraceRepeat rep;
-              rep.block = w.block;
-              rep.warp = w.warp;
-              rep.pc_index = w.pc_index;
-              rep.mask = w.mask;
-              rep.first = static_cast<uint32_t>(h.first + addr_d);
-              if (w.has_src) {
-                const LaneState& hs = src_state[w.pc_index];
-                rep.has_src = true;
-                rep.src_first = static_cast<uint32_t>(hs.first + src_d);
-                rep.src_nonzero = hs.lo + src_d > 0;  // hs.lo bounds the pattern's sources from below
-              }
-              taken = sink.on_repeat(rep, pc);
-            }
-            if (!taken) {
-              add_lanes(simd, h.lanes.data(), static_cast<uint32_t>(addr_d), w.addr.data());
-              if (src_deferred) {
-                add_lanes(simd, src_state[w.pc_index].lanes.data(), static_cast<uint32_t>(src_d), w.src.data());
-              }
-              sink.on_warp(w, pc);
-            }
-          } else {
-            sink.on_warp(w, pc);
-          }
-          w.even = false;
-          w.stride = 0;
-          w.has_src = false;
-          w.same_offsets = false;
-          w.src_same_offsets = false;
+          deliver(sink, w, pc, simd, addr_state[w.pc_index], src_state[w.pc_index], addr_deferred, addr_d,
+                  src_deferred, src_d);
         }
         if (r.ok() && r.left() != 0) r.fail("warp record has " + std::to_string(r.left()) + " bytes left over");
         if (r.ok() && src.pending && src.left != 0) {
@@ -1173,6 +1521,10 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
       case 'S': {
         if (!in_launch) {
           r.fail("source record outside a launch");
+          break;
+        }
+        if (version >= 4) {
+          r.fail("source record in a version 4 file (its sources are in the warp record)");
           break;
         }
         const uint64_t count = r.varint("source count");

@@ -4,8 +4,9 @@
 // A trace is what a compiled kernel actually did: per warp-level execution of a shared-memory
 // instruction, the lanes that were active and the byte offset in shared memory each one touched.
 //
-// Format, version 3 (all integers little-endian; "varint" = unsigned LEB128, at most 10 bytes;
-// "zvarint" = zigzag-encoded signed varint; "string" = varint length + bytes):
+// Format, version 4 (all integers little-endian; "varint" = unsigned LEB128, at most 10 bytes;
+// "zvarint" = zigzag-encoded signed varint; "string" = varint length + bytes). Version 4 changes
+// only the 'W' record and drops 'S' (see "Version 4" below); versions 1 to 3 are written out here:
 //
 //   file    := "BSTRACE\0" version:u32 record*
 //   record  := tag:u8 length:varint payload[length]        (unknown tags are skipped)
@@ -58,6 +59,29 @@
 // an execution whose lanes it knows repeat the previous one's offsets (TraceWarp::same_offsets), so
 // that a consumer can reuse what it derived from them.
 //
+// Version 4 ('W' of version 4; 'S' is an error in a version 4 file, its sources are in 'W'):
+//
+//   'W' warp executions: count:varint widths:u8, then per execution
+//                     ctl:u8 block:[b] warp:[w] pc_index:[p] [mask:u32, when ctl bit 3; else 0xffffffff]
+//                     and if mask != 0: base:[a] then the lanes' mode's bytes (as above, after the
+//                     mode byte), and when ctl bit 4: source:u32 then the sources' mode's bytes
+//                     widths: bits 0-1, 2-3, 4-5, 6-7 = bytes - 1 of block, warp, pc_index and base
+//                       (1 to 4 each, little-endian: the record's widest value of each decides)
+//                     ctl: bits 0-2 the lanes' mode (0-4; 0 with a mask of 0), bit 3 the mask is
+//                       stored, bit 4 sources follow (not with a mask of 0), bits 5-7 the sources'
+//                       mode (0-4; 0 without sources). base and source are the mode's base (mode 0,
+//                       1, 4: the first active lane's; 2, 3: the lowest). Sources' mode 4 refers to
+//                       the pc index's previous execution with sources in the launch, as in 'S'.
+//
+// Version 4 exists for speed: in version 3 an execution's head was five varints and a u32 mask
+// (about 13 bytes for a repeat), and decoding those varints, a branch on each byte's length, was
+// about 60 of `report`'s 416 instructions per cuBLAS SGEMM execution; an 'S' entry was a second
+// cursor, an index varint and a base varint (callgrind). Fixed widths per record decode with three
+// loads and masks; a full mask, nearly every execution, costs one bit; cp.async sources sit with
+// their execution. The writer takes mode 4 first in version 4 (a repeat, evenly spaced or not,
+// costs nothing to store, and a sink can take it without its lanes: TraceSink::on_repeat()), then
+// mode 0, then the smallest of modes 1-3; the reader reads versions 1 to 4.
+//
 // 'S' keeps the version at 2: it is an unknown tag to older readers, which skip it and read the
 // shared addresses as before. R9 (sim/ldgsts.hpp) needs the sources to cost an LDGSTS: the cost of
 // its shared side depends on the banks, lines and sectors the lanes read from (measured on the H200).
@@ -81,7 +105,7 @@
 namespace bankscope {
 
 inline constexpr char kTraceMagic[8] = {'B', 'S', 'T', 'R', 'A', 'C', 'E', '\0'};
-inline constexpr uint32_t kTraceVersion = 3;       // what TraceWriter writes
+inline constexpr uint32_t kTraceVersion = 4;       // what TraceWriter writes
 inline constexpr uint32_t kTraceOldestVersion = 1;  // the oldest read_trace() reads
 
 // What a traced instruction does to shared memory.
@@ -173,18 +197,6 @@ struct TraceEnd {
   int64_t exit_code = 0;
 };
 
-// An execution whose lanes the reader knows repeat the offsets of its pc index's previous
-// execution with lanes (TraceWarp::same_offsets), and whose sources, when it has any, likewise
-// repeat (src_same_offsets): what a sink needs to know of it when it already derived what it wants
-// from that pattern, without its 32 lanes being written out. Its lanes are valid (checked as any).
-struct TraceRepeat {
-  uint32_t block = 0, warp = 0, pc_index = 0, mask = 0;
-  uint32_t first = 0;  // the first active lane's address
-  bool has_src = false;
-  uint32_t src_first = 0;   // the first active lane's source (has_src)
-  bool src_nonzero = false;  // every active lane's source is above 0 (has_src; false: not known)
-};
-
 // Receives a trace as it is decoded. Returning an Error stops the read with that message.
 class TraceSink {
  public:
@@ -193,13 +205,22 @@ class TraceSink {
   virtual void on_pc(const TracePc&) {}
   // `pc` is the instruction's record (already validated: width, alignment of every lane).
   virtual void on_warp(const TraceWarp&, const TracePc&) {}
-  // A sink that says so (asked once per read) is offered each repeating execution of a version 3
-  // file that the reader decodes on its fast path as a TraceRepeat first: true = taken, counted as
-  // an execution and nothing more is sent; false = the reader writes its lanes out and sends it to
-  // on_warp() as any other. For speed: a mode 4 execution's lanes are its pattern's moved by one
-  // number, and a report that has costed the pattern at that residue needs nothing more.
+  // A sink that says so (asked once per read) is offered first each execution that the reader knows
+  // repeats the offsets of its pc index's previous execution with lanes (TraceWarp::same_offsets),
+  // and whose sources, when it has any, likewise repeat (src_same_offsets), when it decodes it on
+  // its fast path (mode 4 of a version 3 or 4 file): `w` with its block, warp, pc index, mask,
+  // has_src and the two flags, but NOT its lanes or sources (left as they were); `first` = its first
+  // active lane's address; with sources, `src_first` = that lane's source and `src_nonzero` = every
+  // active lane's source is known to be above 0 (false: not known). Its lanes are valid (checked
+  // as any). true = taken: counted as an execution, nothing more is sent; false = the reader writes
+  // its lanes out and sends it to on_warp() as any other. For speed: a mode 4 execution's lanes are
+  // its pattern's moved by one number, and a report that has costed the pattern at that residue
+  // needs nothing more.
   virtual bool takes_repeats() const { return false; }
-  virtual bool on_repeat(const TraceRepeat&, const TracePc&) { return false; }
+  virtual bool on_repeat(const TraceWarp& /*w*/, uint32_t /*first*/, uint32_t /*src_first*/, bool /*src_nonzero*/,
+                         const TracePc&) {
+    return false;
+  }
   virtual void on_launch_end(const TraceLaunchEnd&) {}
   virtual void on_end(const TraceEnd&) {}
 };
@@ -264,6 +285,17 @@ class TraceWriter {
   uint64_t warp_count_ = 0;
   uint32_t version_ = kTraceVersion;
   std::vector<LaneHistory> addr_history_, src_history_;  // per pc index of the current launch
+  // Version 4: a record's executions, written when its fields' widths are known (flush()).
+  struct Pending {
+    uint32_t block = 0, warp = 0, pc_index = 0, mask = 0;
+    uint8_t ctl = 0;
+    uint32_t base = 0, src_base = 0;
+    uint32_t at = 0, src_at = 0, end = 0;  // the lanes' mode bytes, then the sources', in bodies_
+  };
+  std::vector<Pending> pending_;
+  std::vector<uint8_t> bodies_;
+  void warp_v4(const TraceWarp& w);
+  void flush_v4();
 };
 
 // The trace in `data` written again by this TraceWriter (the current version: mode 4 where lanes

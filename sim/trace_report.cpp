@@ -409,8 +409,12 @@ void TraceAggregator::on_pc(const TracePc& pc) {
   PcStats s;
   s.pc = pc;
   s.model = pc_model(pc);
+  MemoGate g;
+  if (s.model.costed && !s.model.ncu_counts_zero) {
+    g.repeat_route = pc.kind != TraceOpKind::kLdgsts ? 1 : s.model.access.bypass_l1 ? 2 : 3;
+  }
   report_.launches.back().pcs.push_back(std::move(s));
-  gates_.emplace_back();
+  gates_.push_back(g);
 }
 
 uint32_t remap_address(const std::vector<ArrayRemap>& remaps, uint64_t reserved, uint32_t addr) {
@@ -710,13 +714,9 @@ AccessCost TraceAggregator::cost_other_kind(const TraceWarp& w) const {
 __attribute__((always_inline))
 #endif
 inline int TraceAggregator::find_repeat(const MemoGate& g, bool repeats, uint32_t residue) {
-  if (!repeats || !g.repeat_ok || g.repeat_used == 0) return -1;
-  const int newest = (g.repeat_next + MemoGate::kRepeats - 1) % MemoGate::kRepeats;  // mostly the one
-  if (g.repeat_residue[static_cast<size_t>(newest)] == residue) return newest;
-  uint32_t hit = 0;
-  for (int i = 0; i < MemoGate::kRepeats; ++i) hit |= static_cast<uint32_t>(g.repeat_residue[static_cast<size_t>(i)] == residue) << i;
-  hit &= (1u << g.repeat_used) - 1u;  // the slots in use are 0 .. used - 1
-  return hit == 0 ? -1 : __builtin_ctz(hit);
+  if (!repeats || !g.repeat_ok) return -1;
+  const int i = MemoGate::slot_of(residue);
+  return (g.repeat_used >> i & 1u) != 0 && g.repeat_residue[static_cast<size_t>(i)] == residue ? i : -1;
 }
 
 #if defined(__GNUC__)
@@ -730,34 +730,40 @@ inline void TraceAggregator::keep_repeat(MemoGate& g, bool repeats, bool keep, u
   }
   if (!g.repeat_ok) {
     g.repeat_used = 0;
-    g.repeat_next = 0;
     g.repeat_ok = true;
   }
   if (!keep) return;
-  const int i = g.repeat_next;  // the newest slot is i from now on (find_repeat() looks there first)
+  // (The slot's deferred count, if another residue had it, was recorded: on_warp() records a PC's
+  // before anything else of it.)
+  const int i = MemoGate::slot_of(residue);
   g.repeat_residue[static_cast<size_t>(i)] = residue;
   g.repeat_cost[static_cast<size_t>(i)] = c;
-  g.repeat_valid = static_cast<uint16_t>((g.repeat_valid & ~(1u << i)) | static_cast<uint32_t>(valid) << i);
-  g.repeat_next = static_cast<uint8_t>((i + 1) % MemoGate::kRepeats);
-  g.repeat_used = static_cast<uint8_t>(std::max(int{g.repeat_used}, i + 1));
+  g.repeat_used |= 1u << i;
+  g.repeat_valid = (g.repeat_valid & ~(1u << i)) | static_cast<uint32_t>(valid) << i;
 }
 
-bool TraceAggregator::on_repeat(const TraceRepeat& r, const TracePc& pc) {
+bool TraceAggregator::on_repeat(const TraceWarp& w, uint32_t first, uint32_t src_first, bool src_nonzero,
+                                const TracePc&) {
   // on_warp()'s and kind_cost()'s repeat checks, from the first lane (and source) alone.
-  const PcStats& s = report_.launches.back().pcs[r.pc_index];
-  if (!s.model.costed || s.model.ncu_counts_zero) return false;
-  MemoGate& g = gates_[r.pc_index];
-  uint32_t residue = r.first & 15u;
-  if (pc.kind == TraceOpKind::kLdgsts) {
-    // Without sources: refused (on_other_warp()); a .ca source that may be null: kind_cost().
-    if (!r.has_src || (!s.model.access.bypass_l1 && !r.src_nonzero)) return false;
-    residue = (r.first & 127u) | (r.src_first & 127u) << 8;
+  MemoGate& g = gates_[w.pc_index];
+  uint32_t residue = first & 15u;
+  switch (g.repeat_route) {
+    case 0:
+      return false;
+    case 1:
+      break;
+    case 3:  // .ca: a null source reads nothing, and is kept apart (kind_cost())
+      if (!src_nonzero) return false;
+      [[fallthrough]];
+    default:
+      if (!w.has_src) return false;  // refused (on_other_warp())
+      residue = (first & 127u) | (src_first & 127u) << 8;
+      break;
   }
   const int i = find_repeat(g, true, residue);
   if (i < 0 || !(g.repeat_valid >> i & 1u)) return false;  // not kept, or not valid: on_warp() counts it
   ++g.repeat_count[static_cast<size_t>(i)];
-  ++g.deferred;
-  if (g.deferred == 0xffffffffu) flush_repeats(r.pc_index);  // never wraps
+  if (++g.deferred == 0xffffffffu) flush_repeats(w.pc_index);  // never wraps
   return true;
 }
 
@@ -938,7 +944,9 @@ class TeeSink : public TraceSink {
   void on_warp(const TraceWarp& w, const TracePc& p) override { a_.on_warp(w, p); if (b_) b_->on_warp(w, p); }
   // A repeat goes to a alone, so only when there is no b.
   bool takes_repeats() const override { return b_ == nullptr && a_.takes_repeats(); }
-  bool on_repeat(const TraceRepeat& r, const TracePc& p) override { return a_.on_repeat(r, p); }
+  bool on_repeat(const TraceWarp& w, uint32_t first, uint32_t src_first, bool src_nonzero, const TracePc& p) override {
+    return a_.on_repeat(w, first, src_first, src_nonzero, p);
+  }
   void on_launch_end(const TraceLaunchEnd& e) override { a_.on_launch_end(e); if (b_) b_->on_launch_end(e); }
   void on_end(const TraceEnd& e) override { a_.on_end(e); if (b_) b_->on_end(e); }
 

@@ -242,19 +242,19 @@ expect "report: layout without array" 2 "no --array named 'tile'" -- "$cli" repo
 # lanes repeat): the H200 reduction trace (version 1) and gemm_float4's (version 2, round 10's
 # corpus: its fragment loads repeat, so it shrinks) report the same, JSON line for line.
 gunzip -c "$src/assets/results/h200/2026-12-02b/traces/gemm_float4.bstrace.gz" >"$tmp/gemm_float4.bstrace"
-expect "upgrade: version 1 -> 3" 0 'reduction\.bstrace \(version 1, 62129 bytes\) -> .*up1\.bstrace \(version 3, 62129 bytes\)' -- \
+expect "upgrade: version 1 -> 4" 0 'reduction\.bstrace \(version 1, 62129 bytes\) -> .*up1\.bstrace \(version 4, 42098 bytes\)' -- \
   "$cli" upgrade "$h200tr/reduction.bstrace" "$tmp/up1.bstrace"
-expect "upgrade: version 2 -> 3, a quarter of the bytes" 0 'gemm_float4\.bstrace \(version 2, 3525205 bytes\) -> .*up2\.bstrace \(version 3, 831333 bytes\)' -- \
+expect "upgrade: version 2 -> 4, a seventh of the bytes" 0 'gemm_float4\.bstrace \(version 2, 3525205 bytes\) -> .*up2\.bstrace \(version 4, 495474 bytes\)' -- \
   "$cli" upgrade "$tmp/gemm_float4.bstrace" "$tmp/up2.bstrace"
 for pair in "$h200tr/reduction.bstrace:$tmp/up1.bstrace" "$tmp/gemm_float4.bstrace:$tmp/up2.bstrace"; do
   old=${pair%%:*} new=${pair#*:}
-  if [[ $(od -An -tu1 -j8 -N1 "$new" | tr -d ' ') == 3 ]] &&
+  if [[ $(od -An -tu1 -j8 -N1 "$new" | tr -d ' ') == 4 ]] &&
      diff <("$cli" report "$old" --json --top 0 | grep -v '"trace"') \
           <("$cli" report "$new" --json --top 0 | grep -v '"trace"') >/dev/null; then
     passed=$((passed + 1))
   else
     failed=$((failed + 1))
-    echo "FAIL: upgrade: $new is version 3 and reports as $old does"
+    echo "FAIL: upgrade: $new is version 4 and reports as $old does"
   fi
 done
 expect "upgrade: a truncated trace is one line, exit 1" 1 "upgrade: .*cut\.bstrace: trace: byte 94: record 'W' at byte 91 needs 737 bytes" -- \

@@ -108,7 +108,7 @@ TEST_CASE("trace: truncated and corrupt files give one line, never a crash") {
   }
   auto bad_version = good;
   bad_version[8] = 9;
-  CHECK(read_error(bad_version) == "trace: version 9 (this reader reads versions 1 to 3)");
+  CHECK(read_error(bad_version) == "trace: version 9 (this reader reads versions 1 to 4)");
   // A misaligned lane: 4-byte STS at an odd address.
   TraceWriter t;
   t.launch(TraceLaunch{});
@@ -434,10 +434,11 @@ TEST_CASE("trace: version 2 stores scattered lanes as fixed-size offsets; byte b
   CHECK(wide[wat + 11 + 2 * 5 + 1] == (4985 >> 8));
 }
 
-TEST_CASE("trace: both versions round-trip every lane of random warps, every width and mask") {
+TEST_CASE("trace: every version round-trips every lane of random warps, every width and mask") {
   // The brute force is the input itself: each active lane's address comes back unchanged, from a
-  // version 1 file (modes 0 and 1) and a version 2 file (modes 0 to 3), and version 2 is at most an
-  // eighth larger (the writer trades that for the fixed-size offsets).
+  // version 1 file (modes 0 and 1), a version 2 file (modes 0 to 3) and a version 4 file (its
+  // fixed-width fields, modes 0 to 4), and version 2 is at most an eighth larger than version 1
+  // (the writer trades that for the fixed-size offsets).
   std::mt19937 rng(5);
   for (int width : {1, 2, 4, 8, 16}) {
     std::vector<TraceWarp> warps;
@@ -459,9 +460,10 @@ TEST_CASE("trace: both versions round-trip every lane of random warps, every wid
       warps.push_back(w);
     }
     const auto v1 = warps_trace(warps, width, 1), v2 = warps_trace(warps, width, 2);
+    const auto v4 = warps_trace(warps, width, 4);  // (its fixed fields: test_trace_v4.cpp)
     CAPTURE(width);
     CHECK(v2.size() <= v1.size() + v1.size() / 8);
-    for (const auto* bytes : {&v1, &v2}) {
+    for (const auto* bytes : {&v1, &v2, &v4}) {
       Recorder r;
       auto s = read_trace(bytes->data(), bytes->size(), r);
       REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
@@ -469,6 +471,7 @@ TEST_CASE("trace: both versions round-trip every lane of random warps, every wid
       for (size_t i = 0; i < warps.size(); ++i) {
         CHECK(r.warps[i].mask == warps[i].mask);
         CHECK(r.warps[i].block == warps[i].block);
+        CHECK(r.warps[i].warp == warps[i].warp);
         for (int lane = 0; lane < 32; ++lane) {
           if (!(warps[i].mask >> lane & 1u)) continue;
           if (r.warps[i].addr[lane] != warps[i].addr[lane]) {

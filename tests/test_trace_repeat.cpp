@@ -31,7 +31,7 @@ std::vector<uint8_t> finish(TraceWriter& t, uint64_t executions) {
 // each: the reader decodes an execution with at least 32 bytes left in its record on its fast path,
 // one with fewer through its cursor; the two must agree).
 std::vector<uint8_t> hand_made(uint64_t executions, const std::vector<uint8_t>& body, int pad = 0) {
-  TraceWriter t;
+  TraceWriter t(true, 3);  // the body is version 3's
   t.launch(TraceLaunch{});
   t.pc(TracePc{0, 0x40, TraceOpKind::kLoad, 4, "LDS", "", 0});
   std::vector<uint8_t> b = t.take();
@@ -111,7 +111,7 @@ TEST_CASE("trace format: version 3 stores a PC's repeated lane pattern as its ba
     CHECK(!r.warps[2].same_offsets);
   }
   // A new launch starts every PC afresh: its first execution is not a repeat of the last launch's.
-  TraceWriter t;
+  TraceWriter t(true, 3);
   for (uint64_t launch = 0; launch < 2; ++launch) {
     t.launch(TraceLaunch{launch, "k", {1, 1, 1}, {32, 1, 1}, 0, 0, 0});
     t.pc(TracePc{0, 0x40, TraceOpKind::kLoad, 4, "LDS", "", 0});
@@ -171,8 +171,9 @@ TEST_CASE("trace format: mode 4 round-trips every lane, and same_offsets is set 
     for (const auto& w : warps) t.warp(w);
     return finish(t, warps.size());
   };
-  const auto v2 = write(2), v3 = write(3);
+  const auto v2 = write(2), v3 = write(3), v4 = write(4);
   CHECK(v3.size() * 3 < v2.size() * 2);  // most executions repeat: a base instead of 32 offsets
+  CHECK(v4.size() < v3.size());          // and a head of fixed fields, no mask when full
   // The previous execution with lanes (and with sources) of each PC, and whether the current one
   // repeats its offsets, by brute force.
   const auto offsets = [](const std::array<uint32_t, 32>& a, uint32_t mask) {
@@ -192,11 +193,12 @@ TEST_CASE("trace format: mode 4 round-trips every lane, and same_offsets is set 
     prev[w.pc_index] = &w;
     if (w.has_src) prev_src[w.pc_index] = &w;
   }
-  for (const auto* b : {&v2, &v3}) {
+  for (const auto* b : {&v2, &v3, &v4}) {
     Recorder r;
     auto s = read_trace(b->data(), b->size(), r);
     REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
     REQUIRE(r.warps.size() == warps.size());
+    const bool marks_all = b != &v2;
     size_t marked = 0, missed = 0, wrong = 0, lanes_wrong = 0;
     for (size_t i = 0; i < warps.size(); ++i) {
       const TraceWarp& got = r.warps[i];
@@ -208,15 +210,15 @@ TEST_CASE("trace format: mode 4 round-trips every lane, and same_offsets is set 
       wrong += got.same_offsets && !repeats[i];
       wrong += got.src_same_offsets && !src_repeats[i];
       marked += got.same_offsets;
-      // Version 3 marks every repeat: mode 4, or mode 0 after mode 0 with the same stride.
-      if (b == &v3 && repeats[i] && !got.same_offsets) ++missed;
-      if (b == &v3 && src_repeats[i] && !got.src_same_offsets) ++missed;
+      // Versions 3 and 4 mark every repeat: mode 4, or mode 0 after mode 0 with the same stride.
+      if (marks_all && repeats[i] && !got.same_offsets) ++missed;
+      if (marks_all && src_repeats[i] && !got.src_same_offsets) ++missed;
     }
-    CAPTURE(b == &v3);
+    CAPTURE((*b)[8]);
     CHECK(lanes_wrong == 0);
     CHECK(wrong == 0);
     CHECK(missed == 0);
-    CHECK(marked > (b == &v3 ? 3000u : 500u));  // version 2: mode 0's repeats only
+    CHECK(marked > (marks_all ? 3000u : 500u));  // version 2: mode 0's repeats only
   }
 }
 
@@ -373,7 +375,7 @@ TEST_CASE("trace report: repeats at every residue cost what the rules give, vers
     warps.push_back(w);
   }
   std::vector<std::vector<uint8_t>> files;
-  for (uint32_t version : {2u, 3u}) {
+  for (uint32_t version : {2u, 3u, 4u}) {
     TraceWriter t(true, version);
     t.launch(TraceLaunch{});
     for (const Pc& p : pcs) t.pc(p.pc);
@@ -391,10 +393,10 @@ TEST_CASE("trace report: repeats at every residue cost what the rules give, vers
       CHECK(l.pcs[i].wavefronts == want[i]);
     }
   }
-  // And rewrite_trace() gives the version 3 file from the version 2 one, byte for byte.
+  // And rewrite_trace() gives the version 4 file from the version 2 one, byte for byte.
   auto again = rewrite_trace(files[0].data(), files[0].size());
   REQUIRE(again.ok());
-  CHECK(*again == files[1]);
+  CHECK(*again == files[2]);
 }
 
 TEST_CASE("trace report: a .ca cp.async repeat across a null source is costed as itself") {
@@ -462,7 +464,8 @@ TEST_CASE("trace format: mode 4 repeats exact offsets, not offsets modulo 2^32 (
   };
   const auto [v2, warps] = write(2);
   const auto v3 = write(3).first;
-  for (const auto* b : {&v2, &v3}) {
+  const auto v4 = write(4).first;
+  for (const auto* b : {&v2, &v3, &v4}) {
     Recorder r;
     auto s = read_trace(b->data(), b->size(), r);
     REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
@@ -472,7 +475,7 @@ TEST_CASE("trace format: mode 4 repeats exact offsets, not offsets modulo 2^32 (
   }
   auto up = rewrite_trace(v2.data(), v2.size());
   REQUIRE_MESSAGE(up.ok(), (up.ok() ? "" : up.error().message));
-  CHECK(*up == v3);
+  CHECK(*up == v4);
 }
 
 TEST_CASE("trace format: mode 4 refers to the previous execution across 'W' and 'S' records") {
@@ -528,7 +531,7 @@ namespace {
 // `masks` (lanes 1024 + 16 k, mode 0), preceded by an 'S' record of `entries` (each: the
 // execution's index, then its sources from base:varint mode:u8 on), bytes as given.
 std::vector<uint8_t> sourced(const std::vector<uint32_t>& masks, const std::vector<std::vector<uint8_t>>& entries) {
-  TraceWriter t;
+  TraceWriter t(true, 3);  // hand-made version 3 records
   t.launch(TraceLaunch{});
   t.pc(TracePc{0, 0x40, TraceOpKind::kLdgsts, 16, "LDGSTS.E.BYPASS.LTC128B.128", "", 0});
   std::vector<uint8_t> b = t.take();
@@ -613,9 +616,9 @@ struct CountRepeats : NoRepeats {
   uint64_t offered = 0, taken = 0;
   using NoRepeats::NoRepeats;
   bool takes_repeats() const override { return a.takes_repeats(); }
-  bool on_repeat(const TraceRepeat& r, const TracePc& p) override {
+  bool on_repeat(const TraceWarp& w, uint32_t first, uint32_t src_first, bool src_nonzero, const TracePc& p) override {
     ++offered;
-    const bool t = a.on_repeat(r, p);
+    const bool t = a.on_repeat(w, first, src_first, src_nonzero, p);
     taken += t;
     return t;
   }

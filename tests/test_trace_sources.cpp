@@ -51,7 +51,7 @@ std::vector<std::pair<char, size_t>> records(const std::vector<uint8_t>& b) {
 // A launch with one 4-byte LDGSTS .ca (pc 0x40), then `body` (hand-made records), then 'E' and 'Z'
 // unless `end` is false.
 std::vector<uint8_t> ldgsts_file(const std::vector<uint8_t>& body, bool end = true) {
-  TraceWriter t;
+  TraceWriter t(true, 3);  // the hand-made records are version 3's ('S' before 'W')
   t.launch(TraceLaunch{});
   t.pc(TracePc{0, 0x40, TraceOpKind::kLdgsts, 4, "LDGSTS.E", "", 0});
   std::vector<uint8_t> b = t.take();
@@ -113,7 +113,9 @@ bool has(const std::string& s, const std::string& part) { return s.find(part) !=
 }  // namespace
 
 TEST_CASE("trace sources: round trip gives back has_src and src on exactly the LDGSTS executions") {
-  TraceWriter t;
+  for (const uint32_t version : {3u, 4u}) {
+  CAPTURE(version);
+  TraceWriter t(true, version);
   t.launch(TraceLaunch{});
   t.pc(TracePc{0, 0x10, TraceOpKind::kLoad, 4, "LDS", "", 0});
   t.pc(TracePc{1, 0x20, TraceOpKind::kLdgsts, 16, "LDGSTS.E.BYPASS.128", "", 0});
@@ -146,10 +148,10 @@ TEST_CASE("trace sources: round trip gives back has_src and src on exactly the L
   t.launch_end(TraceLaunchEnd{0, in.size(), 0, TraceStatus::kComplete});
   t.end(TraceEnd{1, 0});
   const auto bytes = t.take();
-  // One 'S' record, at once before its 'W'.
+  // Version 3: one 'S' record, at once before its 'W'; version 4: the sources in the 'W' record.
   std::string tags;
   for (const auto& r : records(bytes)) tags += r.first;
-  CHECK(tags == "KPPPSWEZ");
+  CHECK(tags == (version == 3 ? "KPPPSWEZ" : "KPPPWEZ"));
   Recorder r;
   auto s = read_trace(bytes.data(), bytes.size(), r);
   REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
@@ -165,6 +167,7 @@ TEST_CASE("trace sources: round trip gives back has_src and src on exactly the L
       if (expect_src[i]) CHECK(r.warps[i].src[lane] == in[i].src[lane]);
     }
   }
+  if (version != 3) continue;
   // A reader that does not know 'S' skips it (as ours skips any unknown tag): the same executions
   // and addresses, no sources.
   auto renamed = bytes;
@@ -177,12 +180,14 @@ TEST_CASE("trace sources: round trip gives back has_src and src on exactly the L
     CHECK_FALSE(old.warps[i].has_src);
     CHECK(old.warps[i].addr == r.warps[i].addr);
   }
+  }
 }
 
 TEST_CASE("trace sources: the 'S' record byte by byte") {
   // Lanes 0 and 1 of a 16-byte LDGSTS, sources 4096 and 4112: count 1, exec 0, base 4096
-  // (0x80 0x20), mode 0, stride 16 (zvarint 32). The execution before it has no sources.
-  TraceWriter t;
+  // (0x80 0x20), mode 0, stride 16 (zvarint 32). The execution before it has no sources. (Version
+  // 3: version 4 keeps sources in the 'W' record, test_trace_v4.cpp.)
+  TraceWriter t(true, 3);
   t.launch(TraceLaunch{});
   t.pc(TracePc{0, 0x20, TraceOpKind::kLdgsts, 16, "LDGSTS.E.128", "", 0});
   TraceWarp w;

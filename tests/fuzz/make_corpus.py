@@ -53,7 +53,7 @@ from make_seed_trace import record, string, varint, zz as zvarint  # noqa: E402
 
 
 def trace_seeds():
-    """Traces written as sim/trace.hpp documents them (versions 1 to 3)."""
+    """Traces written as sim/trace.hpp documents them (versions 1 to 4)."""
     head = b"BSTRACE\0" + (1).to_bytes(4, "little")
     launch = record("K", varint(0) + string("k") + b"".join(varint(x) for x in (1, 1, 1, 32, 32, 1))
                     + varint(4096) + varint(1024) + varint(0))
@@ -129,7 +129,30 @@ def trace_seeds():
              + record("W", varint(len(warps5)) + b"".join(warps5))
              + record("E", varint(0) + varint(len(warps5)) + varint(0) + varint(0)))
     full5 = head2 + body5 + record("Z", varint(1) + zvarint(0))
-    return [full, head + body, full[: len(full) // 2], full2, full2[: len(full2) * 2 // 3], full3, full4, full5]
+    # Version 4: 'W' records of fixed-width fields (widths 0x41: block 2 bytes, warp and pc index 1,
+    # base 2), a control byte per execution (the lanes' mode, mask stored, sources and their mode),
+    # the sources in the execution. Scattered LDS lanes then repeats, 1-byte STS lanes on a partial
+    # mask then repeats, a .cg LDGSTS whose destinations and sources repeat, a mask of 0.
+    head4 = b"BSTRACE\0" + (4).to_bytes(4, "little")
+    def ex4(ctl, block, w, pci, mask, base, rest=b"", src=b""):
+        b = bytes([ctl | (8 if mask != 0xffffffff else 0)]) + block.to_bytes(2, "little") + bytes([w, pci])
+        if mask != 0xffffffff:
+            b += mask.to_bytes(4, "little")
+        return b + (base.to_bytes(2, "little") + rest + src if mask else b"")
+    warps6 = [ex4(3, 0, 0, 1, 0xffffffff, 1024, packed(3, 2, spread))]
+    warps6 += [ex4(4, 300 + k, k, 1, 0xffffffff, 1024 + 516 * k) for k in range(1, 4)]
+    warps6 += [ex4(2, 1, 4, 0, 0x0000ff0f, 2048, packed(2, 0, perm[:12]))]
+    warps6 += [ex4(4, 1, 5 + k, 0, 0x0000ff0f, 2049 + k) for k in range(2)]
+    warps6 += [ex4(0 | 16 | 2 << 5, 2, 0, 2, 0xffffffff, 4096, zvarint(16), (65536).to_bytes(4, "little") + packed(2, 4, perm))]
+    warps6 += [ex4(4 | 16 | 4 << 5, 2, 1, 2, 0xffffffff, 8192 + 16, b"", (65536 + 4096 + 48).to_bytes(4, "little"))]
+    warps6 += [ex4(0, 3, 0, 1, 0, 0)]
+    body6 = (launch + pc(0, 0x100, 1, 1, "STS.U8", 12) + pc(1, 0x200, 0, 4, "LDS", 14)
+             + pc(2, 0x300, 5, 16, "LDGSTS.E.BYPASS.LTC128B.128", 16)
+             + record("W", varint(len(warps6)) + bytes([0x41]) + b"".join(warps6))
+             + record("E", varint(0) + varint(len(warps6)) + varint(0) + varint(0)))
+    full6 = head4 + body6 + record("Z", varint(1) + zvarint(0))
+    return [full, head + body, full[: len(full) // 2], full2, full2[: len(full2) * 2 // 3], full3, full4, full5,
+            full6]
 
 
 # Multi-statement scenarios for the launch_totals == brute force check (issue 16): statements that

@@ -1,0 +1,227 @@
+// test_trace_v4.cpp: trace format version 4 ('W' records of fixed-width fields, a control byte per
+// execution, sources in the 'W' record), byte by byte, and its reader's one-line errors on both of
+// its paths (a local pointer with 48 bytes left, the cursor otherwise).
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "sim/trace.hpp"
+#include "sim/trace_report.hpp"
+#include "trace_test_util.hpp"
+
+using namespace bankscope;
+using bankscope::test::read_error;
+using bankscope::test::Recorder;
+
+namespace {
+
+// A version 4 file: one launch, pc 0 a 4-byte LDS, pc 1 a 16-byte .cg LDGSTS, then one 'W' record
+// of `count` executions whose bytes after count and widths are `body`, then 'E' and 'Z'.
+std::vector<uint8_t> v4_file(uint64_t count, uint8_t widths, const std::vector<uint8_t>& body) {
+  TraceWriter t(true, 4);
+  t.launch(TraceLaunch{});
+  t.pc(TracePc{0, 0x40, TraceOpKind::kLoad, 4, "LDS", "", 0});
+  t.pc(TracePc{1, 0x50, TraceOpKind::kLdgsts, 16, "LDGSTS.E.BYPASS.LTC128B.128", "", 0});
+  std::vector<uint8_t> b = t.take();
+  std::vector<uint8_t> payload{static_cast<uint8_t>(count), widths};
+  payload.insert(payload.end(), body.begin(), body.end());
+  REQUIRE(payload.size() < 128);
+  b.push_back('W');
+  b.push_back(static_cast<uint8_t>(payload.size()));
+  b.insert(b.end(), payload.begin(), payload.end());
+  TraceWriter e(false, 4);
+  e.launch_end(TraceLaunchEnd{0, count, 0, TraceStatus::kComplete});
+  e.end(TraceEnd{1, 0});
+  const auto tail = e.take();
+  b.insert(b.end(), tail.begin(), tail.end());
+  return b;
+}
+
+std::vector<uint8_t> operator+(std::vector<uint8_t> a, const std::vector<uint8_t>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// With widths 0x00 (every field 1 byte): an execution with a mask of 0 (control, block, warp, pc
+// index, mask: 8 bytes).
+const std::vector<uint8_t> kEmpty{0x08, 0, 0, 0, 0, 0, 0, 0};
+
+}  // namespace
+
+TEST_CASE("trace format: version 4 executions byte by byte") {
+  TraceWriter t(true, 4);
+  t.launch(TraceLaunch{});
+  t.pc(TracePc{0, 0x40, TraceOpKind::kLoad, 4, "LDS", "", 0});
+  t.pc(TracePc{1, 0x50, TraceOpKind::kLdgsts, 16, "LDGSTS.E.BYPASS.LTC128B.128", "", 0});
+  t.take();  // the header and the 'K' and 'P' records
+  std::vector<TraceWarp> w(4);
+  for (uint32_t lane = 0; lane < 32; ++lane) {
+    w[0].addr[lane] = 1024 + 4 * lane;  // evenly spaced: mode 0, stride 4
+    w[1].addr[lane] = 5120 + 4 * lane;  // the same offsets: mode 4
+  }
+  w[0].block = 5;
+  w[0].warp = 1;
+  w[0].mask = w[1].mask = ~0u;
+  w[1].block = 300;  // the record's blocks take 2 bytes
+  w[1].warp = 2;
+  w[2].pc_index = 1;  // the cp.async: lanes 0 and 1, sources in the execution
+  w[2].mask = 3;
+  w[2].addr[1] = 16;
+  w[2].has_src = true;
+  w[2].src[0] = 4096;
+  w[2].src[1] = 4112;
+  w[3].mask = 0;  // predicated off
+  for (const auto& x : w) t.warp(x);
+  t.flush();
+  const auto b = t.take();
+  const std::vector<uint8_t> want = {
+      'W', 43, 4,
+      0x41,                                                  // widths: block 2 bytes, warp 1, pc 1, base 2
+      0x00, 5, 0, 1, 0, 0x00, 0x04, 8,                       // mode 0, block 5, warp 1, pc 0, base 1024, stride 4
+      0x04, 0x2c, 0x01, 2, 0, 0x00, 0x14,                    // mode 4, block 300, warp 2, base 5120
+      0x18, 0, 0, 0, 1, 3, 0, 0, 0, 0, 0, 32, 0, 0x10, 0, 0, 32,  // mask 3 stored, sources: 4096, stride 16
+      0x08, 0, 0, 0, 0, 0, 0, 0, 0,                          // mask 0 stored
+  };
+  CHECK(b == want);
+  // And it reads back: every field, and the repeat marked.
+  const auto file = v4_file(4, 0x41, std::vector<uint8_t>(want.begin() + 4, want.end()));
+  Recorder r;
+  auto s = read_trace(file.data(), file.size(), r);
+  REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
+  REQUIRE(r.warps.size() == 4);
+  for (size_t i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    CHECK(r.warps[i].block == w[i].block);
+    CHECK(r.warps[i].warp == w[i].warp);
+    CHECK(r.warps[i].pc_index == w[i].pc_index);
+    CHECK(r.warps[i].mask == w[i].mask);
+    CHECK(r.warps[i].has_src == w[i].has_src);
+    for (uint32_t lane = 0; lane < 32; ++lane) {
+      if (!(w[i].mask >> lane & 1u)) continue;
+      CHECK(r.warps[i].addr[lane] == w[i].addr[lane]);
+      if (w[i].has_src) CHECK(r.warps[i].src[lane] == w[i].src[lane]);
+    }
+  }
+  CHECK(r.warps[1].same_offsets);
+  CHECK_FALSE(r.warps[0].same_offsets);
+}
+
+TEST_CASE("trace format: a corrupt version 4 execution gives one line naming what, on both of the reader's paths") {
+  // Each case is one execution, then `pad` executions with a mask of 0: with 6 of them (48 bytes)
+  // the reader meets the bad one on its fast path, without any on the cursor's; the line is the same.
+  struct Case {
+    const char* name;
+    std::vector<uint8_t> exec;  // widths 0x00
+    const char* error;
+  };
+  const std::vector<Case> cases = {
+      {"address mode 5", {0x05, 0, 0, 0, 0, 0}, "execution control 0x05: address mode 5 unknown (version 4)"},
+      {"source mode 7", {0xf0, 0, 0, 1, 0, 0}, "execution control 0xf0: source mode 7 unknown (version 4)"},
+      {"source mode, no sources", {0x20, 0, 0, 0, 0, 0}, "execution control: a source mode without sources"},
+      {"sources, mask 0", {0x18, 0, 0, 1, 0, 0, 0, 0}, "sources for an execution whose mask is 0"},
+      {"a mode, mask 0", {0x09, 0, 0, 0, 0, 0, 0, 0}, "execution control: an address mode with a mask of 0"},
+      {"pc index 7", {0x00, 0, 0, 7, 0, 0}, "execution refers to pc index 7, 2 declared"},
+      {"mode 4 first", {0x04, 0, 0, 0, 0}, "address mode 4 (as before) at the first execution with lanes of pc index 0"},
+      {"lane off its width", {0x00, 0, 0, 0, 2, 8}, "lane 0 address 2 not aligned to its width 4 (pc 64)"},
+      {"source mode 4 first", {0x90, 0, 0, 1, 0, 0, 0, 0, 0, 0}, "source mode 4 (as before) at the first entry with sources of pc index 1"},
+  };
+  for (const int pad : {0, 6}) {
+    for (const Case& c : cases) {
+      CAPTURE(pad);
+      CAPTURE(c.name);
+      std::vector<uint8_t> body = c.exec;
+      for (int i = 0; i < pad; ++i) body = body + kEmpty;
+      const std::string e = read_error(v4_file(1 + static_cast<uint64_t>(pad), 0x00, body));
+      CHECK(e.find(c.error) != std::string::npos);
+      CHECK(e.find("trace: byte ") == 0);
+    }
+  }
+  // A record that ends inside an execution; one with bytes after its last execution.
+  CHECK(read_error(v4_file(2, 0x00, kEmpty + std::vector<uint8_t>{0x08, 0, 0})).find("truncated in") != std::string::npos);
+  CHECK(read_error(v4_file(1, 0x00, kEmpty + kEmpty)).find("warp record has 8 bytes left over") != std::string::npos);
+  // The widths and a lane range: a 4-byte base near 2^32 whose stride leaves it (a 4-byte lane
+  // must end by 2^32).
+  CHECK(read_error(v4_file(1, 0xc0, {0x00, 0, 0, 0, 0xf8, 0xff, 0xff, 0xff, 8})).find("lane 1 address 4294967292 outside 0..2^32-1") !=
+        std::string::npos);
+  // A good execution reads in both places.
+  for (const int pad : {0, 6}) {
+    std::vector<uint8_t> body{0x00, 3, 4, 0, 0x40, 8};  // block 3, warp 4, base 64, stride 4
+    for (int i = 0; i < pad; ++i) body = body + kEmpty;
+    const auto f = v4_file(1 + static_cast<uint64_t>(pad), 0x00, body);
+    Recorder r;
+    REQUIRE(read_trace(f.data(), f.size(), r).ok());
+    CHECK(r.warps.at(0).block == 3);
+    CHECK(r.warps.at(0).warp == 4);
+    CHECK(r.warps.at(0).addr[31] == 64 + 4 * 31);
+    CHECK(r.warps.at(0).even);
+  }
+}
+
+TEST_CASE("trace format: a version 4 file has no 'S' record, and a version 3 reader's limits name 4") {
+  TraceWriter t(true, 4);
+  t.launch(TraceLaunch{});
+  t.pc(TracePc{0, 0x50, TraceOpKind::kLdgsts, 16, "LDGSTS.E.BYPASS.LTC128B.128", "", 0});
+  auto b = t.take();
+  b.insert(b.end(), {'S', 1, 0});
+  CHECK(read_error(b).find("source record in a version 4 file (its sources are in the warp record)") != std::string::npos);
+  // A file of a later version than this reader's names the versions it reads.
+  std::vector<uint8_t> v5(kTraceMagic, kTraceMagic + 8);
+  v5.insert(v5.end(), {5, 0, 0, 0});
+  CHECK(read_error(v5) == "trace: version 5 (this reader reads versions 1 to 4)");
+}
+
+TEST_CASE("trace report: a version 4 trace reports what its version 3 and version 2 copies report") {
+  // rewrite_trace() of a version 2 file: the same executions in version 4; every PC's numbers equal.
+  std::vector<TraceWarp> warps;
+  for (uint32_t i = 0; i < 4000; ++i) {
+    TraceWarp w;
+    w.block = i / 8;
+    w.warp = i % 8;
+    w.pc_index = i % 3;
+    w.mask = i % 97 == 0 ? 0u : ~0u;
+    for (uint32_t lane = 0; lane < 32; ++lane) {
+      const uint32_t k = w.pc_index == 0 ? lane * 33 % 64 : w.pc_index == 1 ? lane : (lane * 5) % 32;
+      w.addr[lane] = w.mask == 0 ? 0 : 1024 + (i % 7) * 4096 + 16 * (w.pc_index == 1 ? lane : k) + (w.pc_index == 0 ? 4 * (i % 4) : 0);
+      w.src[lane] = 65536 * (i % 5) + 16 * ((lane * 9) % 32);
+    }
+    w.has_src = w.pc_index == 1 && w.mask != 0;
+    warps.push_back(w);
+  }
+  std::vector<std::vector<uint8_t>> files;
+  for (uint32_t version : {2u, 3u, 4u}) {
+    TraceWriter t(true, version);
+    t.launch(TraceLaunch{});
+    t.pc(TracePc{0, 0x40, TraceOpKind::kLoad, 4, "LDS", "", 0});
+    t.pc(TracePc{1, 0x50, TraceOpKind::kLdgsts, 16, "LDGSTS.E.BYPASS.LTC128B.128", "", 0});
+    t.pc(TracePc{2, 0x60, TraceOpKind::kStore, 16, "STS.128", "", 0});
+    for (const auto& w : warps) t.warp(w);
+    t.launch_end(TraceLaunchEnd{0, warps.size(), 0, TraceStatus::kComplete});
+    t.end(TraceEnd{1, 0});
+    files.push_back(t.take());
+  }
+  CHECK(files[2].size() < files[1].size());
+  auto up = rewrite_trace(files[0].data(), files[0].size());
+  REQUIRE(up.ok());
+  CHECK(*up == files[2]);
+  std::vector<TraceReport> reports;
+  for (const auto& f : files) {
+    auto r = report_trace(f.data(), f.size());
+    REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+    reports.push_back(r->traced);
+  }
+  for (size_t v = 1; v < 3; ++v) {
+    const LaunchReport& x = reports[v].launches.at(0);
+    const LaunchReport& y = reports[0].launches.at(0);
+    for (size_t i = 0; i < 3; ++i) {
+      CAPTURE(v);
+      CAPTURE(i);
+      CHECK(x.pcs[i].executions == y.pcs[i].executions);
+      CHECK(x.pcs[i].wavefronts == y.pcs[i].wavefronts);
+      CHECK(x.pcs[i].ideal == y.pcs[i].ideal);
+      CHECK(x.pcs[i].n_way_count == y.pcs[i].n_way_count);
+    }
+    for (size_t k = 0; k < kTraceOpKinds; ++k) CHECK(x.by_kind[k].wavefronts == y.by_kind[k].wavefronts);
+  }
+  CHECK(reports[2].launches.at(0).pcs[1].wavefronts > 0);
+}
