@@ -738,8 +738,8 @@ inline void TraceAggregator::keep_repeat(MemoGate& g, bool repeats, bool keep, u
   const int i = MemoGate::slot_of(residue);
   g.repeat_residue[static_cast<size_t>(i)] = residue;
   g.repeat_cost[static_cast<size_t>(i)] = c;
-  g.repeat_used |= 1u << i;
-  g.repeat_valid = (g.repeat_valid & ~(1u << i)) | static_cast<uint32_t>(valid) << i;
+  g.repeat_used |= uint64_t{1} << i;
+  g.repeat_valid = (g.repeat_valid & ~(uint64_t{1} << i)) | static_cast<uint64_t>(valid) << i;
 }
 
 bool TraceAggregator::on_repeat(const TraceWarp& w, uint32_t first, uint32_t src_first, bool src_nonzero,
