@@ -3,12 +3,14 @@
 # core, written with the machine's description to assets/results/cpu/bench_real_traces.txt.
 # The traces: the H200 corpus's, committed gzipped in assets/results/h200/2026-12-02b/traces/ (cuBLAS
 # SGEMM and HGEMM, PyTorch operators, gemm_float4; scripts/h200_round10.sh recorded them, format
-# version 2) and in 2026-12-02d/traces/ (the same programs, scripts/h200_round11.sh, version 3), plus any
-# *.bstrace in $BANKSCOPE_EXTRA_TRACES (e.g. the CUB device trace, 32 MB, not committed; its size
+# version 2), in 2026-12-02d/traces/ (the same programs, scripts/h200_round11.sh, version 3) and in
+# 2026-12-02e/traces/ (scripts/h200_round13.sh, version 4), plus any *.bstrace in
+# $BANKSCOPE_EXTRA_TRACES (e.g. the CUB device trace, 26 MB in version 4, not committed; its size
 # and sha256 are printed with it). Each is read once and reported many times in memory by
 # bankscope-bench-trace (best of 7), on each cost() path this CPU has, each file as it is and as
-# rewrite_trace() writes it again in the current format version (the "v3" rows); with OLD_BUILD_DIR, that
-# build's bankscope-bench-trace too, the two alternated. Run on an otherwise idle machine.
+# rewrite_trace() writes it again in the current format version (the "v4" rows); with OLD_BUILD_DIR,
+# that build's bankscope-bench-trace too on the files it reads (OLD_MAX_VERSION, default 3), the
+# two alternated. Run on an otherwise idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=assets/results/cpu/bench_real_traces.txt
@@ -21,13 +23,15 @@ trap 'rm -rf "$dir"' EXIT
 for f in assets/results/h200/2026-12-02b/traces/*.bstrace.gz; do gunzip -c "$f" >"$dir/$(basename "$f" .gz)"; done
 # The same programs traced by round 11's tracer (format version 3), named *.h200v3.bstrace.
 for f in assets/results/h200/2026-12-02d/traces/*.bstrace.gz; do gunzip -c "$f" >"$dir/$(basename "$f" .bstrace.gz).h200v3.bstrace"; done
+for f in assets/results/h200/2026-12-02e/traces/*.bstrace.gz; do gunzip -c "$f" >"$dir/$(basename "$f" .bstrace.gz).h200v4.bstrace"; done
 if [[ -n ${BANKSCOPE_EXTRA_TRACES:-} ]]; then
   for f in "$BANKSCOPE_EXTRA_TRACES"/*.bstrace; do [[ -e $dir/$(basename "$f") ]] || cp "$f" "$dir/"; done
 fi
 files=("$dir"/*.bstrace)
 # An old build reads only the versions it knows: it gets the files of version 2 or older.
 old_files=()
-for f in "${files[@]}"; do (($(od -An -tu1 -j8 -N1 "$f") <= 2)) && old_files+=("$f"); done
+# The files OLD reads: up to version ${OLD_MAX_VERSION:-3} (round 12's code reads 1 to 3; round 10's, 1 and 2).
+for f in "${files[@]}"; do (($(od -An -tu1 -j8 -N1 "$f") <= ${OLD_MAX_VERSION:-3})) && old_files+=("$f"); done
 {
   echo "# bench_real_traces.sh, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "# new: $new at commit $state"
