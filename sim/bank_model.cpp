@@ -50,7 +50,16 @@ Result<BankConfig> make_bank_config(int banks, int bank_bytes) {
   return BankConfig{banks, bank_bytes};
 }
 
+namespace {
+// The atomics not_one_instruction() names.
+bool atom_not_one_instruction(const WarpAccess& a) {
+  return a.op == Op::kAtomic && a.width == 8 &&
+         (a.atom == AtomOp::kPopcInc || a.atom == AtomOp::kAdd || a.atom == AtomOp::kMin || a.atom == AtomOp::kMax);
+}
+}  // namespace
+
 std::string not_one_instruction(const WarpAccess& a) {
+  if (!atom_not_one_instruction(a)) return "";
   if (a.op == Op::kAtomic && a.width == 8 && a.atom == AtomOp::kPopcInc) {
     return "atom popc_inc is ATOMS.POPC.INC.32, 4 bytes only (a 64-bit atomicAdd of 1 is not one "
            "instruction of this kind)";
@@ -62,6 +71,38 @@ std::string not_one_instruction(const WarpAccess& a) {
            "ATOMS.CAST.SPIN.64 compare-and-swap loop); not modelled";
   }
   return "";
+}
+
+bool access_valid(const WarpAccess& a) {
+  // validate()'s checks in its order, each a test (tests/test_bank_model.cpp compares the two).
+  const int w = a.width;
+  switch (a.op) {
+    case Op::kLoad:
+    case Op::kStore:
+      if (w != 1 && w != 2 && w != 4 && w != 8 && w != 16) return false;
+      break;
+    case Op::kLdmatrix:
+    case Op::kStmatrix: {
+      if ((a.matrices != 1 && a.matrices != 2 && a.matrices != 4) || w != 16) return false;
+      const uint32_t rows = a.matrices == 4 ? 0xffffffffu : (uint32_t{1} << (8 * a.matrices)) - 1u;
+      if ((a.mask & rows) != rows) return false;
+      break;
+    }
+    case Op::kAtomic:
+      if ((w != 4 && w != 8) || atom_not_one_instruction(a)) return false;
+      break;
+    case Op::kLdgsts:
+      if ((w != 4 && w != 8 && w != 16) || (a.bypass_l1 && w != 16)) return false;
+      break;
+  }
+  const uint32_t used = used_lanes(a);
+  uint32_t any = 0;  // every used lane's address bits: aligned iff their low bits are clear
+  if (used == 0xffffffffu) {
+    for (int lane = 0; lane < kWarpSize; ++lane) any |= a.addr[lane];  // vectorized (SSE2)
+  } else {
+    for (uint32_t m = used; m != 0; m &= m - 1) any |= a.addr[static_cast<size_t>(__builtin_ctz(m))];
+  }
+  return (any & (static_cast<uint32_t>(w) - 1u)) == 0;
 }
 
 Result<WarpAccess> validate(const WarpAccess& a, const BankConfig& cfg) {

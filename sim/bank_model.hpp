@@ -132,6 +132,11 @@ std::string not_one_instruction(const WarpAccess& a);
 // ldgsts: width 4, 8 or 16; .cg only with 16.
 Result<WarpAccess> validate(const WarpAccess& access, const BankConfig& cfg);
 
+// validate(access, cfg).ok(), without building the copy or the message: for loops that only ask
+// (the trace report asks once per atomic, ldmatrix or cp.async execution it costs; validate()'s
+// copy of the access was a tenth of `report`'s instructions on the CUB device trace, callgrind).
+bool access_valid(const WarpAccess& access);
+
 // What ncu counts for one instruction. Cheap to compute: used for per-launch totals.
 struct AccessCost {
   int wavefronts = 0;

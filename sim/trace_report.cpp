@@ -688,7 +688,7 @@ void TraceAggregator::on_other_warp(const TraceWarp& w, const TracePc& pc, Launc
   } else {
     for (int lane = 0; lane < kWarpSize; ++lane) access_.addr[lane] = w.mask >> lane & 1u ? remap(w.addr[lane]) : 0;
   }
-  if ((!plain || !remaps_.empty()) && !validate(access_, BankConfig{}).ok()) {
+  if ((!plain || !remaps_.empty()) && !access_valid(access_)) {
     // e.g. an LDSM whose row lanes are not all active: the model has no rule for it. Or a what-if
     // layout that moves a vector lane off its alignment (a float4 of a tile padded to 33 floats):
     // no such instruction exists, so nothing is costed (cost() would assert; the fuzz target's
@@ -798,7 +798,7 @@ AccessCost TraceAggregator::kind_memo(uint32_t pc_index, const TraceWarp& w, uin
   const bool ldgsts = access_.op == Op::kLdgsts;
   const auto compute = [&]() {
     access_.addr = w.addr;
-    *valid = validate(access_, BankConfig{}).ok();
+    *valid = access_valid(access_);
     return *valid ? cost_other_kind(w) : AccessCost{};
   };
   MemoGate& g = gates_[pc_index];

@@ -1,6 +1,7 @@
 // test_bank_model.cpp: one warp instruction -> wavefronts, against cases checkable by hand.
 #include <algorithm>
 #include <numeric>
+#include <random>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -879,4 +880,33 @@ TEST_CASE("cost_rows: equals simulate() row by row on random rows of every width
     }
   }
   CHECK(bad == 0);
+}
+
+TEST_CASE("access_valid() is validate().ok(), for every op, width, count, mask, atom and alignment") {
+  // Random accesses, most of them near a boundary of a rule: widths 0-17, ldmatrix counts 0-5 with
+  // row lanes off now and then, 8-byte atomics of each op, .cg at each width, one lane off its
+  // alignment (an inactive one too, which must not count).
+  std::mt19937 rng(41);
+  const Op ops[] = {Op::kLoad, Op::kStore, Op::kAtomic, Op::kLdmatrix, Op::kStmatrix, Op::kLdgsts};
+  const AtomOp atoms[] = {AtomOp::kAdd, AtomOp::kMin, AtomOp::kMax, AtomOp::kExch, AtomOp::kCas, AtomOp::kPopcInc,
+                          AtomOp::kCastSpin};
+  int valid = 0, invalid = 0;
+  for (int i = 0; i < 40000; ++i) {
+    WarpAccess a;
+    a.op = ops[rng() % 6];
+    a.width = rng() % 4 == 0 ? static_cast<int>(rng() % 18) : 1 << (rng() % 5);
+    a.matrices = static_cast<int>(rng() % 6);
+    a.atom = atoms[rng() % 7];
+    a.bypass_l1 = rng() % 2 == 0;
+    a.mask = rng() % 3 == 0 ? static_cast<uint32_t>(rng()) : rng() % 2 == 0 ? 0xffffffffu : ~(1u << (rng() % 32));
+    const uint32_t w = a.width > 0 ? static_cast<uint32_t>(a.width) : 1u;
+    for (uint32_t lane = 0; lane < 32; ++lane) a.addr[lane] = w * static_cast<uint32_t>(rng() % 4096);
+    if (rng() % 3 == 0) a.addr[rng() % 32] += 1 + static_cast<uint32_t>(rng() % 15);  // off its alignment
+    const bool want = validate(a, BankConfig{}).ok();
+    CAPTURE(i);
+    CHECK(access_valid(a) == want);
+    (want ? valid : invalid) += 1;
+  }
+  CHECK(valid > 5000);
+  CHECK(invalid > 5000);
 }
