@@ -5,6 +5,9 @@
 // cost_sass() for LDS/STS, ldmatrix/stmatrix and atomics, R9 from the traced sources for cp.async,
 // with no memo; refused executions counted alike): the decoder's vector paths and the report's
 // memos (the repeat check, the exact memo, the other kinds' memo) are checked on every input.
+// The report is made twice: as `report` makes it (repeats taken without their lanes,
+// TraceSink::on_repeat, their counts recorded later) and with a what-if (whose tee takes no
+// repeats); the two traced reports must agree in every field.
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -102,14 +105,45 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const auto tile = parse_array_spec("tile@0:float[32][32]");
   static const auto padded = apply_layout_spec(*tile, "tile:stride=33");
   auto r = report_trace(data, size, {ArrayRemap{*tile, *padded}});
+  // And `report`'s own path, without a what-if: the reader offers repeats without their lanes
+  // (TraceSink::on_repeat), which the what-if's tee never takes. Its traced report must be the
+  // what-if run's, field for field, and is the one checked against each execution alone below.
+  auto plain = report_trace(data, size);
   if (!r.ok()) {
     FUZZ_CHECK(r.error().message.rfind("trace: ", 0) == 0, "error without the 'trace: ' prefix: " + r.error().message);
     FUZZ_CHECK(r.error().message.find('\n') == std::string::npos, "error of several lines: " + r.error().message);
+    FUZZ_CHECK(!plain.ok() && plain.error().message == r.error().message, "the report without a what-if read it otherwise");
     return 0;
   }
+  FUZZ_CHECK(plain.ok(), "the report without a what-if failed: " + plain.error().message);
   FUZZ_CHECK(r->traced.summary.complete, "a report from a file without its end record");
   FUZZ_CHECK(r->traced.launches.size() == r->what_if.launches.size(), "what-if and traced launch counts differ");
-  for (const LaunchReport& l : r->traced.launches) {
+  FUZZ_CHECK(plain->traced.launches.size() == r->traced.launches.size(), "launch counts differ with and without a what-if");
+  for (size_t li = 0; li < r->traced.launches.size(); ++li) {
+    const LaunchReport& a = plain->traced.launches[li];
+    const LaunchReport& b = r->traced.launches[li];
+    FUZZ_CHECK(a.pcs.size() == b.pcs.size(), "pc counts differ with and without a what-if");
+    for (size_t p = 0; p < a.pcs.size(); ++p) {
+      const PcStats& x = a.pcs[p];
+      const PcStats& y = b.pcs[p];
+      FUZZ_CHECK(x.executions == y.executions && x.wavefronts == y.wavefronts && x.ideal == y.ideal &&
+                     x.worst_n_way == y.worst_n_way && x.n_way_count == y.n_way_count && x.uncosted == y.uncosted &&
+                     x.model.costed == y.model.costed,
+                 "pc " + std::to_string(x.pc.pc) + " (" + printable(x.pc.opcode) + "): report " +
+                     std::to_string(x.executions) + "/" + std::to_string(x.wavefronts) + " (executions/wavefronts), " +
+                     std::to_string(y.executions) + "/" + std::to_string(y.wavefronts) + " with a what-if");
+    }
+    for (size_t k = 0; k < kTraceOpKinds; ++k) {
+      const OpTotals& x = a.by_kind[k];
+      const OpTotals& y = b.by_kind[k];
+      FUZZ_CHECK(x.instructions == y.instructions && x.active_instructions == y.active_instructions &&
+                     x.wavefronts == y.wavefronts && x.ideal == y.ideal && x.conflicts == y.conflicts &&
+                     a.uncosted_by_kind[k] == b.uncosted_by_kind[k] && a.executions_by_kind[k] == b.executions_by_kind[k],
+                 "kind " + std::to_string(k) + ": launch totals differ with and without a what-if");
+    }
+  }
+  const TraceReport& traced = plain->traced;
+  for (const LaunchReport& l : traced.launches) {
     // Every execution of a costed instruction is in its kind's totals, unless the model refused
     // that one execution (validate(): an LDSM row lane inactive, ...), which is counted apart.
     uint64_t costed = 0, kinds = 0;
@@ -129,9 +163,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   BruteForce brute;
   FUZZ_CHECK(read_trace(data, size, brute).ok(), "the second read of a trace failed");
-  FUZZ_CHECK(brute.sums.size() == r->traced.launches.size(), "launch counts differ between two reads");
+  FUZZ_CHECK(brute.sums.size() == traced.launches.size(), "launch counts differ between two reads");
   for (size_t li = 0; li < brute.sums.size(); ++li) {
-    const LaunchReport& l = r->traced.launches[li];
+    const LaunchReport& l = traced.launches[li];
     std::array<std::pair<uint64_t, uint64_t>, kTraceOpKinds> per_kind{};  // the PCs' sums, per kind
     for (size_t p = 0; p < l.pcs.size(); ++p) {
       const PcStats& s = l.pcs[p];

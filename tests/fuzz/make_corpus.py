@@ -151,8 +151,22 @@ def trace_seeds():
              + record("W", varint(len(warps6)) + bytes([0x41]) + b"".join(warps6))
              + record("E", varint(0) + varint(len(warps6)) + varint(0) + varint(0)))
     full6 = head4 + body6 + record("Z", varint(1) + zvarint(0))
+    # Version 4, long enough for the reader's fast path (48 bytes left) to offer repeats to the report
+    # (TraceSink::on_repeat): an LDS pattern and a .cg cp.async pattern repeated 24 times each at
+    # bases of two residues, so that most repeats find their cost kept and are counted later.
+    warps7 = [ex4(3, 0, 0, 1, 0xffffffff, 1024, packed(3, 2, spread))]
+    warps7 += [ex4(0 | 16 | 2 << 5, 0, 1, 2, 0xffffffff, 4096, zvarint(16), (65536).to_bytes(4, "little") + packed(2, 4, perm))]
+    for k in range(1, 25):
+        warps7 += [ex4(4, k, k % 8, 1, 0xffffffff, 1024 + 512 * k + 4 * (k % 2))]
+        warps7 += [ex4(4 | 16 | 4 << 5, k, k % 8, 2, 0xffffffff, 4096 + 1024 * k,
+                       src=(65536 + 4096 * k + 16 * (k % 2)).to_bytes(4, "little"))]
+    body7 = (launch + pc(0, 0x100, 1, 1, "STS.U8", 12) + pc(1, 0x200, 0, 4, "LDS", 14)
+             + pc(2, 0x300, 5, 16, "LDGSTS.E.BYPASS.LTC128B.128", 16)
+             + record("W", varint(len(warps7)) + bytes([0x41]) + b"".join(warps7))
+             + record("E", varint(0) + varint(len(warps7)) + varint(0) + varint(0)))
+    full7 = head4 + body7 + record("Z", varint(1) + zvarint(0))
     return [full, head + body, full[: len(full) // 2], full2, full2[: len(full2) * 2 // 3], full3, full4, full5,
-            full6]
+            full6, full7]
 
 
 # Multi-statement scenarios for the launch_totals == brute force check (issue 16): statements that
