@@ -552,10 +552,11 @@ inline bool read_even(int64_t a, int64_t stride, uint32_t mask, int64_t top, int
   return true;
 }
 
-// The common executions of a version 3 file, decoded from a local pointer where read_lanes() goes
-// through the cursor: lanes in mode 4 (a repeat) or mode 0 (evenly spaced) whose checks pass at
-// once, from base:varint mode:u8 on, with at least 16 bytes left. Returns false, with nothing read
-// or changed, for anything else (read_lanes() then reads it, and names what is wrong). Measured:
+// The common executions of a version 3 or 4 file, decoded from a local pointer where
+// read_lanes_body() goes through the cursor: lanes in mode 4 (a repeat) or mode 0 (evenly spaced)
+// whose checks pass at once, after their base and mode (the caller read them), with at least 16
+// bytes left. Returns false, with nothing read or changed, for anything else (read_lanes_body()
+// then reads it, and names what is wrong). Measured:
 // the cursor, which the reader's calls take by reference, kept its pointer in memory, and each field
 // cost a store and a load of it.
 #if defined(__GNUC__)
@@ -598,7 +599,7 @@ inline bool lanes_fast(const uint8_t*& at, uint64_t base, uint8_t mode, uint32_t
   return true;
 }
 
-// The same from base:varint mode:u8 on (versions 1 to 3).
+// The same from base:varint mode:u8 on (version 3).
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif

@@ -50,7 +50,7 @@
 // divides every lane's distance from base, so 2-byte offsets span 1 MiB for 16-byte accesses and
 // 256 KiB for 4-byte ones: all of an sm_90 block's shared memory.
 //
-// Version 3 adds mode 4 and nothing else; the reader reads versions 1 to 3. Mode 4 exists for speed
+// Version 3 adds mode 4 and nothing else (its reader read versions 1 to 3). Mode 4 exists for speed
 // and size: a kernel's instruction mostly repeats one lane pattern at another base (every warp of a
 // GEMM's fragment load and cp.async, every k step: 84-100% of the executions of the H200 corpus's
 // cuBLAS, PyTorch and GEMM traces repeat the previous execution of their PC), and in mode 1 those
@@ -172,8 +172,8 @@ struct TraceWarp {
   bool even = false;
   int32_t stride = 0;
   // LDGSTS: each active lane's global source, the low 32 bits of its byte address (R9 reads only
-  // the bank, sector and line bits). has_src: the trace carried them ('S' record); a trace from an
-  // older tracer has none. The writer writes src for the lanes in mask when has_src is set.
+  // the bank, sector and line bits). has_src: the trace carried them (an 'S' record in versions 2
+  // and 3, the execution itself in version 4); a trace from an older tracer has none. The writer writes src for the lanes in mask when has_src is set.
   bool has_src = false;
   alignas(64) std::array<uint32_t, kWarpSize> src{};
   // Set by the reader (ignored by the writer), true only when the reader knows it without comparing

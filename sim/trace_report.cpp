@@ -382,7 +382,8 @@ PcModel pc_model(const TracePc& pc) {
         return m;
       }
       // R9 (sim/ldgsts.hpp) costs both from the shared destinations and each lane's global source,
-      // which the trace carries ('S' record); a source of 0 is a zero-fill lane's null pointer. An
+      // which the trace carries (version 4: in the execution; 2 and 3: an 'S' record); a source of 0
+      // is a zero-fill lane's null pointer. An
       // execution traced without sources is refused in on_warp(): no source is invented for it.
       m.access.bypass_l1 = has_part(op, "BYPASS");
       m.costed = true;
@@ -669,6 +670,7 @@ void TraceAggregator::on_other_warp(const TraceWarp& w, const TracePc& pc, Launc
   }
   if (pc.kind == TraceOpKind::kLdgsts && !w.has_src) {  // after the LDS/STS fast path: not on it
     refuse_unsourced(l, s, kind);
+    gates_[w.pc_index].repeat_route = 0;  // nor, from now on, on_repeat() (found by a review)
     return;
   }
   access_.mask = w.mask;

@@ -638,7 +638,8 @@ TEST_CASE("trace report: repeats taken without their lanes count as on_warp() co
   // later (MemoGate::repeat_count): before the PC's next execution that takes on_warp(), at the
   // next launch and when the report is taken. Two launches of LDS, STS.64, a .ca cp.async (some
   // sources null), a .cg one and an atomic, patterns that change now and then, partial and empty
-  // masks: every field of every PC and every launch total must be what on_warp() alone gives.
+  // masks, and in the second launch one .cg execution without its sources (the PC is refused from
+  // then on): every field of every PC and every launch total must be what on_warp() alone gives.
   std::mt19937 rng(29);
   const std::vector<TracePc> pcs = {
       TracePc{0, 0x40, TraceOpKind::kLoad, 4, "LDS", "", 0},
@@ -678,7 +679,9 @@ TEST_CASE("trace report: repeats taken without their lanes count as on_warp() co
         w.addr[lane] = w.mask >> lane & 1u ? base + off[w.pc_index][lane] : 0;
         w.src[lane] = w.mask >> lane & 1u ? (nulls && lane % 5 == 0 ? 0 : src_base + src_off[w.pc_index][lane]) : 0;
       }
-      w.has_src = pcs[w.pc_index].kind == TraceOpKind::kLdgsts;
+      // Now and then a cp.async without its sources (the tracer writes one when it cannot pair a
+      // source with its execution): its PC is refused from then on, repeats included.
+      w.has_src = pcs[w.pc_index].kind == TraceOpKind::kLdgsts && !(w.pc_index == 3 && launch == 1 && i == 3000);
       t.warp(w);
     }
     t.launch_end(TraceLaunchEnd{launch, executions, 0, TraceStatus::kComplete});
