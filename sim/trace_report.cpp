@@ -383,8 +383,8 @@ PcModel pc_model(const TracePc& pc) {
       }
       // R9 (sim/ldgsts.hpp) costs both from the shared destinations and each lane's global source,
       // which the trace carries (version 4: in the execution; 2 and 3: an 'S' record); a source of 0
-      // is a zero-fill lane's null pointer. An
-      // execution traced without sources is refused in on_warp(): no source is invented for it.
+      // is a zero-fill lane's null pointer. An execution traced without sources is refused in
+      // on_warp(): no source is invented for it.
       m.access.bypass_l1 = has_part(op, "BYPASS");
       m.costed = true;
       // Measured on the H200 (assets/results/h200/2026-12-01o, kernels/probes/ldgsts_guard.cu): an
