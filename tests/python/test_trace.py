@@ -93,7 +93,7 @@ def test_corrupt_files(repo, tmp_path):
     data = (repo / TRACES / "transpose.bstrace").read_bytes()
     cases = [
         (b"{\"not\": \"a trace\"}", "trace: not a bankscope trace (no BSTRACE header)"),
-        (data[:8] + bytes([7, 0, 0, 0]) + data[12:], "trace: version 7 (this reader reads versions 1 to 3)"),
+        (data[:8] + bytes([7, 0, 0, 0]) + data[12:], "trace: version 7 (this reader reads versions 1 to 4)"),
         (data[:-2], None),  # no end-of-file record: some one-line message, never a crash
     ]
     for i, (blob, message) in enumerate(cases):
