@@ -858,6 +858,37 @@ bool ctl_ok(Cursor& r, uint8_t ctl, uint32_t mask) {
   return true;
 }
 
+// A version 4 execution's lanes (or sources) at p: a base of `bytes` bytes (masked to them), then
+// `mode`'s bytes. From the local pointer (lanes_fast(); `deferred` as there) when 16 bytes are
+// left, else, or when lanes_fast() declines, through the cursor (read_lanes_body(), which names
+// what is wrong; `base_noun` names a truncated base). p is moved past them. Returns false after
+// r.fail().
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline bool read_lanes_v4(Cursor& r, const uint8_t*& p, const uint8_t* end, int bytes, uint32_t base_mask, uint8_t mode,
+                          uint32_t mask, std::array<uint32_t, kWarpSize>& out, const TracePc& pc, CostPath simd,
+                          int64_t top, const char* base_noun, const char* noun, bool& even, int32_t& stride,
+                          LaneState& h, bool& same, bool* deferred, int64_t& deferred_d) {
+  uint32_t base = 0;
+  if (end - p >= 16) {
+    base = load_le32(p) & base_mask;
+    const uint8_t* q = p + bytes;
+    if (lanes_fast(q, base, mode, mask, out, pc, simd, top, h, same, even, stride, deferred, deferred_d)) {
+      p = q;
+      return true;
+    }
+    r.p = p + bytes;
+  } else {
+    r.p = p;
+    base = r.fixed(bytes, base_noun);
+    if (!r.ok()) return false;
+  }
+  if (!read_lanes_body(r, base, mode, mask, out, pc, 4, simd, top, noun, even, stride, h, same)) return false;
+  p = r.p;
+  return true;
+}
+
 // A version 4 'W' record's executions, after its count and widths byte. Each execution's fixed
 // fields, and lanes and sources in modes 4 and 0, are read from a local pointer with one bounds
 // check when 48 bytes are left (every field at its widest, and a 5-byte stride each); anything else
@@ -919,59 +950,20 @@ bool read_warps_v4(Cursor& r, uint64_t count, uint8_t widths, WarpContext& c) {
     bool addr_deferred = false, src_deferred = false;
     int64_t addr_d = 0, src_d = 0;  // exact: the checks of the bounds passed with them
     if (w.mask != 0) {
-      const int64_t top = int64_t{0xffffffffu} - pc.width;
-      const uint8_t mode = ctl & 7;
-      if (end - p >= 16) {
-        const uint32_t base = load_le32(p) & am;
-        const uint8_t* q = p + aw;
-        if (lanes_fast(q, base, mode, w.mask, w.addr, pc, simd, top, h, w.same_offsets, w.even, w.stride,
-                       repeats ? &addr_deferred : nullptr, addr_d)) {
-          p = q;
-        } else {
-          r.p = p + aw;
-          if (!read_lanes_body(r, base, mode, w.mask, w.addr, pc, 4, simd, top, "address", w.even, w.stride, h,
-                               w.same_offsets)) {
-            return false;
-          }
-          p = r.p;
-        }
-      } else {
-        r.p = p;
-        const uint32_t base = r.fixed(aw, "base address");
-        if (!r.ok() || !read_lanes_body(r, base, mode, w.mask, w.addr, pc, 4, simd, top, "address", w.even,
-                                        w.stride, h, w.same_offsets)) {
-          return false;
-        }
-        p = r.p;
+      if (!read_lanes_v4(r, p, end, aw, am, ctl & 7, w.mask, w.addr, pc, simd, int64_t{0xffffffffu} - pc.width,
+                         "base address", "address", w.even, w.stride, h, w.same_offsets,
+                         repeats ? &addr_deferred : nullptr, addr_d)) {
+        return false;
       }
       if (ctl & 16) {
-        // Sources are the low 32 bits of global addresses: every aligned value up to 2^32 - width is one.
-        const int64_t stop = int64_t{0x100000000} - pc.width;
-        const uint8_t smode = ctl >> 5;
+        // Sources are the low 32 bits of global addresses: every aligned value up to 2^32 - width
+        // is one. Their base takes 4 bytes.
         bool even = false;
         int32_t stride = 0;
-        if (end - p >= 16) {
-          const uint32_t sbase = load_le32(p);
-          const uint8_t* q = p + 4;
-          if (lanes_fast(q, sbase, smode, w.mask, w.src, pc, simd, stop, hs, w.src_same_offsets, even, stride,
-                         addr_deferred ? &src_deferred : nullptr, src_d)) {
-            p = q;
-          } else {
-            r.p = p + 4;
-            if (!read_lanes_body(r, sbase, smode, w.mask, w.src, pc, 4, simd, stop, "source", even, stride, hs,
-                                 w.src_same_offsets)) {
-              return false;
-            }
-            p = r.p;
-          }
-        } else {
-          r.p = p;
-          const uint32_t sbase = r.u32("source base");
-          if (!r.ok() || !read_lanes_body(r, sbase, smode, w.mask, w.src, pc, 4, simd, stop, "source", even, stride,
-                                          hs, w.src_same_offsets)) {
-            return false;
-          }
-          p = r.p;
+        if (!read_lanes_v4(r, p, end, 4, 0xffffffffu, ctl >> 5, w.mask, w.src, pc, simd,
+                           int64_t{0x100000000} - pc.width, "source base", "source", even, stride, hs,
+                           w.src_same_offsets, addr_deferred ? &src_deferred : nullptr, src_d)) {
+          return false;
         }
         w.has_src = true;
       }
