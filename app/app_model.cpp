@@ -774,6 +774,38 @@ std::string conflicts_text(const OpTotals& t) {
   return count_text(t.wavefronts - t.ideal);
 }
 
+LegendMarks legend_marks(const AppModel& model, const UiState& state) {
+  LegendMarks marks;
+  auto add = [&](const PaneModel& pane) {
+    if (!pane.have || !pane.ok) return;
+    const WarpAccess& a = pane.report.access;
+    if (a.op != Op::kAtomic) return;
+    if (a.atom == AtomOp::kCastSpin) {
+      for (const LaneDetail& d : pane.report.lanes) marks.retry |= d.active && d.retries;
+      return;
+    }
+    if (a.atom == AtomOp::kPopcInc) return;  // served as a load (R8b)
+    std::map<uint32_t, int> lanes_on;  // the bank view's double outline: two lanes or more on a word
+    for (const LaneDetail& d : pane.report.lanes) {
+      for (int k = 0; d.active && k < d.words; ++k) {
+        marks.serialized |= ++lanes_on[d.word[static_cast<size_t>(k)]] > 1;
+      }
+    }
+  };
+  if (state.trace.active()) {
+    marks.tiles = false;  // a trace has no scenario array to draw
+    const TraceView& tv = model.trace();
+    const bool what_if = tv.what_if && tv.what_if_pane.have;
+    if (!what_if || state.compare) add(tv.pane);
+    if (what_if) add(tv.what_if_pane);
+    return marks;
+  }
+  for (int i = 0; i < 2; ++i) {
+    if (state.compare || i == state.edit) add(model.pane(i));
+  }
+  return marks;
+}
+
 std::vector<Op> shown_kinds(const Scenario& s) {
   return kinds_of(s);
 }

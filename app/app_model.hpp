@@ -281,6 +281,15 @@ std::string conflicts_text(const OpTotals& t);
 // atom for each such statement kind (a scenario of ldmatrix alone shows no ld/st rows of zeros).
 std::vector<Op> shown_kinds(const Scenario& s);
 
+// The legend's items beyond its fixed ones: marks that only some accesses draw, named when a shown
+// pane (of the scenarios, or of an open trace) draws them.
+struct LegendMarks {
+  bool serialized = false;  // an atomic's lanes on one word: a double outline (R8)
+  bool retry = false;       // a CAS spin's failing lanes: grey, struck out (R8c)
+  bool tiles = true;        // tile views (bank colours, padding) are shown: not for a trace
+};
+LegendMarks legend_marks(const AppModel& model, const UiState& state);
+
 // What a pane's per-launch totals are, in words, one line each; empty when they are exact:
 // "computing: 1,024 of 262,144 blocks", "lower bound: exact over 64 of 262,144 blocks (cancelled)",
 // "estimate (sample of 64 blocks): ld wavefronts ~ ..., st wavefronts ~ ...".

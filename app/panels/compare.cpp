@@ -278,11 +278,12 @@ void draw_compare(const AppModel& model, UiState& state, float width, float heig
   const bool two = state.compare;
   const float gap = body_font(false)->FontSize * 1.5f;  // lecture mode: no narrower panes
   const float pane_w = two ? (width - gap) / 2 : width;
-  const float legend_h = legend_height(width);
+  const LegendMarks marks = legend_marks(model, state);
+  const float legend_h = legend_height(width, marks);
   height -= legend_h;
   if (state.trace.active()) {
     draw_trace(model, state, width, height);
-    draw_legend(state);
+    draw_legend(state, marks);
     return;
   }
   for (int i = 0; i < 2; ++i) {
@@ -299,7 +300,7 @@ void draw_compare(const AppModel& model, UiState& state, float width, float heig
     draw_pane(model.pane(i), state, PaneView{i, avail.x, avail.y});
     ImGui::EndChild();
   }
-  draw_legend(state);
+  draw_legend(state, marks);
 }
 
 }  // namespace bankscope

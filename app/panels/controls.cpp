@@ -350,15 +350,20 @@ void draw_controls(const AppModel& model, UiState& state) {
 // [SECTION] legend: one row under the panes, so a screenshot carries its own key.
 namespace {
 
-// Lays out (and with `draw`, draws) the legend's items in rows of at most `width`; returns the height.
-float draw_legend_items(float width, bool draw) {
+enum class Mark { kNone, kHatch, kStrike, kDouble };
+
+// Lays out (and with `state`, draws) the legend's items in rows of at most `width`; returns the
+// height. Drawn items that only some accesses need record their rects ("legend.retry").
+float draw_legend_items(float width, const LegendMarks& marks, UiState* state) {
+  const bool draw = state != nullptr;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float s = ImGui::GetFontSize();
   const float gap = s * 1.5f, row_h = ImGui::GetFrameHeightWithSpacing();
   const ImVec2 start = ImGui::GetCursorScreenPos();
   float x = 0, y = 0;
   // Each item: a swatch (or the bank ramp) then its text; `ramp` draws the 32 bank colours.
-  auto item = [&](ImU32 col, bool hatch, ImU32 hatch_col, bool ramp, const char* text, const char* brief = nullptr) {
+  auto item = [&](ImU32 col, Mark mark, ImU32 mark_col, bool ramp, const char* text, const char* brief = nullptr,
+                  const char* rect_name = nullptr) {
     const float sw = ramp ? s * 6 : s * 1.4f;
     // An item wider than a whole row says it briefly.
     if (brief && sw + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize(text).x > width - s * 0.5f) text = brief;
@@ -374,20 +379,36 @@ float draw_legend_items(float width, bool draw) {
       } else {
         dl->AddRectFilled(p, q, col);
       }
-      if (hatch) {
-        hatch_rect(dl, p, q, hatch_col, 5.0f, 1.5f);
-        dl->AddRect(p, q, hatch_col, 0, 0, 2.0f);
+      if (mark == Mark::kHatch) {
+        hatch_rect(dl, p, q, mark_col, 5.0f, 1.5f);
+        dl->AddRect(p, q, mark_col, 0, 0, 2.0f);
+      } else if (mark == Mark::kStrike) {  // as the bank view strikes a never-swapped word
+        dl->AddLine(p, q, mark_col, 1.5f);
+      } else if (mark == Mark::kDouble) {  // as the bank view outlines an atomic's shared word
+        dl->AddRect(p, q, mark_col, 0, 0, 2.0f);
+        dl->AddRect(ImVec2(p.x + 3, p.y + 3), ImVec2(q.x - 3, q.y - 3), mark_col, 0, 0, 1.0f);
       }
+      if (rect_name != nullptr) record_rect(*state, rect_name, p, q);
       dl->AddText(ImVec2(q.x + ImGui::GetStyle().ItemSpacing.x, p.y), ImGui::GetColorU32(ImGuiCol_Text), text);
     }
     x += w + gap;
   };
-  item(palette::kServe, false, 0, false, "serving now");
-  item(palette::kWaiting, false, 0, false, "waiting");
-  item(palette::kDone, false, 0, false, "served");
-  item(palette::kWaiting, true, palette::kConflict, false, "conflict: n words, 1 bank");
-  item(palette::kPadding, true, IM_COL32(0x40, 0x40, 0x40, 0xFF), false, "padding");
-  item(0, false, 0, true, "tile colour = bank 0..31; outline = this warp's lanes", "tile colour = bank");
+  item(palette::kServe, Mark::kNone, 0, false, "serving now");
+  item(palette::kWaiting, Mark::kNone, 0, false, "waiting");
+  item(palette::kDone, Mark::kNone, 0, false, "served");
+  item(palette::kWaiting, Mark::kHatch, palette::kConflict, false, "conflict: n words, 1 bank");
+  if (marks.serialized) {
+    item(palette::kWaiting, Mark::kDouble, palette::kSerialize, false, "atomic: lanes on one word, one per wavefront",
+         "atomic: one lane per wavefront", "legend.serialized");
+  }
+  if (marks.retry) {
+    item(palette::kRetry, Mark::kStrike, palette::kEmptyWord, false, "CAS spin: fails, retries next execution",
+         "fails, retries", "legend.retry");
+  }
+  if (marks.tiles) {
+    item(palette::kPadding, Mark::kHatch, IM_COL32(0x40, 0x40, 0x40, 0xFF), false, "padding");
+    item(0, Mark::kNone, 0, true, "tile colour = bank 0..31; outline = this warp's lanes", "tile colour = bank");
+  }
   const float h = y + row_h;
   if (draw) ImGui::Dummy(ImVec2(width, h - ImGui::GetStyle().ItemSpacing.y));
   return h;
@@ -396,8 +417,10 @@ float draw_legend_items(float width, bool draw) {
 }  // namespace
 
 // The legend flows: an item that would run past the right edge starts a new line.
-float legend_height(float width) { return draw_legend_items(width, false); }
+float legend_height(float width, const LegendMarks& marks) { return draw_legend_items(width, marks, nullptr); }
 
-void draw_legend(const UiState& /*state*/) { draw_legend_items(ImGui::GetContentRegionAvail().x, true); }
+void draw_legend(UiState& state, const LegendMarks& marks) {
+  draw_legend_items(ImGui::GetContentRegionAvail().x, marks, &state);
+}
 
 }  // namespace bankscope

@@ -37,12 +37,13 @@ void draw_suggest_layout(const AppModel& model, UiState& state);  // suggest.cpp
 void draw_numbers(const PaneModel& pane, UiState& state, const PaneView& view);
 void draw_compare(const AppModel& model, UiState& state, float width, float height);
 void draw_trace_list(const TraceView& view, UiState& state, float width, float height);
-void draw_legend(const UiState& state);
+// The legend: its fixed items, and those of legend_marks() (app_model.hpp) that a shown pane draws.
+void draw_legend(UiState& state, const LegendMarks& marks);
 // Beside the stride slider: wavefronts per instruction of the selected statement against the
 // edited array's row stride (sim/sweep), the current stride marked. `which` = 0 (A) or 1 (B).
 void draw_sweep_chart(const ConfigState& cfg, const PaneModel& pane, UiState& state, int which);
 // Height the legend takes in `width` (it flows onto more rows when narrow).
-float legend_height(float width);
+float legend_height(float width, const LegendMarks& marks);
 
 // ---- shared drawing helpers (panels/palette.cpp) ------------------------------------------------
 // Okabe-Ito colours (safe for the common colour-vision deficiencies); every state they mark is

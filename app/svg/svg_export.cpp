@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <sstream>
 
 namespace bankscope {
@@ -120,6 +121,33 @@ std::string svg_bank_view(const AccessReport& rep, const std::string& title) {
     return -1;
   };
 
+  // A CAS spin (R8c): per bank the lowest lane swaps and the others fail and retry in the loop's
+  // next execution (LaneDetail::retries), as the app draws it: failing lanes grey and struck out, a
+  // word whose every lane fails grey and struck out (never swapped, not a conflict: the spin costs 2
+  // wavefronts per phase whatever the banks).
+  const bool spin = rep.access.op == Op::kAtomic && rep.access.atom == AtomOp::kCastSpin;
+  std::map<uint32_t, std::pair<int, int>> word_lanes;  // word -> (its lanes, those that fail)
+  int failing = 0, active = 0;
+  for (const LaneDetail& d : rep.lanes) {
+    if (!d.active) continue;
+    ++active;
+    failing += d.retries;
+    for (int k = 0; spin && k < d.words; ++k) {
+      auto& [all, fail] = word_lanes[d.word[static_cast<size_t>(k)]];
+      ++all;
+      fail += d.retries;
+    }
+  }
+  auto never_swapped = [&](uint32_t word) {
+    const auto it = word_lanes.find(word);
+    return it != word_lanes.end() && it->second.second == it->second.first;
+  };
+  const char* kRetryFill = "#b8b8b8";  // the app's palette::kRetry
+  auto strike = [](std::ostringstream& o, int x, int y, int w, int h) {
+    o << "<line x1=\"" << x << "\" y1=\"" << y << "\" x2=\"" << x + w << "\" y2=\"" << y + h
+      << "\" stroke=\"#555\" stroke-width=\"1.5\"/>\n";
+  };
+
   std::ostringstream os;
   header(os, width, height);
   if (!title.empty()) text(os, 10, 22, title, 15);
@@ -138,10 +166,13 @@ std::string svg_bank_view(const AccessReport& rep, const std::string& title) {
       continue;
     }
     const double t = wf_t(d.wavefront);
+    const bool retry = spin && d.retries;
     os << "<rect x=\"" << x + 1 << "\" y=\"" << lane_y << "\" width=\"" << cell - 2 << "\" height=\"22\" fill=\""
-       << viridis(t) << "\" stroke=\"#000\"><title>lane " << lane << ": byte " << d.addr << ", bank "
-       << d.bank[0] << ", word " << d.word[0] << ", wavefront " << d.wavefront << "</title></rect>\n";
-    text(os, x + cell / 2.0, lane_y + 15, std::to_string(lane), 10, "middle", ink_on_viridis(t));
+       << (retry ? kRetryFill : viridis(t)) << "\" stroke=\"#000\"><title>lane " << lane << ": byte " << d.addr
+       << ", bank " << d.bank[0] << ", word " << d.word[0] << ", wavefront " << d.wavefront
+       << (retry ? ": fails, retries in the next execution" : "") << "</title></rect>\n";
+    if (retry) strike(os, x + 1, lane_y, cell - 2, 22);
+    text(os, x + cell / 2.0, lane_y + 15, std::to_string(lane), 10, "middle", retry ? "#000" : ink_on_viridis(t));
   }
   // Lane -> bank lines (to the lane's first word).
   for (int lane = 0; lane < kWarpSize; ++lane) {
@@ -151,7 +182,8 @@ std::string svg_bank_view(const AccessReport& rep, const std::string& title) {
       const double x0 = left + lane * cell + cell / 2.0;
       const double x1 = left + d.bank[static_cast<size_t>(k)] * cell + cell / 2.0;
       os << "<line x1=\"" << x0 << "\" y1=\"" << lane_y + 22 << "\" x2=\"" << x1 << "\" y2=\"" << bank_y
-         << "\" stroke=\"" << viridis(wf_t(d.wavefront)) << "\" stroke-opacity=\"0.7\" stroke-width=\"1.2\"/>\n";
+         << "\" stroke=\"" << (spin && d.retries ? kRetryFill : viridis(wf_t(d.wavefront)))
+         << "\" stroke-opacity=\"0.7\" stroke-width=\"1.2\"/>\n";
     }
   }
   // Banks and their words, stacked in the order the lanes first ask for them. A bank serving more
@@ -162,28 +194,43 @@ std::string svg_bank_view(const AccessReport& rep, const std::string& title) {
        << "\" height=\"20\" fill=\"#eee\" stroke=\"#666\"/>\n";
     text(os, x + cell / 2.0, bank_y + 14, std::to_string(b), 10, "middle");
     const auto& words = rep.bank_words[static_cast<size_t>(b)];
+    size_t served = 0;  // words this bank serves (a spin's never-swapped words are not a conflict)
     for (size_t i = 0; i < words.size(); ++i) {
+      const int y = bank_y + 24 + static_cast<int>(i) * 22;
+      const uint32_t byte = words[i] * uint32_t(rep.cfg.bank_bytes);
+      if (spin && never_swapped(words[i])) {
+        os << "<rect x=\"" << x + 1 << "\" y=\"" << y << "\" width=\"" << cell - 2 << "\" height=\"20\" fill=\""
+           << kRetryFill << "\" stroke=\"#000\"><title>bank " << b << ", word " << words[i] << " (byte " << byte
+           << "), not swapped: its lanes fail and retry in the next execution</title></rect>\n";
+        strike(os, x + 1, y, cell - 2, 20);
+        text(os, x + cell / 2.0, y + 14, std::to_string(words[i]), words[i] >= 10000 ? 7 : 9, "middle");
+        continue;
+      }
       const int wf = wf_of_word(b, words[i]);
       const double t = wf_t(std::max(wf, 0));
-      const int y = bank_y + 24 + static_cast<int>(i) * 22;
       os << "<rect x=\"" << x + 1 << "\" y=\"" << y << "\" width=\"" << cell - 2 << "\" height=\"20\" fill=\""
-         << viridis(t) << "\" stroke=\"#000\"" << (i > 0 ? " stroke-dasharray=\"3,2\" stroke-width=\"1.5\"" : "")
-         << "><title>bank " << b << ", word " << words[i] << " (byte " << words[i] * uint32_t(rep.cfg.bank_bytes)
-         << "), wavefront " << wf << "</title></rect>\n";
+         << viridis(t) << "\" stroke=\"#000\""
+         << (served > 0 ? " stroke-dasharray=\"3,2\" stroke-width=\"1.5\"" : "") << "><title>bank " << b
+         << ", word " << words[i] << " (byte " << byte << "), wavefront " << wf << "</title></rect>\n";
       text(os, x + cell / 2.0, y + 14, std::to_string(words[i]), words[i] >= 10000 ? 7 : 9, "middle",
            ink_on_viridis(t));
+      ++served;
     }
-    if (words.size() > 1) {
+    if (served > 1) {
       text(os, x + cell / 2.0, bank_y + 24 + static_cast<int>(words.size()) * 22 + 12,
-           std::to_string(words.size()) + "w", 9, "middle");
+           std::to_string(served) + "w", 9, "middle");
     }
   }
   const AccessCost& c = rep.cost;
   std::ostringstream sum;
   sum << c.wavefronts << " wavefront" << (c.wavefronts == 1 ? "" : "s") << " (ideal " << c.ideal_wavefronts
       << "), " << c.bank_conflicts() << " bank conflict" << (c.bank_conflicts() == 1 ? "" : "s") << ", "
-      << c.n_way << "-way; " << rep.access.width << "-byte " << op_name(rep.access.op)
-      << "; colour = wavefront (viridis, first dark)";
+      << c.n_way << "-way; " << rep.access.width << "-byte " << op_name(rep.access.op);
+  if (spin) {
+    sum << " (CAS spin): " << failing << " of " << active << " lane" << (active == 1 ? "" : "s")
+        << " fail and retry (grey)";
+  }
+  sum << "; colour = wavefront (viridis, first dark)";
   text(os, 10, height - 16, sum.str(), 13);
   os << "</svg>\n";
   return os.str();

@@ -15,6 +15,7 @@
 
 #include "app_model.hpp"
 #include "options.hpp"
+#include "svg/svg_export.hpp"
 
 using namespace bankscope;
 
@@ -1207,6 +1208,79 @@ TEST_CASE("app: an atomic's lanes on one word are served one per wavefront, a lo
     CHECK(a.totals->of(atomic ? Op::kAtomic : Op::kLoad).wavefronts == (atomic ? 8u : 1u));
     CHECK(shown_kinds(a.scenario) ==
           (atomic ? std::vector<Op>{Op::kAtomic} : std::vector<Op>{Op::kLoad, Op::kStore}));
+    // The legend keys the double outline only while an atomic with lanes on one word is shown.
+    CHECK(legend_marks(m, s).serialized == atomic);
+    CHECK_FALSE(legend_marks(m, s).retry);
+    CHECK(legend_marks(m, s).tiles);
   }
   std::filesystem::remove(path);
+}
+
+// The SVG bank view of an ATOMS.CAST.SPIN execution (R8c) draws what the app's bank view draws: the
+// lanes that fail and retry grey and struck out, a word whose every lane fails grey ("not swapped"),
+// and no conflict count for those words (the spin costs 2 wavefronts per phase whatever the banks).
+// Which lanes fail is worked by hand in tests/test_instr_kinds.cpp.
+TEST_CASE("svg_bank_view: a CAS spin's failing lanes and never-swapped words are grey, not a conflict") {
+  const auto count = [](const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  const auto spin_of = [](auto addr_of) {
+    WarpAccess a;
+    a.op = Op::kAtomic;
+    a.width = 4;
+    a.atom = AtomOp::kCastSpin;
+    for (int l = 0; l < kWarpSize; ++l) a.addr[static_cast<size_t>(l)] = addr_of(l);
+    return a;
+  };
+  // 32 words of bank 0: lane 0 swaps, lanes 1-31 fail; their 31 words are never swapped.
+  const WarpAccess column = spin_of([](int l) { return 128u * static_cast<uint32_t>(l); });
+  REQUIRE(validate(column, BankConfig{}).ok());
+  const std::string one_bank = svg_bank_view(simulate(column));
+  CHECK(count(one_bank, ": fails, retries in the next execution</title>") == 31);
+  CHECK(count(one_bank, "), not swapped: its lanes fail and retry") == 31);
+  CHECK(count(one_bank, "<title>bank 0, word 0 (byte 0), wavefront ") == 1);  // lane 0's, swapped
+  CHECK(count(one_bank, ">32w<") == 0);  // not drawn as a 32-way conflict
+  CHECK(count(one_bank, "stroke-dasharray") == 0);
+  CHECK(count(one_bank, "(CAS spin): 31 of 32 lanes fail and retry") == 1);
+  // Lanes l and l + 16 on word l: lanes 16-31 fail, each on a word lane l - 16 swaps.
+  const WarpAccess pairs = spin_of([](int l) { return 4u * static_cast<uint32_t>(l % 16); });
+  const std::string shared = svg_bank_view(simulate(pairs));
+  CHECK(count(shared, ": fails, retries in the next execution</title>") == 16);
+  CHECK(count(shared, "not swapped") == 0);
+  CHECK(count(shared, "(CAS spin): 16 of 32 lanes fail and retry") == 1);
+  // The same lanes as an atomic add: nobody retries.
+  WarpAccess add = column;
+  add.atom = AtomOp::kAdd;
+  const std::string plain = svg_bank_view(simulate(add));
+  CHECK(count(plain, "retr") == 0);
+  CHECK(count(plain, "not swapped") == 0);
+}
+
+// The legend's CAS-spin key: on the H200 probe trace's ATOMS.CAST.SPIN.64 (whose failing lanes the
+// bank view draws grey), not on the trace's other instructions.
+TEST_CASE("legend_marks: the retry key while a CAS spin with failing lanes is shown, not otherwise") {
+  UiState s;
+  AppModel m;
+  REQUIRE(open_trace(s, std::string(BANKSCOPE_ASSETS_DIR) + "/results/h200/2026-12-01y/atom_cast.bstrace").ok());
+  m.update(s);
+  int spins = 0, others = 0;
+  for (size_t i = 0; i < s.trace.loaded->rows.size(); ++i) {
+    s.trace.instr = static_cast<int>(i);
+    s.trace.exec = 0;
+    s.trace.touch();
+    m.update(s);
+    if (!m.trace().pane.ok) continue;
+    const AccessReport& rep = m.trace().pane.report;
+    const bool spin = rep.access.op == Op::kAtomic && rep.access.atom == AtomOp::kCastSpin;
+    bool fails = false;
+    for (const LaneDetail& d : rep.lanes) fails |= d.active && d.retries;
+    CAPTURE(s.trace.loaded->rows[i].stats.pc.opcode);
+    CHECK(legend_marks(m, s).retry == (spin && fails));
+    CHECK_FALSE(legend_marks(m, s).tiles);  // no tile views for a trace: no bank-colour key
+    (spin && fails ? spins : others) += 1;
+  }
+  CHECK(spins > 0);   // the probe's CAST.SPIN rows: lanes on shared banks fail
+  CHECK(others > 0);  // its other atomics and loads: no key
 }

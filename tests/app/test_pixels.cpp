@@ -190,6 +190,9 @@ TEST_CASE("seed pair in compare mode: timeline and serving banks match the model
     in = any;
   }
   CHECK(column_runs == 1);
+  // The legend names only the marks a shown pane draws: no atomic, no CAS spin here.
+  CHECK(s.rects.count("legend.retry") == 0);
+  CHECK(s.rects.count("legend.serialized") == 0);
 }
 
 TEST_CASE("the picture follows the stride: --stride 32, 40, 33 on a single scenario") {
@@ -393,6 +396,11 @@ TEST_CASE("--trace atom_cast.bstrace: an ATOMS.CAST.SPIN execution's failing lan
     CHECK(drawn_whole == (cycle == 0 ? 0 : whole));
     CHECK(drawn_part == (cycle == 0 ? 0 : part));
     CHECK(rects.count("A.bank_phases_note") == 1);  // "CAS spin: N lanes swap, M fail and retry"
+    // The legend's key to the grey, at every cycle (the lanes fail in this execution).
+    REQUIRE(rects.count("legend.retry") == 1);
+    const Rect key = rects.at("legend.retry");
+    CHECK(count(img, key, kRetry) * 2 > (key.x1 - key.x0) * (key.y1 - key.y0));
+    CHECK(rects.count("legend.serialized") == 0);
   }
 }
 
