@@ -1,16 +1,25 @@
 #!/usr/bin/env bash
-# bench_cost_trials.sh [RUNS]: what the unit check costs cost() on this machine, and two exact ways
-# tried to make it cheaper. Builds bankscope-bench from this tree's sim/bank_model.cpp as it is and
-# from TRIAL copies (below): no_check, whose 32-lane phase skips the busiest bank's distinct-unit
-# check (units_distinct(); the count is then NOT exact when two lanes of that bank share a word: a
-# measurement of what is left, never a build to use); five_lanes and rows64, exact alternatives to
-# the check (round 12). Runs them alternately RUNS times (default 3) and writes the tables, with the
-# machine's description, to assets/results/cpu/cost_trials.txt. Needs build/ (scripts/build.sh)
-# for the sim library; run on an otherwise idle machine.
+# bench_cost_trials.sh [RUNS [VARIANT...]]: what the unit check costs cost() on this machine, and
+# exact ways tried to make it cheaper. Builds bankscope-bench from this tree's sim/bank_model.cpp as
+# it is and from TRIAL copies (below): no_check, whose 32-lane phase skips the busiest bank's
+# distinct-unit check (units_distinct(); the count is then NOT exact when two lanes of that bank
+# share a word: a measurement of what is left, never a build to use); five_lanes and rows64, exact
+# alternatives to the check (round 12); global16, exact (round 14). Runs them alternately RUNS times
+# (default 3) and writes the tables, with the machine's description, to
+# assets/results/cpu/cost_trials.txt; with VARIANTs, only those (as_is, no_check, five_lanes,
+# rows64, global16), to assets/results/cpu/cost_trials_VARIANT_VARIANT.txt. Needs build/
+# (scripts/build.sh) for the sim library; run on an otherwise idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-3}"
+shift || true
 out=assets/results/cpu/cost_trials.txt
+if (($# > 0)); then
+  for v in "$@"; do
+    [[ $v =~ ^(as_is|no_check|five_lanes|rows64|global16)$ ]] || { echo "bench_cost_trials: unknown variant '$v'" >&2; exit 2; }
+  done
+  out=assets/results/cpu/cost_trials_$(IFS=_; echo "$*").txt
+fi
 lib=build/sim/libbankscope_sim.a
 [[ -f $lib ]] || { echo "bench_cost_trials: $lib missing (run scripts/build.sh)" >&2; exit 1; }
 dir=$(mktemp -d)
@@ -104,8 +113,55 @@ variant("rows64", [
     ("  if (n >= 2 && (n > 8 || !units_distinct(addr, kWord ? 0 : 2, lanes))) return cost_default_avx2_dedupe(a, addr);",
      "  if (lanes != 0 && n >= 2 && (n > 8 || !units_distinct(addr, kWord ? 0 : 2, lanes))) return cost_default_avx2_dedupe(a, addr);"),
 ])
+# global16 (exact, AVX2; round 14): beside the count and independent of it, whether any two active
+# lanes share a unit (units folded to 15 bits, so equal units give equal keys; inactive lanes get
+# keys no unit has): the 16-bit keys of each block of eight lanes against their rotations by 1 to 4,
+# and the four blocks against each other by pcmpistrc (SSE4.2, "equal any": 64 pairs each). When
+# none do, every bank's lane count is its count of distinct units and the busiest bank needs no
+# check; else the check as it is.
+variant("global16", [
+    ("""template <bool kWord>
+BANKSCOPE_TARGET_AVX2 __attribute__((noinline)) static AccessCost cost_avx2_words(""",
+     """BANKSCOPE_TARGET_AVX2 static inline bool any_shared_unit(const uint32_t* addr, uint32_t mask) {
+  const __m256i lo15 = _mm256_set1_epi32(0x7fff), top = _mm256_set1_epi32(0x8000);
+  __m256i k[4];
+  for (int g = 0; g < 4; ++g) {
+    const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 8 * g));
+    __m256i key = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(x, 2), lo15), top);
+    if (mask != 0xffffffffu) {
+      const __m256i lane1 = _mm256_add_epi32(_mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 8), _mm256_set1_epi32(8 * g));
+      const __m256i bit = _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_sub_epi32(lane1, _mm256_set1_epi32(1)));
+      const __m256i act = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(mask)), bit), bit);
+      key = _mm256_blendv_epi8(lane1, key, act);
+    }
+    k[g] = key;
+  }
+  const __m256i p01 = _mm256_packus_epi32(k[0], k[1]), p23 = _mm256_packus_epi32(k[2], k[3]);
+  __m256i eq = _mm256_setzero_si256();
+  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(p01, _mm256_alignr_epi8(p01, p01, 2)));
+  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(p01, _mm256_alignr_epi8(p01, p01, 4)));
+  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(p01, _mm256_alignr_epi8(p01, p01, 6)));
+  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(p01, _mm256_alignr_epi8(p01, p01, 8)));
+  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(p23, _mm256_alignr_epi8(p23, p23, 2)));
+  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(p23, _mm256_alignr_epi8(p23, p23, 4)));
+  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(p23, _mm256_alignr_epi8(p23, p23, 6)));
+  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(p23, _mm256_alignr_epi8(p23, p23, 8)));
+  const __m128i A = _mm256_castsi256_si128(p01), B = _mm256_extracti128_si256(p01, 1);
+  const __m128i C = _mm256_castsi256_si128(p23), D = _mm256_extracti128_si256(p23, 1);
+  constexpr int kMode = _SIDD_UWORD_OPS | _SIDD_CMP_EQUAL_ANY;
+  const int cross = _mm_cmpistrc(A, B, kMode) | _mm_cmpistrc(A, C, kMode) | _mm_cmpistrc(A, D, kMode) |
+                    _mm_cmpistrc(B, C, kMode) | _mm_cmpistrc(B, D, kMode) | _mm_cmpistrc(C, D, kMode);
+  return (cross | !_mm256_testz_si256(eq, eq)) != 0;
+}
+
+template <bool kWord>
+BANKSCOPE_TARGET_AVX2 __attribute__((noinline)) static AccessCost cost_avx2_words("""),
+    ("  if (n >= 2 && (n > 8 || !units_distinct(addr, kWord ? 0 : 2, lanes))) return cost_default_avx2_dedupe(a, addr);",
+     "  if (n >= 2 && (n > 8 || (any_shared_unit(addr, mask) && !units_distinct(addr, kWord ? 0 : 2, lanes)))) return cost_default_avx2_dedupe(a, addr);"),
+])
 PY
-variants=(as_is no_check five_lanes rows64)
+variants=(as_is no_check five_lanes rows64 global16)
+(($# > 0)) && variants=("$@")
 flags=(-std=c++17 -O3 -DNDEBUG -I. -Isim -w "-DBANKSCOPE_SOURCE_DIR=\"$PWD\"")
 for v in "${variants[@]}"; do
   c++ "${flags[@]}" -c "$dir/$v.cpp" -o "$dir/$v.o"
@@ -117,6 +173,7 @@ state="$(git rev-parse --short HEAD)$(git diff --quiet -- sim || echo ' (with lo
   echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores"
   echo "as_is: sim/bank_model.cpp at $state; no_check: the same without the 32-lane phase's unit check (NOT exact);"
   echo "five_lanes: units_distinct() with five lanes unbranched (exact); rows64: the AVX2 check as a 64-bit row set (exact)"
+  echo "global16: the AVX2 count beside a check of all active lanes for a shared unit (exact; the busiest bank's check only after one)"
   for r in $(seq 1 "$runs"); do
     for v in "${variants[@]}"; do
       echo
