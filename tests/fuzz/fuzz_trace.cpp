@@ -7,7 +7,10 @@
 // memos (the repeat check, the exact memo, the other kinds' memo) are checked on every input.
 // The report is made twice: as `report` makes it (repeats taken without their lanes,
 // TraceSink::on_repeat, their counts recorded later) and with a what-if (whose tee takes no
-// repeats); the two traced reports must agree in every field.
+// repeats); the two traced reports must agree in every field. The what-if report is brute-forced
+// as well: each execution's lanes moved by the fuzz target's own copy of the what-if's layout (a
+// 32x32 float tile at offset 0 padded to stride 33, written out below, not sim's remap) and costed
+// alone, or refused when the move breaks an access's alignment.
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -29,8 +32,20 @@ struct Sums {
   uint64_t wavefronts = 0, ideal = 0, uncosted = 0;
   std::array<uint64_t, kWarpSize + 1> n_way{};  // executions per n-way (0: no wavefront)
 };
+// The what-if's layout, written out apart from sim's remap_address(): byte `addr` of the block's
+// shared window, whose first `reserved` bytes are not the program's; float tile[32][32] at the
+// program's offset 0, moved to a row stride of 33 floats.
+uint32_t padded_tile(uint64_t reserved, uint32_t addr) {
+  if (addr < reserved || addr >= reserved + 32 * 32 * 4) return addr;
+  const uint64_t off = addr - reserved;
+  const uint64_t row = off / 128, col = off % 128 / 4;
+  return static_cast<uint32_t>(reserved + (row * 33 + col) * 4 + off % 4);
+}
+
 struct BruteForce : TraceSink {
   std::vector<std::vector<Sums>> sums;
+  std::vector<std::vector<Sums>> what_if;  // the same with padded_tile()'s lanes
+  uint64_t reserved = 0;
   std::vector<PcModel> models;  // pc_model(), the report's rule per PC
   // Per pc index: the previous execution with lanes and the previous one with sources, for the
   // reader's same_offsets / src_same_offsets (true only when the offsets from the first active
@@ -50,14 +65,17 @@ struct BruteForce : TraceSink {
     }
     return true;
   }
-  void on_launch(const TraceLaunch&) override {
+  void on_launch(const TraceLaunch& l) override {
     sums.emplace_back();
+    what_if.emplace_back();
+    reserved = l.reserved_bytes;
     models.clear();
     prev_addr.clear();
     prev_src.clear();
   }
   void on_pc(const TracePc& p) override {
     sums.back().emplace_back();
+    what_if.back().emplace_back();
     models.push_back(pc_model(p));
     prev_addr.emplace_back();
     prev_src.emplace_back();
@@ -77,9 +95,11 @@ struct BruteForce : TraceSink {
     const PcModel& m = models[w.pc_index];
     if (!m.costed) return;
     Sums& sum = sums.back()[w.pc_index];
+    Sums& moved = what_if.back()[w.pc_index];
     // Predicated off, or counted as zero by ncu (an @P0 LDGSTS.BYPASS): no wavefront.
     if (w.mask == 0 || m.ncu_counts_zero) {
       ++sum.n_way[0];
+      ++moved.n_way[0];
       return;
     }
     // A cp.async without sources: the report refuses the whole PC, which the comparison skips.
@@ -87,11 +107,20 @@ struct BruteForce : TraceSink {
     WarpAccess a = m.access;
     a.mask = w.mask;
     a.addr = w.addr;
-    if (!is_modelled(p.kind) && !validate(a, BankConfig{}).ok()) {  // e.g. an LDSM row lane inactive
+    add(sum, a, w, !is_modelled(p.kind));  // e.g. an LDSM row lane inactive: refused
+    // The what-if moves shared addresses only (a cp.async's global sources stay), and refuses what
+    // the move misaligns (a vector lane of the padded tile), whatever the kind.
+    for (int lane = 0; lane < kWarpSize; ++lane) {
+      a.addr[static_cast<size_t>(lane)] = w.mask >> lane & 1u ? padded_tile(reserved, w.addr[static_cast<size_t>(lane)]) : 0;
+    }
+    add(moved, a, w, true);
+  }
+  // What the report counts (R11: the instruction-level counters), warp by warp, with no memo.
+  static void add(Sums& sum, const WarpAccess& a, const TraceWarp& w, bool check) {
+    if (check && !validate(a, BankConfig{}).ok()) {
       ++sum.uncosted;
       return;
     }
-    // What the report counts (R11: the instruction-level counters), warp by warp, with no memo.
     const AccessCost c = a.op == Op::kLdgsts ? ldgsts_cost(a, w.src, /*zero_reads_nothing=*/true) : cost_sass(a);
     sum.wavefronts += static_cast<uint64_t>(c.wavefronts);
     sum.ideal += static_cast<uint64_t>(c.ideal_wavefronts);
@@ -188,6 +217,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (size_t k = 0; k < per_kind.size(); ++k) {
       FUZZ_CHECK(l.by_kind[k].wavefronts == per_kind[k].first && l.by_kind[k].ideal == per_kind[k].second,
                  "kind " + std::to_string(k) + ": launch totals differ from the sum of its PCs");
+    }
+    // The what-if, PC by PC, against each execution moved and costed alone.
+    const LaunchReport& w = r->what_if.launches[li];
+    FUZZ_CHECK(w.pcs.size() == l.pcs.size(), "pc counts differ between the what-if and the traced report");
+    for (size_t p = 0; p < w.pcs.size(); ++p) {
+      const PcStats& s = w.pcs[p];
+      if (!s.model.costed) continue;
+      const Sums& b = brute.what_if[li][p];
+      FUZZ_CHECK(s.wavefronts == b.wavefronts && s.ideal == b.ideal && s.uncosted == b.uncosted &&
+                     std::equal(b.n_way.begin(), b.n_way.end(), s.n_way_count.begin()),
+                 "pc " + std::to_string(s.pc.pc) + " (" + printable(s.pc.opcode) + "): what-if " +
+                     std::to_string(s.wavefronts) + "/" + std::to_string(s.ideal) + "/" + std::to_string(s.uncosted) +
+                     " (wavefronts/ideal/refused), each execution moved alone " + std::to_string(b.wavefronts) + "/" +
+                     std::to_string(b.ideal) + "/" + std::to_string(b.uncosted));
     }
   }
   return 0;
