@@ -592,14 +592,15 @@ void TraceAggregator::flush_repeats(uint32_t pc_index) {
   LaunchReport& l = report_.launches.back();
   PcStats& s = l.pcs[pc_index];
   const size_t kind = static_cast<size_t>(s.pc.kind);
-  for (size_t i = 0; i < MemoGate::kRepeats; ++i) {
-    if (g.repeat_count[i] == 0) continue;
+  for (uint64_t m = g.pending; m != 0; m &= m - 1) {
+    const size_t i = static_cast<size_t>(__builtin_ctzll(m));
     const uint64_t n = g.repeat_count[i];
     s.executions += n;
     l.executions_by_kind[kind] += n;
     record_n(s, kind, g.repeat_cost[i], n);
     g.repeat_count[i] = 0;
   }
+  g.pending = 0;
   g.deferred = 0;
 }
 
@@ -765,6 +766,7 @@ bool TraceAggregator::on_repeat(const TraceWarp& w, uint32_t first, uint32_t src
   const int i = find_repeat(g, true, residue);
   if (i < 0 || !(g.repeat_valid >> i & 1u)) return false;  // not kept, or not valid: on_warp() counts it
   ++g.repeat_count[static_cast<size_t>(i)];
+  g.pending |= uint64_t{1} << i;
   if (++g.deferred == 0xffffffffu) flush_repeats(w.pc_index);  // never wraps
   return true;
 }
