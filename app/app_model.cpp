@@ -776,8 +776,10 @@ std::string conflicts_text(const OpTotals& t) {
 
 LegendMarks legend_marks(const AppModel& model, const UiState& state) {
   LegendMarks marks;
-  auto add = [&](const PaneModel& pane) {
-    if (!pane.have || !pane.ok) return;
+  // A scenario pane whose edit failed still draws its last valid configuration (draw_pane());
+  // a trace pane whose execution the model refuses draws none (draw_trace_side()).
+  auto add = [&](const PaneModel& pane, bool drawn_only_when_ok = false) {
+    if (!pane.have || (drawn_only_when_ok && !pane.ok)) return;
     const WarpAccess& a = pane.report.access;
     if (a.op != Op::kAtomic) return;
     if (a.atom == AtomOp::kCastSpin) {
@@ -796,8 +798,8 @@ LegendMarks legend_marks(const AppModel& model, const UiState& state) {
     marks.tiles = false;  // a trace has no scenario array to draw
     const TraceView& tv = model.trace();
     const bool what_if = tv.what_if && tv.what_if_pane.have;
-    if (!what_if || state.compare) add(tv.pane);
-    if (what_if) add(tv.what_if_pane);
+    if (!what_if || state.compare) add(tv.pane, true);
+    if (what_if) add(tv.what_if_pane, true);
     return marks;
   }
   for (int i = 0; i < 2; ++i) {

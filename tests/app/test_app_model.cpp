@@ -1212,6 +1212,12 @@ TEST_CASE("app: an atomic's lanes on one word are served one per wavefront, a lo
     CHECK(legend_marks(m, s).serialized == atomic);
     CHECK_FALSE(legend_marks(m, s).retry);
     CHECK(legend_marks(m, s).tiles);
+    // A bad edit keeps the last good picture (draw_pane()), and so its key.
+    set_row_stride(s.configs[static_cast<size_t>(s.edit)], 1);  // narrower than the 4 columns
+    m.update(s);
+    REQUIRE_FALSE(m.pane(s.edit).ok);
+    REQUIRE(m.pane(s.edit).have);
+    CHECK(legend_marks(m, s).serialized == atomic);
   }
   std::filesystem::remove(path);
 }
