@@ -187,14 +187,18 @@ std::string svg_bank_view(const AccessReport& rep, const std::string& title) {
     }
   }
   // Banks and their words, stacked in the order the lanes first ask for them. A bank serving more
-  // than one word is conflicting: its extra words get a dashed outline and the n-way count below.
+  // than one word in one phase is conflicting: its extra words in that phase get a dashed outline,
+  // and the most it serves in a phase is the n-way count below (an 8-byte access's two half-warp
+  // phases may each take a word of a bank without a conflict; a spin's never-swapped words are
+  // served in none).
   for (int b = 0; b < nb; ++b) {
     const int x = left + b * cell;
     os << "<rect x=\"" << x + 1 << "\" y=\"" << bank_y << "\" width=\"" << cell - 2
        << "\" height=\"20\" fill=\"#eee\" stroke=\"#666\"/>\n";
     text(os, x + cell / 2.0, bank_y + 14, std::to_string(b), 10, "middle");
     const auto& words = rep.bank_words[static_cast<size_t>(b)];
-    size_t served = 0;  // words this bank serves (a spin's never-swapped words are not a conflict)
+    std::map<int, int> served;  // phase -> words this bank serves in it so far
+    int n_way = 0;
     for (size_t i = 0; i < words.size(); ++i) {
       const int y = bank_y + 24 + static_cast<int>(i) * 22;
       const uint32_t byte = words[i] * uint32_t(rep.cfg.bank_bytes);
@@ -208,17 +212,18 @@ std::string svg_bank_view(const AccessReport& rep, const std::string& title) {
       }
       const int wf = wf_of_word(b, words[i]);
       const double t = wf_t(std::max(wf, 0));
+      const int before = served[wf >= 0 ? rep.wavefronts[static_cast<size_t>(wf)].phase : -1]++;
+      n_way = std::max(n_way, before + 1);
       os << "<rect x=\"" << x + 1 << "\" y=\"" << y << "\" width=\"" << cell - 2 << "\" height=\"20\" fill=\""
          << viridis(t) << "\" stroke=\"#000\""
-         << (served > 0 ? " stroke-dasharray=\"3,2\" stroke-width=\"1.5\"" : "") << "><title>bank " << b
+         << (before > 0 ? " stroke-dasharray=\"3,2\" stroke-width=\"1.5\"" : "") << "><title>bank " << b
          << ", word " << words[i] << " (byte " << byte << "), wavefront " << wf << "</title></rect>\n";
       text(os, x + cell / 2.0, y + 14, std::to_string(words[i]), words[i] >= 10000 ? 7 : 9, "middle",
            ink_on_viridis(t));
-      ++served;
     }
-    if (served > 1) {
+    if (n_way > 1) {
       text(os, x + cell / 2.0, bank_y + 24 + static_cast<int>(words.size()) * 22 + 12,
-           std::to_string(served) + "w", 9, "middle");
+           std::to_string(n_way) + "w", 9, "middle");
     }
   }
   const AccessCost& c = rep.cost;

@@ -1256,6 +1256,23 @@ TEST_CASE("svg_bank_view: a CAS spin's failing lanes and never-swapped words are
   CHECK(count(shared, ": fails, retries in the next execution</title>") == 16);
   CHECK(count(shared, "not swapped") == 0);
   CHECK(count(shared, "(CAS spin): 16 of 32 lanes fail and retry") == 1);
+  // 8 bytes, lane l at 256 l: every lane on banks 0-1, a word pair each; per half-warp the lowest
+  // lane swaps (4 wavefronts, no conflict). Banks 0 and 1 serve one word in each phase: no "2w".
+  WarpAccess wide = spin_of([](int l) { return 256u * static_cast<uint32_t>(l); });
+  wide.width = 8;
+  REQUIRE(validate(wide, BankConfig{}).ok());
+  const AccessReport wide_rep = simulate(wide);
+  REQUIRE(wide_rep.cost.wavefronts == 4);
+  const std::string halves = svg_bank_view(wide_rep);
+  CHECK(count(halves, ">2w<") == 0);  // no n-way label under banks 0 and 1
+  CHECK(count(halves, "stroke-dasharray") == 0);
+  CHECK(count(halves, ": fails, retries in the next execution</title>") == 30);
+  // A plain 8-byte store of the same lanes does conflict: 16 words of banks 0-1 in each phase.
+  WarpAccess store = wide;
+  store.op = Op::kStore;
+  const std::string conflict = svg_bank_view(simulate(store));
+  CHECK(count(conflict, ">16w<") == 2);
+  CHECK(count(conflict, "stroke-dasharray") == 2 * 30);
   // The same lanes as an atomic add: nobody retries.
   WarpAccess add = column;
   add.atom = AtomOp::kAdd;
