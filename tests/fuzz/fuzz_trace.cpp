@@ -127,6 +127,15 @@ struct BruteForce : TraceSink {
     ++sum.n_way[static_cast<size_t>(std::min(c.n_way, kWarpSize))];
   }
 };
+// The executions of kind k that a launch's costed PCs refused (the rest of uncosted_by_kind: the
+// executions of PCs not costed at all).
+uint64_t per_kind_refused(const LaunchReport& l, size_t k) {
+  uint64_t n = 0;
+  for (const PcStats& s : l.pcs) {
+    if (s.model.costed && static_cast<size_t>(s.pc.kind) == k) n += s.uncosted;
+  }
+  return n;
+}
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -218,19 +227,39 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       FUZZ_CHECK(l.by_kind[k].wavefronts == per_kind[k].first && l.by_kind[k].ideal == per_kind[k].second,
                  "kind " + std::to_string(k) + ": launch totals differ from the sum of its PCs");
     }
-    // The what-if, PC by PC, against each execution moved and costed alone.
+    // The what-if, PC by PC, against each execution moved and costed alone; it refuses the PCs the
+    // traced report refuses (a cp.async without sources), no others, and counts every execution.
     const LaunchReport& w = r->what_if.launches[li];
     FUZZ_CHECK(w.pcs.size() == l.pcs.size(), "pc counts differ between the what-if and the traced report");
+    std::array<std::pair<uint64_t, uint64_t>, kTraceOpKinds> what_if_kind{};
+    std::array<uint64_t, kTraceOpKinds> refused{}, executions{};
     for (size_t p = 0; p < w.pcs.size(); ++p) {
       const PcStats& s = w.pcs[p];
+      const size_t kind = static_cast<size_t>(s.pc.kind);
+      FUZZ_CHECK(s.model.costed == l.pcs[p].model.costed && s.executions == l.pcs[p].executions,
+                 "pc " + std::to_string(s.pc.pc) + ": the what-if costs or counts it otherwise than the traced report");
+      executions[kind] += s.executions;
       if (!s.model.costed) continue;
+      what_if_kind[kind].first += s.wavefronts;
+      what_if_kind[kind].second += s.ideal;
+      refused[kind] += s.uncosted;
       const Sums& b = brute.what_if[li][p];
+      int worst = 0;
+      for (int k = 1; k <= kWarpSize; ++k) worst = b.n_way[static_cast<size_t>(k)] != 0 ? k : worst;
       FUZZ_CHECK(s.wavefronts == b.wavefronts && s.ideal == b.ideal && s.uncosted == b.uncosted &&
-                     std::equal(b.n_way.begin(), b.n_way.end(), s.n_way_count.begin()),
+                     std::equal(b.n_way.begin(), b.n_way.end(), s.n_way_count.begin()) && s.worst_n_way == worst,
                  "pc " + std::to_string(s.pc.pc) + " (" + printable(s.pc.opcode) + "): what-if " +
                      std::to_string(s.wavefronts) + "/" + std::to_string(s.ideal) + "/" + std::to_string(s.uncosted) +
-                     " (wavefronts/ideal/refused), each execution moved alone " + std::to_string(b.wavefronts) + "/" +
-                     std::to_string(b.ideal) + "/" + std::to_string(b.uncosted));
+                     "/" + std::to_string(s.worst_n_way) + " (wavefronts/ideal/refused/worst), each execution moved alone " +
+                     std::to_string(b.wavefronts) + "/" + std::to_string(b.ideal) + "/" + std::to_string(b.uncosted) +
+                     "/" + std::to_string(worst));
+    }
+    // Its launch totals (what `report --layout` prints beside the traced ones) are its PCs' sums.
+    for (size_t k = 0; k < kTraceOpKinds; ++k) {
+      FUZZ_CHECK(w.by_kind[k].wavefronts == what_if_kind[k].first && w.by_kind[k].ideal == what_if_kind[k].second &&
+                     w.executions_by_kind[k] == executions[k] && w.executions_by_kind[k] == l.executions_by_kind[k] &&
+                     w.uncosted_by_kind[k] - l.uncosted_by_kind[k] == refused[k] - per_kind_refused(l, k),
+                 "kind " + std::to_string(k) + ": the what-if's launch totals differ from the sum of its PCs");
     }
   }
   return 0;
