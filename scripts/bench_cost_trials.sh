@@ -12,6 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-3}"
+[[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "bench_cost_trials: RUNS must be a count of runs, not '$runs'" >&2; exit 2; }
 shift || true
 out=assets/results/cpu/cost_trials.txt
 if (($# > 0)); then
@@ -171,9 +172,16 @@ state="$(git rev-parse --short HEAD)$(git diff --quiet -- sim || echo ' (with lo
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores"
-  echo "as_is: sim/bank_model.cpp at $state; no_check: the same without the 32-lane phase's unit check (NOT exact);"
-  echo "five_lanes: units_distinct() with five lanes unbranched (exact); rows64: the AVX2 check as a 64-bit row set (exact)"
-  echo "global16: the AVX2 count beside a check of all active lanes for a shared unit (exact; the busiest bank's check only after one)"
+  # The variants of this run only.
+  for v in "${variants[@]}"; do
+    case $v in
+      as_is) echo "as_is: sim/bank_model.cpp at $state" ;;
+      no_check) echo "no_check: the same without the 32-lane phase's unit check (NOT exact)" ;;
+      five_lanes) echo "five_lanes: units_distinct() with five lanes unbranched (exact)" ;;
+      rows64) echo "rows64: the AVX2 check as a 64-bit row set (exact)" ;;
+      global16) echo "global16: the AVX2 count beside a check of all active lanes for a shared unit (exact; the busiest bank's check only after one)" ;;
+    esac
+  done
   for r in $(seq 1 "$runs"); do
     for v in "${variants[@]}"; do
       echo
