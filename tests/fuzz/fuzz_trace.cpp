@@ -127,15 +127,6 @@ struct BruteForce : TraceSink {
     ++sum.n_way[static_cast<size_t>(std::min(c.n_way, kWarpSize))];
   }
 };
-// The executions of kind k that a launch's costed PCs refused (the rest of uncosted_by_kind: the
-// executions of PCs not costed at all).
-uint64_t per_kind_refused(const LaunchReport& l, size_t k) {
-  uint64_t n = 0;
-  for (const PcStats& s : l.pcs) {
-    if (s.model.costed && static_cast<size_t>(s.pc.kind) == k) n += s.uncosted;
-  }
-  return n;
-}
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -232,7 +223,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const LaunchReport& w = r->what_if.launches[li];
     FUZZ_CHECK(w.pcs.size() == l.pcs.size(), "pc counts differ between the what-if and the traced report");
     std::array<std::pair<uint64_t, uint64_t>, kTraceOpKinds> what_if_kind{};
-    std::array<uint64_t, kTraceOpKinds> refused{}, executions{};
+    // refused / traced_refused: the executions the costed PCs refused, with and without the
+    // what-if (the rest of uncosted_by_kind, the PCs not costed at all, is the same in both).
+    std::array<uint64_t, kTraceOpKinds> refused{}, traced_refused{}, executions{};
     for (size_t p = 0; p < w.pcs.size(); ++p) {
       const PcStats& s = w.pcs[p];
       const size_t kind = static_cast<size_t>(s.pc.kind);
@@ -243,6 +236,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       what_if_kind[kind].first += s.wavefronts;
       what_if_kind[kind].second += s.ideal;
       refused[kind] += s.uncosted;
+      traced_refused[kind] += l.pcs[p].uncosted;
       const Sums& b = brute.what_if[li][p];
       int worst = 0;
       for (int k = 1; k <= kWarpSize; ++k) worst = b.n_way[static_cast<size_t>(k)] != 0 ? k : worst;
@@ -258,7 +252,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (size_t k = 0; k < kTraceOpKinds; ++k) {
       FUZZ_CHECK(w.by_kind[k].wavefronts == what_if_kind[k].first && w.by_kind[k].ideal == what_if_kind[k].second &&
                      w.executions_by_kind[k] == executions[k] && w.executions_by_kind[k] == l.executions_by_kind[k] &&
-                     w.uncosted_by_kind[k] - l.uncosted_by_kind[k] == refused[k] - per_kind_refused(l, k),
+                     w.uncosted_by_kind[k] - l.uncosted_by_kind[k] == refused[k] - traced_refused[k],
                  "kind " + std::to_string(k) + ": the what-if's launch totals differ from the sum of its PCs");
     }
   }
