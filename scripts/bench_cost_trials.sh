@@ -15,10 +15,12 @@ runs="${1:-3}"
 [[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "bench_cost_trials: RUNS must be a count of runs, not '$runs'" >&2; exit 2; }
 shift || true
 out=assets/results/cpu/cost_trials.txt
+variants=(as_is no_check five_lanes rows64 global16)  # every trial (the patches below)
 if (($# > 0)); then
   for v in "$@"; do
-    [[ $v =~ ^(as_is|no_check|five_lanes|rows64|global16)$ ]] || { echo "bench_cost_trials: unknown variant '$v'" >&2; exit 2; }
+    [[ " ${variants[*]} " == *" $v "* ]] || { echo "bench_cost_trials: unknown variant '$v' (${variants[*]})" >&2; exit 2; }
   done
+  variants=("$@")
   out=assets/results/cpu/cost_trials_$(IFS=_; echo "$*").txt
 fi
 lib=build/sim/libbankscope_sim.a
@@ -161,8 +163,6 @@ BANKSCOPE_TARGET_AVX2 __attribute__((noinline)) static AccessCost cost_avx2_word
      "  if (n >= 2 && (n > 8 || (any_shared_unit(addr, mask) && !units_distinct(addr, kWord ? 0 : 2, lanes)))) return cost_default_avx2_dedupe(a, addr);"),
 ])
 PY
-variants=(as_is no_check five_lanes rows64 global16)
-(($# > 0)) && variants=("$@")
 flags=(-std=c++17 -O3 -DNDEBUG -I. -Isim -w "-DBANKSCOPE_SOURCE_DIR=\"$PWD\"")
 for v in "${variants[@]}"; do
   c++ "${flags[@]}" -c "$dir/$v.cpp" -o "$dir/$v.o"
