@@ -42,9 +42,9 @@ if [[ -x "$bin/bankscope" ]]; then
     for run in 1 2; do
       echo
       echo "## run $run: app, 1920x1080, animation running"
-      xvfb-run -a -s "-screen 0 1920x1080x24" "$bin/bankscope" --bench-frames 300 --size 1920x1080 2>&1
+      scripts/on_xvfb.sh 1920x1080 "$bin/bankscope" --bench-frames 300 --size 1920x1080 2>&1
       echo "## run $run: empty ImGui frame, 1920x1080"
-      xvfb-run -a -s "-screen 0 1920x1080x24" "$bin/bankscope" --bench-frames 300 --size 1920x1080 --bench-empty 2>&1
+      scripts/on_xvfb.sh 1920x1080 "$bin/bankscope" --bench-frames 300 --size 1920x1080 --bench-empty 2>&1
     done
   } | tee "$out/frame_bench.txt"
 fi

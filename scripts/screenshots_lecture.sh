@@ -2,12 +2,12 @@
 # screenshots_lecture.sh: the lecture-mode screenshots of issue 12 (1280x720, --large,
 # compare mode, mid-animation): assets/screenshots/lecture_<pair>_1280x720.png. Each is also run
 # through --layout-check (clipped, overflowing or overlapping text fails the script).
-# Usage: scripts/screenshots_lecture.sh [BUILD_DIR]   (default: build). Needs xvfb-run.
+# Usage: scripts/screenshots_lecture.sh [BUILD_DIR]   (default: build). Needs Xvfb.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 app=${1:-build}/bin/bankscope
 [[ -x $app ]] || { echo "screenshots_lecture.sh: $app not found (build the bankscope target)" >&2; exit 1; }
-command -v xvfb-run >/dev/null || { echo "screenshots_lecture.sh: xvfb-run not found" >&2; exit 1; }
+command -v Xvfb >/dev/null || { echo "screenshots_lecture.sh: Xvfb not found" >&2; exit 1; }
 export LIBGL_ALWAYS_SOFTWARE=1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -28,6 +28,6 @@ for p in "${pairs[@]}"; do
   read -r name a b <<<"$p"
   args=(--size 1280x720 --large --scenario "$s/$a.json" --scenario-b "$s/$b.json")
   printf 'cycle 12\nframes 3\nscreenshot %s\n' "$out/lecture_${name}_1280x720.png" >"$tmp/$name.txt"
-  timeout 120 xvfb-run -a -s "-screen 0 1280x720x24" "$app" "${args[@]}" --script "$tmp/$name.txt"
-  timeout 120 xvfb-run -a -s "-screen 0 1280x720x24" "$app" "${args[@]}" --layout-check
+  timeout 120 scripts/on_xvfb.sh 1280x720 "$app" "${args[@]}" --script "$tmp/$name.txt"
+  timeout 120 scripts/on_xvfb.sh 1280x720 "$app" "${args[@]}" --layout-check
 done

@@ -2,11 +2,12 @@
 # survive.sh: the visualizer survives extremes (issue 7): tiny windows, the smallest and largest
 # strides, strides the array cannot hold, a scenario file that fails to load. Each run must exit 0
 # and write its screenshot; bad edits show their error in the window and keep the last picture.
-# Usage: survive.sh BANKSCOPE SOURCE_DIR. Exit 77 (skipped) without xvfb-run.
+# Usage: survive.sh BANKSCOPE SOURCE_DIR. Exit 77 (skipped) without Xvfb.
 set -u
 app=$1
 src=$2
-command -v xvfb-run >/dev/null || { echo "xvfb-run not found: skipped"; exit 77; }
+command -v Xvfb >/dev/null || { echo "Xvfb not found: skipped"; exit 77; }
+xvfb="$(cd "$(dirname "$0")/../.." && pwd)/scripts/on_xvfb.sh"
 export LIBGL_ALWAYS_SOFTWARE=1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -39,7 +40,7 @@ run() {
   shift 6
   local shot=$tmp/shot.png
   [[ " $* " == *" --script "* ]] && shot=$tmp/script.png
-  if timeout 120 xvfb-run -a "$app" --size "$size" "$@" >"$tmp/out.txt" 2>&1 &&
+  if timeout 120 "$xvfb" 1920x1080 "$app" --size "$size" "$@" >"$tmp/out.txt" 2>&1 &&
     $check "$shot" "${size%x*}" "${size#*x}" "$colours" "$rgb" "$pixels" >>"$tmp/out.txt" 2>&1; then
     passed=$((passed + 1))
   else
@@ -61,7 +62,7 @@ run "script of extremes at 320x240" 320x240 500 E69F00 250 -- --script "$tmp/ste
 run "script of extremes at 1920x1080" 1920x1080 1200 D55E00 500 -- --script "$tmp/steps.txt"
 # A script step that fails stops the script with one line naming the file and line, exit 1.
 printf 'stride 40\nscenario %s\nscreenshot %s\n' "$tmp/bad.json" "$tmp/never.png" >"$tmp/bad_steps.txt"
-timeout 120 xvfb-run -a "$app" --script "$tmp/bad_steps.txt" >"$tmp/out.txt" 2>&1
+timeout 120 "$xvfb" 1920x1080 "$app" --script "$tmp/bad_steps.txt" >"$tmp/out.txt" 2>&1
 rc=$?
 if [[ $rc -eq 1 && $(wc -l <"$tmp/out.txt") -eq 1 && ! -e "$tmp/never.png" ]] &&
   grep -q "bad_steps.txt:2: .*bad.json: accesses\[0\].target: column 1: unknown variable 'threadIdx.q'" "$tmp/out.txt"; then
@@ -75,7 +76,7 @@ fi
 # one line naming the file, line and field, exit 1 (issue 12).
 for stride in 1 100000; do
   printf 'stride %s\nscreenshot %s\n' "$stride" "$tmp/never.png" >"$tmp/bad_stride.txt"
-  timeout 120 xvfb-run -a "$app" --script "$tmp/bad_stride.txt" >"$tmp/out.txt" 2>&1
+  timeout 120 "$xvfb" 1920x1080 "$app" --script "$tmp/bad_stride.txt" >"$tmp/out.txt" 2>&1
   rc=$?
   if [[ $rc -eq 1 && $(wc -l <"$tmp/out.txt") -eq 1 && ! -e "$tmp/never.png" ]] &&
     grep -q "bad_stride.txt:1: arrays\[0\]" "$tmp/out.txt"; then
