@@ -427,14 +427,12 @@ __attribute__((noinline)) static bool units_distinct_pairwise(const uint32_t* ad
   return true;
 }
 
-// Whether the lanes in `lanes` (all of one phase) address pairwise different units (byte address >>
-// shift). Called on one (phase, bank group) at a time, so `lanes` is small (the busiest group's
-// lane count, 2-5 for random addresses).
-inline bool units_distinct(const uint32_t* addr, int shift, uint32_t lanes) {
-  // The first four lanes without a branch (a lane past the last is read as lane 31 and its
-  // compares are masked off), the rest, if any, by a loop.
+// Whether the two to four lanes in `lanes` (all of one phase) address pairwise different units
+// (byte address >> shift), without a branch: a lane past the last is read as lane 31 and its
+// compares are masked off.
+inline bool units_distinct4(const uint32_t* addr, int shift, uint32_t lanes) {
   uint32_t x = lanes;
-  assert((x & (x - 1)) != 0 && "units_distinct() of fewer than two lanes");
+  assert((x & (x - 1)) != 0 && "units_distinct4() of fewer than two lanes");
   const uint32_t u0 = addr[__builtin_ctz(x)] >> shift;
   x &= x - 1;
   const uint32_t u1 = addr[__builtin_ctz(x)] >> shift;
@@ -444,12 +442,82 @@ inline bool units_distinct(const uint32_t* addr, int shift, uint32_t lanes) {
   x &= x - 1;
   const uint32_t has3 = x != 0;
   const uint32_t u3 = addr[__builtin_ctz(x | 0x80000000u)] >> shift;
-  x &= x - 1;
   const uint32_t dup2 = has2 & static_cast<uint32_t>((u2 == u0) | (u2 == u1));
   const uint32_t dup3 = has3 & static_cast<uint32_t>((u3 == u0) | (u3 == u1) | (u3 == u2));
-  const uint32_t dup = static_cast<uint32_t>(u0 == u1) | dup2 | dup3;
-  if (dup != 0) return false;
-  return x == 0 || units_distinct_pairwise(addr, shift, lanes);
+  return (static_cast<uint32_t>(u0 == u1) | dup2 | dup3) == 0;
+}
+
+#if defined(__SSE2__)
+// units_distinct4() with vector compares, for the 32-lane phase of 1-, 2- and 4-byte accesses on
+// x86-64 (the AVX2 and the portable path): the n lanes' units (2 <= n <= 4) in one 16-byte vector,
+// compared with the vector rotated by one and by two dwords (all six pairs), the compares of a lane
+// past the n-th masked off (kPairMask[n]); a lane past the n-th is read as lane 31. Half the
+// instructions of the scalar compares, and no chain of setcc and or (what round 15's changes to the
+// check did to cost(): assets/results/cpu/cost_ir.txt).
+alignas(16) constexpr uint32_t kPairMask[5][2][4] = {{},
+                                                     {},
+                                                     {{~0u, 0, 0, 0}, {0, 0, 0, 0}},
+                                                     {{~0u, ~0u, 0, 0}, {~0u, 0, 0, 0}},
+                                                     {{~0u, ~0u, ~0u, ~0u}, {~0u, ~0u, 0, 0}}};
+template <int kShift>
+__attribute__((always_inline)) inline bool units_distinct4_sse2(const uint32_t* addr, uint32_t lanes, int n) {
+  assert(n >= 2 && n <= 4 && __builtin_popcount(lanes) == n);
+  uint32_t x = lanes;
+  const uint32_t i0 = static_cast<uint32_t>(__builtin_ctz(x));
+  x &= x - 1;
+  const uint32_t i1 = static_cast<uint32_t>(__builtin_ctz(x));
+  x &= x - 1;
+  const uint32_t i2 = static_cast<uint32_t>(__builtin_ctz(x | 0x80000000u));
+  x &= x - 1;
+  const uint32_t i3 = static_cast<uint32_t>(__builtin_ctz(x | 0x80000000u));
+  __m128i u = _mm_set_epi32(static_cast<int>(addr[i3]), static_cast<int>(addr[i2]), static_cast<int>(addr[i1]),
+                            static_cast<int>(addr[i0]));
+  if (kShift != 0) u = _mm_srli_epi32(u, kShift);
+  const __m128i* m = reinterpret_cast<const __m128i*>(kPairMask[n]);
+  const __m128i e1 = _mm_and_si128(_mm_cmpeq_epi32(u, _mm_shuffle_epi32(u, 0x39)), _mm_load_si128(m));
+  const __m128i e2 = _mm_and_si128(_mm_cmpeq_epi32(u, _mm_shuffle_epi32(u, 0x4e)), _mm_load_si128(m + 1));
+  return _mm_movemask_epi8(_mm_or_si128(e1, e2)) == 0;
+}
+
+// The same for five to eight lanes: lanes 0-3 of them in vector a, 4-7 in b. All pairs: a with a
+// rotated by one and two dwords, b likewise, b with a rotated by zero to three; the lanes of b past
+// the n-th masked off (lanes 0-3 are all there) and read as lane 31. In place of
+// units_distinct_pairwise()'s loops and their mispredicted exits (one random 4-byte warp in ten
+// has a busiest bank of five lanes or more).
+template <int kShift>
+__attribute__((always_inline)) inline bool units_distinct8_sse2(const uint32_t* addr, uint32_t lanes, int n) {
+  assert(n >= 5 && n <= 8 && __builtin_popcount(lanes) == n);
+  alignas(16) uint32_t u[8];
+  uint32_t x = lanes;
+  for (int k = 0; k < 8; ++k) {
+    u[k] = addr[__builtin_ctz(x | 0x80000000u)];
+    x &= x - 1;
+  }
+  __m128i a = _mm_load_si128(reinterpret_cast<const __m128i*>(u));
+  __m128i b = _mm_load_si128(reinterpret_cast<const __m128i*>(u + 4));
+  if (kShift != 0) {
+    a = _mm_srli_epi32(a, kShift);
+    b = _mm_srli_epi32(b, kShift);
+  }
+  const __m128i on = _mm_cmpgt_epi32(_mm_set1_epi32(n), _mm_setr_epi32(4, 5, 6, 7));  // lanes of b there
+  const __m128i a1 = _mm_shuffle_epi32(a, 0x39), a2 = _mm_shuffle_epi32(a, 0x4e), a3 = _mm_shuffle_epi32(a, 0x93);
+  const __m128i in_a = _mm_or_si128(_mm_cmpeq_epi32(a, a1), _mm_cmpeq_epi32(a, a2));
+  const __m128i in_b = _mm_or_si128(
+      _mm_and_si128(_mm_cmpeq_epi32(b, _mm_shuffle_epi32(b, 0x39)), _mm_shuffle_epi32(on, 0x39)),
+      _mm_and_si128(_mm_cmpeq_epi32(b, _mm_shuffle_epi32(b, 0x4e)), _mm_shuffle_epi32(on, 0x4e)));
+  const __m128i across = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi32(b, a), _mm_cmpeq_epi32(b, a1)),
+                                      _mm_or_si128(_mm_cmpeq_epi32(b, a2), _mm_cmpeq_epi32(b, a3)));
+  return _mm_movemask_epi8(_mm_or_si128(in_a, _mm_and_si128(on, _mm_or_si128(in_b, across)))) == 0;
+}
+#endif
+
+// The same for any number of lanes (two or more). Called on one (phase, bank group) at a time, so
+// `lanes` is small (the busiest group's lane count, 2-5 for random addresses): the first four by
+// units_distinct4(), the rest, if any, by a loop.
+inline bool units_distinct(const uint32_t* addr, int shift, uint32_t lanes) {
+  uint32_t rest = lanes;
+  for (int i = 0; i < 4; ++i) rest &= rest - 1;
+  return units_distinct4(addr, shift, lanes) && (rest == 0 || units_distinct_pairwise(addr, shift, lanes));
 }
 
 // Lanes whose key byte is e, as a lane mask; words[w] holds lanes 8w..8w+7's keys, byte b lane 8w
@@ -467,8 +535,9 @@ inline uint32_t lanes_with_key(const uint64_t (&words)[4], uint8_t e) {
   return lanes;
 }
 
+// Out of line: the fast routes reach it by a tail call, and keep a small frame of their own.
 template <int kShift, int kLaneBits>
-static AccessCost cost_portable_shape(const WarpAccess& a, const uint32_t* addr, int ideal) {
+__attribute__((noinline)) static AccessCost cost_portable_shape(const WarpAccess& a, const uint32_t* addr, int ideal) {
   constexpr uint32_t kGroupBits = 7u - kShift, kGroupMask = (1u << kGroupBits) - 1u;
   const uint32_t mask = a.mask;
   if (mask == 0xffffffffu) {
@@ -731,6 +800,16 @@ __attribute__((always_inline)) inline int one_phase_busiest_sse2(const uint32_t*
 }
 #endif
 
+#if defined(BANKSCOPE_SSE2_COUNT)
+// cost_portable_fast() of one 32-lane phase whose busiest bank has more than four lanes: its lanes
+// compared pairwise (up to eight), else the dedupe.
+__attribute__((noinline)) static AccessCost cost_portable_words_check(const WarpAccess& a, const uint32_t* addr,
+                                                                      int ideal, uint32_t lanes, int n) {
+  if (n > 8 || !units_distinct8_sse2<2>(addr, lanes, n)) return cost_portable_shape<2, 5>(a, addr, ideal);
+  return make_cost(n, ideal, n);
+}
+#endif
+
 template <int kShift, int kLaneBits>
 static AccessCost cost_portable_fast(const WarpAccess& a, const uint32_t* addr, int ideal) {
   constexpr uint32_t kPer = 1u << kLaneBits;
@@ -753,8 +832,10 @@ static AccessCost cost_portable_fast(const WarpAccess& a, const uint32_t* addr, 
     uint32_t lanes = 0;
     const int n = mask == 0xffffffffu ? one_phase_busiest_sse2<true>(addr, mask, &lanes)
                                       : one_phase_busiest_sse2<false>(addr, mask, &lanes);
-    // As below: the count is exact when the busiest bank's lanes are on distinct units.
-    if (n >= 2 && (n > 8 || !units_distinct(addr, kShift, lanes))) {
+    // As below: the count is exact when the busiest bank's lanes are on distinct units. Two to
+    // four lanes are checked here, more out of line, so that every call from here is a tail call.
+    if (n > 4) return cost_portable_words_check(a, addr, ideal, lanes, n);
+    if (n >= 2 && !units_distinct4_sse2<kShift>(addr, lanes, n)) {
       return cost_portable_shape<kShift, kLaneBits>(a, addr, ideal);
     }
     return make_cost(n, ideal, n);
@@ -1242,10 +1323,6 @@ BANKSCOPE_TARGET_AVX2 __attribute__((always_inline)) static inline int one_phase
   const __m256i nib = _mm256_set1_epi64x(0x7c);
   const __m256i one = _mm256_set1_epi64x(1);
   const __m256i c64 = _mm256_set1_epi64x(64);
-  const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr));
-  const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 8));
-  const __m256i x2 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 16));
-  const __m256i x3 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 24));
   __m256i off[4] = {};
   if (!kFull) {
     const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -1256,26 +1333,22 @@ BANKSCOPE_TARGET_AVX2 __attribute__((always_inline)) static inline int one_phase
           _mm256_set1_epi32(0x80));
     }
   }
-#define BANKSCOPE_NIB(X, G, LO, HI)                                                                        \
-  __m256i LO, HI;                                                                                          \
-  {                                                                                                        \
-    __m256i se = _mm256_and_si256(X, nib), so = _mm256_and_si256(_mm256_srli_epi64(X, 32), nib);           \
-    if (!kFull) {                                                                                          \
-      se = _mm256_or_si256(se, _mm256_and_si256(off[G], _mm256_set1_epi64x(0xffffffff)));                  \
-      so = _mm256_or_si256(so, _mm256_srli_epi64(off[G], 32));                                             \
-    }                                                                                                      \
-    LO = _mm256_add_epi64(_mm256_sllv_epi64(one, se), _mm256_sllv_epi64(one, so));                         \
-    HI = _mm256_add_epi64(_mm256_sllv_epi64(one, _mm256_sub_epi64(se, c64)),                               \
-                          _mm256_sllv_epi64(one, _mm256_sub_epi64(so, c64)));                              \
+  // The sums in order, one group of eight lanes at a time: as a tree (GCC reassociates them
+  // unless the empty asm holds each sum) they kept eight vectors live and spilled six to the stack.
+  __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
+  for (int g = 0; g < 4; ++g) {
+    const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 8 * g));
+    __m256i se = _mm256_and_si256(x, nib), so = _mm256_and_si256(_mm256_srli_epi64(x, 32), nib);
+    if (!kFull) {
+      se = _mm256_or_si256(se, _mm256_and_si256(off[g], _mm256_set1_epi64x(0xffffffff)));
+      so = _mm256_or_si256(so, _mm256_srli_epi64(off[g], 32));
+    }
+    lo = _mm256_add_epi64(lo, _mm256_add_epi64(_mm256_sllv_epi64(one, se), _mm256_sllv_epi64(one, so)));
+    hi = _mm256_add_epi64(hi, _mm256_add_epi64(_mm256_sllv_epi64(one, _mm256_sub_epi64(se, c64)),
+                                               _mm256_sllv_epi64(one, _mm256_sub_epi64(so, c64))));
+    __asm__("" : "+x"(lo), "+x"(hi));  // no code: only holds the order
   }
-  BANKSCOPE_NIB(x0, 0, lo0, hi0)
-  BANKSCOPE_NIB(x1, 1, lo1, hi1)
-  BANKSCOPE_NIB(x2, 2, lo2, hi2)
-  BANKSCOPE_NIB(x3, 3, lo3, hi3)
-#undef BANKSCOPE_NIB
   const __m256i low4 = _mm256_set1_epi8(0x0f);
-  const __m256i lo = _mm256_add_epi64(_mm256_add_epi64(lo0, lo1), _mm256_add_epi64(lo2, lo3));
-  const __m256i hi = _mm256_add_epi64(_mm256_add_epi64(hi0, hi1), _mm256_add_epi64(hi2, hi3));
   const __m256i la = _mm256_and_si256(lo, low4), lb = _mm256_and_si256(_mm256_srli_epi64(lo, 4), low4);
   const __m256i ha = _mm256_and_si256(hi, low4), hb = _mm256_and_si256(_mm256_srli_epi64(hi, 4), low4);
   const __m256i p = _mm256_add_epi8(_mm256_unpacklo_epi64(la, lb), _mm256_unpackhi_epi64(la, lb));
@@ -1294,6 +1367,10 @@ BANKSCOPE_TARGET_AVX2 __attribute__((always_inline)) static inline int one_phase
   const __m128i least = _mm_minpos_epu16(_mm_min_epu16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1)));
   // The lanes on that bank: (byte address >> 2) & 31 of each lane, as bytes in lane order.
   const __m256i b31 = _mm256_set1_epi32(31);
+  const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr));
+  const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 8));
+  const __m256i x2 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 16));
+  const __m256i x3 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 24));
   const __m256i k01 = _mm256_packs_epi32(_mm256_and_si256(_mm256_srli_epi32(x0, 2), b31),
                                          _mm256_and_si256(_mm256_srli_epi32(x1, 2), b31));
   const __m256i k23 = _mm256_packs_epi32(_mm256_and_si256(_mm256_srli_epi32(x2, 2), b31),
@@ -1366,6 +1443,19 @@ BANKSCOPE_TARGET_AVX2 __attribute__((always_inline)) static inline AccessCost co
   return make_cost(n0 + n1, ideal, n0 > n1 ? n0 : n1);
 }
 
+// cost_avx2_words() of a busiest bank of more than four lanes: up to eight compared pairwise
+// (units_distinct8_sse2()), else the dedupe. Out of line, and reached by a tail call, so that cost_avx2_words() calls
+// nothing that returns to it and needs no frame.
+BANKSCOPE_TARGET_AVX2 __attribute__((noinline)) static AccessCost cost_avx2_words_check(const WarpAccess& a,
+                                                                                      const uint32_t* addr, int shift,
+                                                                                      uint32_t lanes, int n) {
+  if (n > 8) return cost_default_avx2_dedupe(a, addr);
+  if (!(shift == 0 ? units_distinct8_sse2<0>(addr, lanes, n) : units_distinct8_sse2<2>(addr, lanes, n))) {
+    return cost_default_avx2_dedupe(a, addr);
+  }
+  return make_cost(n, 1, n);
+}
+
 // 1-, 2- and 4-byte accesses: one phase of 32 lanes at 4-byte units (the commonest shape, and with
 // random lanes the slowest), out of line so that its frame is its own. A full warp at a constant
 // stride by affine_cost(), as cost_avx2_shape(); else one_phase_busiest_avx2() and the check of the
@@ -1383,8 +1473,11 @@ BANKSCOPE_TARGET_AVX2 __attribute__((noinline)) static AccessCost cost_avx2_word
   uint32_t lanes = 0;
   const int n = mask == 0xffffffffu ? one_phase_busiest_avx2<true>(addr, mask, &lanes)
                                     : one_phase_busiest_avx2<false>(addr, mask, &lanes);
-  // The count is exact when the busiest bank's lanes are on distinct units (see above).
-  if (n >= 2 && (n > 8 || !units_distinct(addr, kWord ? 0 : 2, lanes))) return cost_default_avx2_dedupe(a, addr);
+  // The count is exact when the busiest bank's lanes are on distinct units (see above): two to
+  // four lanes are checked here, more out of line, so that every call from here is a tail call and
+  // the function keeps no registers of its caller's.
+  if (n > 4) return cost_avx2_words_check(a, addr, kWord ? 0 : 2, lanes, n);
+  if (n >= 2 && !units_distinct4_sse2<kWord ? 0 : 2>(addr, lanes, n)) return cost_default_avx2_dedupe(a, addr);
   return make_cost(n, 1, n);
 }
 
