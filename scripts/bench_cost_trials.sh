@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # bench_cost_trials.sh [RUNS [VARIANT...]]: what the unit check costs cost() on this machine, and
-# exact ways tried to make it cheaper. Builds bankscope-bench from this tree's sim/bank_model.cpp as
-# it is and from TRIAL copies (below): no_check, whose 32-lane phase skips the busiest bank's
+# exact ways tried to make it cheaper. Builds bankscope-bench from sim/bank_model.cpp of commit
+# 173f6fb (as_is, below) and from TRIAL copies of it: no_check, whose 32-lane phase skips the busiest bank's
 # distinct-unit check (units_distinct(); the count is then NOT exact when two lanes of that bank
 # share a word: a measurement of what is left, never a build to use); five_lanes and rows64, exact
 # alternatives to the check (round 12); global16, exact (round 14). Runs them alternately RUNS times
 # (default 3) and writes the tables, with the machine's description, to
 # assets/results/cpu/cost_trials.txt; with VARIANTs, only those (as_is, no_check, five_lanes,
 # rows64, global16), to assets/results/cpu/cost_trials_VARIANT_VARIANT.txt. Needs build/
-# (scripts/build.sh) for the sim library; run on an otherwise idle machine.
+# (scripts/build.sh) for the sim library; run on an otherwise idle machine. The trials are patches
+# of sim/bank_model.cpp as it was at commit 173f6fb (end of round 14), and as_is is that file: round
+# 15 changed the check they patch (scripts/bench_cost_ir.sh measures that change).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-3}"
@@ -27,7 +29,8 @@ lib=build/sim/libbankscope_sim.a
 [[ -f $lib ]] || { echo "bench_cost_trials: $lib missing (run scripts/build.sh)" >&2; exit 1; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-cp sim/bank_model.cpp "$dir/as_is.cpp"
+base=173f6fb
+git show "$base:sim/bank_model.cpp" >"$dir/as_is.cpp"
 python3 - "$dir" <<'PY'
 import sys
 d = sys.argv[1]
@@ -175,7 +178,7 @@ state="$(git rev-parse --short HEAD)$(git diff --quiet -- sim || echo ' (with lo
   # The variants of this run only.
   for v in "${variants[@]}"; do
     case $v in
-      as_is) echo "as_is: sim/bank_model.cpp at $state" ;;
+      as_is) echo "as_is: sim/bank_model.cpp at $base (the trials' base), with the rest of the sim library at $state" ;;
       no_check) echo "no_check: the same without the 32-lane phase's unit check (NOT exact)" ;;
       five_lanes) echo "five_lanes: units_distinct() with five lanes unbranched (exact)" ;;
       rows64) echo "rows64: the AVX2 check as a 64-bit row set (exact)" ;;
