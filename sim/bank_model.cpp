@@ -1320,7 +1320,6 @@ template <bool kFull>
 BANKSCOPE_TARGET_AVX2 __attribute__((always_inline)) static inline int one_phase_busiest_avx2(const uint32_t* addr,
                                                                                             uint32_t mask,
                                                                                             uint32_t* lanes) {
-  const __m256i nib = _mm256_set1_epi64x(0x7c);
   const __m256i one = _mm256_set1_epi64x(1);
   const __m256i c64 = _mm256_set1_epi64x(64);
   __m256i off[4] = {};
@@ -1335,10 +1334,14 @@ BANKSCOPE_TARGET_AVX2 __attribute__((always_inline)) static inline int one_phase
   }
   // The sums in order, one group of eight lanes at a time: as a tree (GCC reassociates them
   // unless the empty asm holds each sum) they kept eight vectors live and spilled six to the stack.
+  // key[g]: byte address & 0x7c (4 x bank) of lanes 8g..8g+7, for the nibble shifts and, packed to
+  // bytes, for the busiest bank's lanes below.
   __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
+  __m256i key[4];
   for (int g = 0; g < 4; ++g) {
     const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 8 * g));
-    __m256i se = _mm256_and_si256(x, nib), so = _mm256_and_si256(_mm256_srli_epi64(x, 32), nib);
+    key[g] = _mm256_and_si256(x, _mm256_set1_epi32(0x7c));
+    __m256i se = _mm256_and_si256(key[g], _mm256_set1_epi64x(0xffffffff)), so = _mm256_srli_epi64(key[g], 32);
     if (!kFull) {
       se = _mm256_or_si256(se, _mm256_and_si256(off[g], _mm256_set1_epi64x(0xffffffff)));
       so = _mm256_or_si256(so, _mm256_srli_epi64(off[g], 32));
@@ -1365,18 +1368,10 @@ BANKSCOPE_TARGET_AVX2 __attribute__((always_inline)) static inline int one_phase
                                      _mm256_setr_epi16(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31));
   const __m256i w = _mm256_min_epu16(w0, w1);
   const __m128i least = _mm_minpos_epu16(_mm_min_epu16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1)));
-  // The lanes on that bank: (byte address >> 2) & 31 of each lane, as bytes in lane order.
-  const __m256i b31 = _mm256_set1_epi32(31);
-  const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr));
-  const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 8));
-  const __m256i x2 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 16));
-  const __m256i x3 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 24));
-  const __m256i k01 = _mm256_packs_epi32(_mm256_and_si256(_mm256_srli_epi32(x0, 2), b31),
-                                         _mm256_and_si256(_mm256_srli_epi32(x1, 2), b31));
-  const __m256i k23 = _mm256_packs_epi32(_mm256_and_si256(_mm256_srli_epi32(x2, 2), b31),
-                                         _mm256_and_si256(_mm256_srli_epi32(x3, 2), b31));
-  const __m256i keys = in_lane_order(_mm256_packs_epi16(k01, k23));
-  const __m256i bank = _mm256_broadcastb_epi8(_mm_and_si128(least, _mm_cvtsi32_si128(31)));
+  // The lanes on that bank: byte address & 0x7c (4 x bank) of each lane, as bytes in lane order.
+  const __m256i keys =
+      in_lane_order(_mm256_packs_epi16(_mm256_packs_epi32(key[0], key[1]), _mm256_packs_epi32(key[2], key[3])));
+  const __m256i bank = _mm256_broadcastb_epi8(_mm_slli_epi16(_mm_and_si128(least, _mm_cvtsi32_si128(31)), 2));
   *lanes = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(keys, bank))) & mask;
   return 63 - static_cast<int>((static_cast<uint32_t>(_mm_cvtsi128_si32(least)) & 0xffffu) >> 5);
 }
