@@ -894,6 +894,7 @@ static AccessCost cost_portable_fast(const WarpAccess& a, const uint32_t* addr, 
 
 static AccessCost cost_portable(const WarpAccess& a, const uint32_t* addr) {
   if (a.mask == 0) return AccessCost{};  // nothing issues (R5)
+  if (a.width <= 4) return cost_portable_fast<2, 5>(a, addr, 1);  // one phase: the commonest shape
   const Shape s = shape_of(a);
   switch (s.shift * 8 + s.lane_bits) {
     case 2 * 8 + 5: return cost_portable_fast<2, 5>(a, addr, s.ideal);  // 1, 2, 4 bytes
