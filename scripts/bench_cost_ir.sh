@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 (($# >= 1)) || { echo "bench_cost_ir: usage: scripts/bench_cost_ir.sh OLD_COMMIT [RUNS]" >&2; exit 2; }
-old=$(git rev-parse --short "$1^{commit}") || { echo "bench_cost_ir: '$1' is not a commit" >&2; exit 2; }
+old=$(git rev-parse --short "$1^{commit}" 2>/dev/null) || { echo "bench_cost_ir: '$1' is not a commit" >&2; exit 2; }
 runs="${2:-5}"
 [[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "bench_cost_ir: RUNS must be a count of runs, not '$runs'" >&2; exit 2; }
 command -v valgrind >/dev/null || { echo "bench_cost_ir: valgrind not installed (apt-get install valgrind)" >&2; exit 1; }
@@ -18,9 +18,11 @@ state="$(git rev-parse --short HEAD)$(git diff --quiet -- . ":(exclude)$out" || 
 dir=$(mktemp -d)
 trap 'git worktree remove --force "$dir/old" >/dev/null 2>&1 || true; rm -rf "$dir"' EXIT
 git worktree add --detach "$dir/old" "$old" >/dev/null 2>&1
-cmake -S "$dir/old" -B "$dir/old-build" -DCMAKE_BUILD_TYPE=Release -DBANKSCOPE_BUILD_APP=OFF \
-  -DBANKSCOPE_BUILD_CUDA=OFF -DBANKSCOPE_BUILD_TESTS=OFF -DBANKSCOPE_BUILD_BENCH=OFF >/dev/null
-cmake --build "$dir/old-build" --target bankscope_sim -j"$(nproc)" >/dev/null
+{
+  cmake -S "$dir/old" -B "$dir/old-build" -DCMAKE_BUILD_TYPE=Release -DBANKSCOPE_BUILD_APP=OFF \
+    -DBANKSCOPE_BUILD_CUDA=OFF -DBANKSCOPE_BUILD_TESTS=OFF -DBANKSCOPE_BUILD_BENCH=OFF &&
+    cmake --build "$dir/old-build" --target bankscope_sim -j"$(nproc)"
+} >"$dir/build.log" 2>&1 || { echo "bench_cost_ir: building $old's sim library failed:" >&2; tail -20 "$dir/build.log" >&2; exit 1; }
 # The driver is this tree's, compiled against each tree's headers and library.
 g++ -O2 -std=c++17 -I"$dir/old" tests/bench_cost_ir.cpp "$dir/old-build/sim/libbankscope_sim.a" -o "$dir/old.bin"
 g++ -O2 -std=c++17 -I. tests/bench_cost_ir.cpp build/sim/libbankscope_sim.a -o "$dir/new.bin"
