@@ -774,6 +774,19 @@ std::string conflicts_text(const OpTotals& t) {
   return count_text(t.wavefronts - t.ideal);
 }
 
+bool serializes_shared_words(const WarpAccess& a) {
+  return a.op == Op::kAtomic && a.atom != AtomOp::kPopcInc && a.atom != AtomOp::kCastSpin;
+}
+
+std::map<uint32_t, std::vector<int>> lanes_per_word(const AccessReport& rep) {
+  std::map<uint32_t, std::vector<int>> out;
+  for (int l = 0; l < kWarpSize; ++l) {
+    const LaneDetail& d = rep.lanes[static_cast<size_t>(l)];
+    for (int k = 0; d.active && k < d.words; ++k) out[d.word[static_cast<size_t>(k)]].push_back(l);
+  }
+  return out;
+}
+
 LegendMarks legend_marks(const AppModel& model, const UiState& state) {
   LegendMarks marks;
   // A scenario pane whose edit failed still draws its last valid configuration (draw_pane());
@@ -781,18 +794,13 @@ LegendMarks legend_marks(const AppModel& model, const UiState& state) {
   auto add = [&](const PaneModel& pane, bool drawn_only_when_ok = false) {
     if (!pane.have || (drawn_only_when_ok && !pane.ok)) return;
     const WarpAccess& a = pane.report.access;
-    if (a.op != Op::kAtomic) return;
-    if (a.atom == AtomOp::kCastSpin) {
+    if (a.op == Op::kAtomic && a.atom == AtomOp::kCastSpin) {
       for (const LaneDetail& d : pane.report.lanes) marks.retry |= d.active && d.retries;
       return;
     }
-    if (a.atom == AtomOp::kPopcInc) return;  // served as a load (R8b)
-    std::map<uint32_t, int> lanes_on;  // the bank view's double outline: two lanes or more on a word
-    for (const LaneDetail& d : pane.report.lanes) {
-      for (int k = 0; d.active && k < d.words; ++k) {
-        marks.serialized |= ++lanes_on[d.word[static_cast<size_t>(k)]] > 1;
-      }
-    }
+    if (!serializes_shared_words(a)) return;
+    // The bank view's double outline: two lanes or more on a word (draw_bank_view(), the same test).
+    for (const auto& word : lanes_per_word(pane.report)) marks.serialized |= word.second.size() > 1;
   };
   if (state.trace.active()) {
     marks.tiles = false;  // a trace has no scenario array to draw

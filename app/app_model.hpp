@@ -281,6 +281,13 @@ std::string conflicts_text(const OpTotals& t);
 // atom for each such statement kind (a scenario of ldmatrix alone shows no ld/st rows of zeros).
 std::vector<Op> shown_kinds(const Scenario& s);
 
+// Whether an access serves its lanes on one word one per wavefront, so that the bank view outlines
+// such a word twice: an atomic (R8), but not ATOMS.POPC.INC (served as a load, R8b) nor one
+// execution of ATOMS.CAST.SPIN (each bank swaps for one lane, the others fail and retry, R8c).
+bool serializes_shared_words(const WarpAccess& a);
+// The active lanes on each word an access touches, in lane order (a wide lane on each of its words).
+std::map<uint32_t, std::vector<int>> lanes_per_word(const AccessReport& rep);
+
 // The legend's items beyond its fixed ones: marks that only some accesses draw, named when a shown
 // pane (of the scenarios, or of an open trace) draws them.
 struct LegendMarks {

@@ -58,16 +58,12 @@ void draw_bank_view(const PaneModel& pane, UiState& state, const PaneView& view)
   // nor one execution of ATOMS.CAST.SPIN, where each bank swaps for one lane and the others fail and
   // retry in the next execution (R8c): no bank serves more than one lane in it.
   const bool spin = rep.access.op == Op::kAtomic && rep.access.atom == AtomOp::kCastSpin;
-  const bool atomic = rep.access.op == Op::kAtomic && rep.access.atom != AtomOp::kPopcInc && !spin;
+  const bool atomic = serializes_shared_words(rep.access);  // legend_marks() asks the same
   const int row_words = matrix ? std::max(1, 16 / bank_bytes) : 1;  // words of one 16-byte row
 
   // word -> lanes, wavefronts; bank -> most distinct words in one phase (n-way).
   std::map<uint32_t, WordInfo> words;
-  for (int l = 0; l < kWarpSize; ++l) {
-    const LaneDetail& d = rep.lanes[static_cast<size_t>(l)];
-    if (!d.active) continue;
-    for (int j = 0; j < d.words; ++j) words[d.word[static_cast<size_t>(j)]].lanes.push_back(l);
-  }
+  for (auto& [word, lanes] : lanes_per_word(rep)) words[word].lanes = std::move(lanes);
   for (size_t k = 0; k < rep.wavefronts.size(); ++k) {
     for (const auto& bw : rep.wavefronts[k].words) words[bw.second].wavefronts.push_back(int(k));
   }
