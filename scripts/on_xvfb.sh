@@ -24,7 +24,9 @@ finish() {
 trap finish EXIT
 trap 'exit 143' TERM INT
 
-# Xvfb writes the display number it took, then a newline, to fd 3 once it accepts connections.
+# Xvfb writes the display number it took, then a newline, to fd 3 once it accepts connections. The
+# file exists before the loop reads it (the background job opens its fd 3 only after the fork).
+: >"$dir/display"
 Xvfb -displayfd 3 -screen 0 "${size}x24" -nolisten tcp 3>"$dir/display" >"$dir/xvfb.log" 2>&1 &
 xvfb_pid=$!
 for _ in $(seq 300); do

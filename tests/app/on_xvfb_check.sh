@@ -28,7 +28,11 @@ for round in 1 2 3; do
     "$xvfb" 320x200 sh -c 'sleep 0.2; echo "$DISPLAY"' >"$tmp/p.$round.$i" 2>&1 &
     pids[i]=$!
   done
-  for i in $(seq 16); do wait "${pids[i]}" || fail "round $round run $i: exit $?: $(cat "$tmp/p.$round.$i")"; done
+  for i in $(seq 16); do
+    wait "${pids[i]}" || fail "round $round run $i: exit $?: $(cat "$tmp/p.$round.$i")"
+    # The command's output and nothing else: one line, its display.
+    [[ $(cat "$tmp/p.$round.$i") =~ ^:[0-9]+$ ]] || fail "round $round run $i printed: $(cat "$tmp/p.$round.$i")"
+  done
   # Each of the 16 held its own display while they ran.
   [[ $(cat "$tmp"/p.$round.* | sort -u | grep -Ecx ':[0-9]+') == 16 ]] ||
     fail "round $round: displays $(cat "$tmp"/p.$round.* | tr '\n' ' ')"
