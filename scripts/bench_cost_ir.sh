@@ -12,12 +12,16 @@ old=$(git rev-parse --short "$1^{commit}" 2>/dev/null) || { echo "bench_cost_ir:
 runs="${2:-5}"
 [[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "bench_cost_ir: RUNS must be a count of runs, not '$runs'" >&2; exit 2; }
 command -v valgrind >/dev/null || { echo "bench_cost_ir: valgrind not installed (apt-get install valgrind)" >&2; exit 1; }
-[[ -f build/sim/libbankscope_sim.a ]] || { echo "bench_cost_ir: build/sim/libbankscope_sim.a missing (run scripts/build.sh)" >&2; exit 1; }
+command -v bc >/dev/null || { echo "bench_cost_ir: bc not installed (apt-get install bc)" >&2; exit 1; }
+[[ -f build/CMakeCache.txt ]] || { echo "bench_cost_ir: build/ not configured (run scripts/build.sh)" >&2; exit 1; }
+# This tree's library as the tree is now, not as build/ last saw it.
+cmake --build build --target bankscope_sim >/dev/null || { echo "bench_cost_ir: building this tree's sim library failed" >&2; exit 1; }
 out=assets/results/cpu/cost_ir.txt
 state="$(git rev-parse --short HEAD)$(git diff --quiet -- . ":(exclude)$out" || echo ' (with local changes)')"
 dir=$(mktemp -d)
-trap 'git worktree remove --force "$dir/old" >/dev/null 2>&1 || true; rm -rf "$dir"' EXIT
-git worktree add --detach "$dir/old" "$old" >/dev/null 2>&1
+trap 'git worktree remove --force "$dir/old" >/dev/null 2>&1 || true; rm -rf "$dir"; git worktree prune' EXIT
+git worktree add --detach "$dir/old" "$old" >"$dir/worktree.log" 2>&1 ||
+  { echo "bench_cost_ir: git worktree add $old failed: $(tail -1 "$dir/worktree.log")" >&2; exit 1; }
 {
   cmake -S "$dir/old" -B "$dir/old-build" -DCMAKE_BUILD_TYPE=Release -DBANKSCOPE_BUILD_APP=OFF \
     -DBANKSCOPE_BUILD_CUDA=OFF -DBANKSCOPE_BUILD_TESTS=OFF -DBANKSCOPE_BUILD_BENCH=OFF &&

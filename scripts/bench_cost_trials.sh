@@ -30,7 +30,8 @@ lib=build/sim/libbankscope_sim.a
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 base=173f6fb
-git show "$base:sim/bank_model.cpp" >"$dir/as_is.cpp"
+git show "$base:sim/bank_model.cpp" >"$dir/as_is.cpp" 2>/dev/null ||
+  { echo "bench_cost_trials: commit $base is not in this clone (a shallow clone? git fetch --unshallow)" >&2; exit 1; }
 python3 - "$dir" <<'PY'
 import sys
 d = sys.argv[1]

@@ -22,8 +22,11 @@ finish() {
   rm -rf "$dir"
 }
 trap finish EXIT
-trap 'exit 143' TERM INT
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
+# No -auth: any local user may connect to this display while it runs (xvfb-run sets a cookie); it
+# lives as long as one test's command, on a test machine.
 # Xvfb writes the display number it took, then a newline, to fd 3 once it accepts connections. The
 # file exists before the loop reads it (the background job opens its fd 3 only after the fork).
 : >"$dir/display"

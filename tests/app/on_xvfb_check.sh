@@ -2,8 +2,9 @@
 # on_xvfb_check.sh: scripts/on_xvfb.sh, which every app test runs the app through, gives back the
 # command's own exit status, stdout and stderr, nothing of its own; refuses a bad size with one line;
 # and gives each of 16 started at once (as ctest -j starts them) a display of its own. Run through
-# `xvfb-run -a` in its place, this check failed: two runs shared one display, three exited 1, and
-# CI once saw xvfb-run's clean-up error (exit 5) in place of the app's. Exit 77 (skipped) without Xvfb.
+# `xvfb-run -a` in its place, this check failed (two runs shared one display, three exited 1; in a
+# later run only the bad size's line was wrong), and CI once saw xvfb-run's clean-up error (exit 5)
+# in place of the app's. Exit 77 (skipped) without Xvfb.
 set -u
 command -v Xvfb >/dev/null || { echo "Xvfb not found: skipped"; exit 77; }
 xvfb="$(cd "$(dirname "$0")/../.." && pwd)/scripts/on_xvfb.sh"
@@ -24,8 +25,13 @@ rc=$?
   fail "bad size: exit $rc, stderr $(cat "$tmp/err")"
 
 for round in 1 2 3; do
+  mkdir "$tmp/up.$round"
   for i in $(seq 16); do
-    "$xvfb" 320x200 sh -c 'sleep 0.2; echo "$DISPLAY"' >"$tmp/p.$round.$i" 2>&1 &
+    # Each command marks itself up, then waits (up to 30 s) until all 16 are, so that all 16 hold
+    # their displays at once: a display freed by a finished run may be taken again legitimately.
+    "$xvfb" 320x200 sh -c 'touch "$0/$1"; n=0
+      while [ "$(ls "$0" | wc -l)" -lt 16 ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+      echo "$DISPLAY"' "$tmp/up.$round" "$i" >"$tmp/p.$round.$i" 2>&1 &
     pids[i]=$!
   done
   for i in $(seq 16); do
