@@ -1,17 +1,16 @@
 // bench_cost_ir.cpp: a fixed amount of cost() work, for callgrind (scripts/bench_cost_ir.sh counts
-// its instructions) and for a wall clock. The warps are bankscope-bench's 4-byte sets (the same
-// generator and seed as tests/bench_model.cpp): "random", 63 warps of aligned addresses drawn from
-// 48 KiB, or "strided", lane i at i * s elements for s = 0..64. Each is costed REPS times on one
-// path (cost_on()).
+// its instructions) and for a wall clock. The warps are bankscope-bench's 4-byte sets
+// (bench_patterns.hpp): "random", 63 warps of aligned addresses drawn from 48 KiB, or "strided",
+// lane i at i * s elements for s = 0..64. Each is costed REPS times on one path (cost_on()).
 //   bench_cost_ir avx2|portable random|strided REPS
 // Prints the warps costed, their wavefronts (so that nothing is optimized away) and M warps/s.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <random>
 #include <vector>
 
+#include "bench_patterns.hpp"
 #include "sim/bank_model.hpp"
 
 using namespace bankscope;
@@ -24,23 +23,8 @@ int main(int argc, char** argv) {
   }
   const CostPath path = std::strcmp(argv[1], "avx2") == 0 ? CostPath::kAvx2 : CostPath::kPortable;
   const int reps = std::atoi(argv[3]);
-  std::vector<WarpAccess> v;
-  std::mt19937 rng(12345);
-  if (std::strcmp(argv[2], "strided") == 0) {
-    for (uint32_t s = 0; s <= 64; ++s) {
-      WarpAccess a;
-      a.width = 4;
-      for (uint32_t i = 0; i < 32; ++i) a.addr[i] = i * s * 4u;
-      v.push_back(a);
-    }
-  } else {
-    for (int k = 0; k < 63; ++k) {
-      WarpAccess a;
-      a.width = 4;
-      for (uint32_t i = 0; i < 32; ++i) a.addr[i] = static_cast<uint32_t>(rng() % (49152 / 4u)) * 4u;
-      v.push_back(a);
-    }
-  }
+  const std::vector<WarpAccess> v =
+      bench::patterns(4, std::strcmp(argv[2], "strided") == 0 ? bench::Mix::kStrided : bench::Mix::kRandom);
   uint64_t wavefronts = 0;
   const auto t0 = std::chrono::steady_clock::now();
   for (int r = 0; r < reps; ++r)

@@ -9,10 +9,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "bench_patterns.hpp"
 #include "sim/bank_model.hpp"
 #include "sim/json_io.hpp"
 #include "sim/kernel_model.hpp"
@@ -22,33 +22,8 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-enum class Mix { kStrided, kRandom, kAll };
-
-// Strided: lane i at i * s elements for s = 0..64 (what tiled kernels issue: rows, columns,
-// padded and unpadded strides). Random: 63 warps of aligned addresses drawn from 48 KiB.
-std::vector<WarpAccess> patterns(int width, Mix mix) {
-  std::vector<WarpAccess> v;
-  std::mt19937 rng(12345);
-  if (mix != Mix::kRandom) {
-    for (uint32_t s = 0; s <= 64; ++s) {
-      WarpAccess a;
-      a.width = width;
-      for (uint32_t i = 0; i < 32; ++i) a.addr[i] = i * s * uint32_t(width);
-      v.push_back(a);
-    }
-  }
-  if (mix != Mix::kStrided) {
-    for (int k = 0; k < 63; ++k) {
-      WarpAccess a;
-      a.width = width;
-      for (uint32_t i = 0; i < 32; ++i) {
-        a.addr[i] = static_cast<uint32_t>(rng() % (49152 / uint32_t(width))) * uint32_t(width);
-      }
-      v.push_back(a);
-    }
-  }
-  return v;
-}
+using bench::Mix;
+using bench::patterns;
 
 double thread_cpu_seconds() {
   timespec ts{};
