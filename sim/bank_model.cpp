@@ -33,6 +33,7 @@
 #if !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
+#include <cpuid.h>
 #endif
 #if defined(__SSE2__)
 #include <emmintrin.h>  // the baseline of x86-64: the portable path's 4-bit counters (below)
@@ -449,11 +450,16 @@ inline bool units_distinct4(const uint32_t* addr, int shift, uint32_t lanes) {
 
 #if defined(__SSE2__)
 // units_distinct4() with vector compares, for the 32-lane phase of 1-, 2- and 4-byte accesses on
-// x86-64 (the AVX2 and the portable path): the n lanes' units (2 <= n <= 4) in one 16-byte vector,
+// x86-64 (the AVX2 and the portable path): the n lanes' units (1 <= n <= 4) in one 16-byte vector,
 // compared with the vector rotated by one and by two dwords (all six pairs), the compares of a lane
 // past the n-th masked off (kPairMask[n]); a lane past the n-th is read as lane 31. Half the
 // instructions of the scalar compares, and no chain of setcc and or (what round 15's changes to the
-// check did to cost(): assets/results/cpu/cost_ir.txt).
+// check did to cost(): assets/results/cpu/cost_ir.txt). The vector holds the lowest, second and
+// third lowest and the highest of the lanes: for n = 3 the highest is the third again and for n = 2
+// the second, in a slot the mask leaves out, so no lane is compared with itself. The highest comes
+// from a leading-zero count instead of a third clear-lowest-bit, so that no index waits on more
+// than two (the AVX2 path has LZCNT; the chain ends in every warp's result, and cost() runs as fast
+// as that chain: round 16, assets/results/cpu/cost_ir.txt).
 alignas(16) constexpr uint32_t kPairMask[5][2][4] = {{},
                                                      {},
                                                      {{~0u, 0, 0, 0}, {0, 0, 0, 0}},
@@ -461,15 +467,12 @@ alignas(16) constexpr uint32_t kPairMask[5][2][4] = {{},
                                                      {{~0u, ~0u, ~0u, ~0u}, {~0u, ~0u, 0, 0}}};
 template <int kShift>
 __attribute__((always_inline)) inline bool units_distinct4_sse2(const uint32_t* addr, uint32_t lanes, int n) {
-  assert(n >= 2 && n <= 4 && __builtin_popcount(lanes) == n);
-  uint32_t x = lanes;
+  assert(n >= 1 && n <= 4 && __builtin_popcount(lanes) == n);
+  const uint32_t x = lanes, x1 = x & (x - 1), x2 = x1 & (x1 - 1);
   const uint32_t i0 = static_cast<uint32_t>(__builtin_ctz(x));
-  x &= x - 1;
-  const uint32_t i1 = static_cast<uint32_t>(__builtin_ctz(x));
-  x &= x - 1;
-  const uint32_t i2 = static_cast<uint32_t>(__builtin_ctz(x | 0x80000000u));
-  x &= x - 1;
-  const uint32_t i3 = static_cast<uint32_t>(__builtin_ctz(x | 0x80000000u));
+  const uint32_t i1 = static_cast<uint32_t>(__builtin_ctz(x1 | 0x80000000u));
+  const uint32_t i2 = static_cast<uint32_t>(__builtin_ctz(x2 | 0x80000000u));
+  const uint32_t i3 = 31u ^ static_cast<uint32_t>(__builtin_clz(x));  // x != 0: n >= 1
   __m128i u = _mm_set_epi32(static_cast<int>(addr[i3]), static_cast<int>(addr[i2]), static_cast<int>(addr[i1]),
                             static_cast<int>(addr[i0]));
   if (kShift != 0) u = _mm_srli_epi32(u, kShift);
@@ -487,14 +490,18 @@ __attribute__((always_inline)) inline bool units_distinct4_sse2(const uint32_t* 
 template <int kShift>
 __attribute__((always_inline)) inline bool units_distinct8_sse2(const uint32_t* addr, uint32_t lanes, int n) {
   assert(n >= 5 && n <= 8 && __builtin_popcount(lanes) == n);
-  alignas(16) uint32_t u[8];
+  uint32_t i[8];
   uint32_t x = lanes;
   for (int k = 0; k < 8; ++k) {
-    u[k] = addr[__builtin_ctz(x | 0x80000000u)];
+    i[k] = static_cast<uint32_t>(__builtin_ctz(x | 0x80000000u));
     x &= x - 1;
   }
-  __m128i a = _mm_load_si128(reinterpret_cast<const __m128i*>(u));
-  __m128i b = _mm_load_si128(reinterpret_cast<const __m128i*>(u + 4));
+  // Built from the lanes' loads (movd, pinsrd), not stored to memory and read back as vectors: a
+  // 16-byte load of four 4-byte stores is not forwarded from the stores and waits for them.
+  __m128i a = _mm_set_epi32(static_cast<int>(addr[i[3]]), static_cast<int>(addr[i[2]]), static_cast<int>(addr[i[1]]),
+                            static_cast<int>(addr[i[0]]));
+  __m128i b = _mm_set_epi32(static_cast<int>(addr[i[7]]), static_cast<int>(addr[i[6]]), static_cast<int>(addr[i[5]]),
+                            static_cast<int>(addr[i[4]]));
   if (kShift != 0) {
     a = _mm_srli_epi32(a, kShift);
     b = _mm_srli_epi32(b, kShift);
@@ -706,8 +713,11 @@ static inline int portable_hmax(Halves8 m) {
 //  - four accumulators of eight lanes each, so that no counter passes 8 (a nibble holds 15) and
 //    the adds form four short chains; then the nibbles are widened to bytes: lo holds even banks,
 //    hi odd banks (byte j: banks 2j and 2j + 1).
-//  - the busiest count in every byte (a butterfly of byte maxima), and one bank with it, whose
-//    lanes are returned for the distinct-unit check.
+//  - each count as the 16-bit word count << 8 | 4 bank, and a butterfly of word maxima: the
+//    greatest word, in every word, holds the busiest count and the key (4 x bank) of a bank with
+//    it, which is compared with the lanes' keys straight away (round 16: in place of byte maxima,
+//    then a compare, a mask, a bit scan and the bank's key made from its index, a longer path to
+//    the result, which is what bounds cost(); assets/results/cpu/cost_ir.txt).
 // It replaced 64 byte compares and their sums for these widths: random 4-byte warps from 19.5 to
 // 26.6 M/s here (Zen 3, assets/results/cpu/model_bench_compare.txt).
 struct NibbleTable {
@@ -746,16 +756,21 @@ __attribute__((always_inline)) inline int one_phase_busiest_sse2(const uint32_t*
     q0 = _mm_or_si128(q0, _mm_andnot_si128(on0, inactive));
     q1 = _mm_or_si128(q1, _mm_andnot_si128(on1, inactive));
   }
+  // A full warp's keys are read from its addresses (a load and an and per lane); with inactive
+  // lanes, from q0 and q1 stored to key[] (read back as bytes: kept in registers, GCC extracted each
+  // byte with shifts). The store and its reload put several cycles more on the path to the result.
   alignas(16) uint8_t key[kWarpSize];
-  _mm_store_si128(reinterpret_cast<__m128i*>(key), q0);
-  _mm_store_si128(reinterpret_cast<__m128i*>(key + 16), q1);
-  // Read key[] back from memory: kept in registers, GCC extracted each byte with shifts.
-  __asm__("" : : "r"(key) : "memory");
+  if (!kFull) {
+    _mm_store_si128(reinterpret_cast<__m128i*>(key), q0);
+    _mm_store_si128(reinterpret_cast<__m128i*>(key + 16), q1);
+    __asm__("" : : "r"(key) : "memory");
+  }
   __m128i a0 = _mm_setzero_si128(), a1 = a0, a2 = a0, a3 = a0;
   // Entry key / 4 of the table starts at byte 4 key (a scaled index, no shift).
+#define BANKSCOPE_KEY(I) (kFull ? (size_t{addr[I]} & 0x7cu) : size_t{key[I]})
 #define BANKSCOPE_INC(A, I) \
   A = _mm_add_epi8(         \
-      A, _mm_load_si128(reinterpret_cast<const __m128i*>(kNibbleInc.b + size_t{key[I]} * 4u)))
+      A, _mm_load_si128(reinterpret_cast<const __m128i*>(kNibbleInc.b + BANKSCOPE_KEY(I) * 4u)))
 #define BANKSCOPE_INC4(I)   \
   BANKSCOPE_INC(a0, I);     \
   BANKSCOPE_INC(a1, I + 1); \
@@ -771,6 +786,7 @@ __attribute__((always_inline)) inline int one_phase_busiest_sse2(const uint32_t*
   BANKSCOPE_INC4(28);
 #undef BANKSCOPE_INC4
 #undef BANKSCOPE_INC
+#undef BANKSCOPE_KEY
   const __m128i low4 = _mm_set1_epi8(0x0f);
 #define BANKSCOPE_LO(A) _mm_and_si128(A, low4)
 #define BANKSCOPE_HI(A) _mm_and_si128(_mm_srli_epi16(A, 4), low4)
@@ -780,23 +796,21 @@ __attribute__((always_inline)) inline int one_phase_busiest_sse2(const uint32_t*
                                   _mm_add_epi8(BANKSCOPE_HI(a2), BANKSCOPE_HI(a3)));
 #undef BANKSCOPE_HI
 #undef BANKSCOPE_LO
-  // The maximum in every byte: with the 8-byte, 4-byte, 2-byte and 1-byte neighbours.
-  __m128i m = _mm_max_epu8(lo, hi);
-  m = _mm_max_epu8(m, _mm_shuffle_epi32(m, 0x4e));
-  m = _mm_max_epu8(m, _mm_shuffle_epi32(m, 0xb1));
-  m = _mm_max_epu8(m, _mm_shufflehi_epi16(_mm_shufflelo_epi16(m, 0xb1), 0xb1));
-  m = _mm_max_epu8(m, _mm_or_si128(_mm_srli_epi16(m, 8), _mm_slli_epi16(m, 8)));
-  // Bit j (j < 16) of at: bank 2j has the maximum; bit 16 + j: bank 2j + 1. Which one is taken
-  // is arithmetic, not a branch: an even or odd busiest bank is a coin toss on random lanes.
-  const uint32_t at = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(lo, m))) |
-                      static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(hi, m))) << 16;
-  const uint32_t j =
-      static_cast<uint32_t>(__builtin_ctz(at));  // at != 0: some byte holds the maximum
-  const uint32_t bank = (j & 15u) << 1 | j >> 4;
-  const __m128i e = _mm_set1_epi8(static_cast<char>(4u * bank));
+  // Each count as the word count << 8 | 4 bank (signed maxima: the words stay below 2^15); the
+  // greatest, in every word after the butterfly, names the busiest count and, in its low byte, the
+  // key of a bank with it.
+  const __m128i even4 = _mm_setr_epi8(0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120);
+  const __m128i odd4 = _mm_or_si128(even4, _mm_set1_epi8(4));
+  __m128i m = _mm_max_epi16(_mm_max_epi16(_mm_unpacklo_epi8(even4, lo), _mm_unpackhi_epi8(even4, lo)),
+                            _mm_max_epi16(_mm_unpacklo_epi8(odd4, hi), _mm_unpackhi_epi8(odd4, hi)));
+  m = _mm_max_epi16(m, _mm_shuffle_epi32(m, 0x4e));
+  m = _mm_max_epi16(m, _mm_shuffle_epi32(m, 0xb1));
+  m = _mm_max_epi16(m, _mm_shufflehi_epi16(_mm_shufflelo_epi16(m, 0xb1), 0xb1));
+  const __m128i k = _mm_and_si128(m, _mm_set1_epi16(0xff));
+  const __m128i e = _mm_packus_epi16(k, k);
   *lanes = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(q0, e))) |
            static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(q1, e))) << 16;
-  return _mm_cvtsi128_si32(m) & 0xff;
+  return static_cast<int>((static_cast<uint32_t>(_mm_cvtsi128_si32(m)) >> 8) & 0xff);
 }
 #endif
 
@@ -1063,7 +1077,7 @@ static size_t cost_rows_avx512(WarpAccess a, const uint32_t* addr, const uint32_
 
 
 #ifdef BANKSCOPE_X86_PATHS
-#define BANKSCOPE_TARGET_AVX2 __attribute__((target("avx2,bmi,bmi2,popcnt")))
+#define BANKSCOPE_TARGET_AVX2 __attribute__((target("avx2,bmi,bmi2,popcnt,lzcnt")))  // cost_path_supported()
 
 // The AVX2 path: the shortcuts of the portable path (a constant stride, one unit), a count of lanes
 // per (phase, bank group) with no loop over lanes and no branch on the addresses, and one check.
@@ -1313,7 +1327,7 @@ BANKSCOPE_TARGET_AVX2 __attribute__((always_inline)) static inline __m256i lane_
 // half; a shift of 64 or more, the other half or an inactive lane's 0x80, gives 0). The even and
 // odd lane of each element are added, then the four groups of eight lanes: 8 lanes per element at
 // most, below the 15 a nibble holds. The nibbles are widened to bytes and the four elements summed,
-// each count becomes the word (63 - count) << 5 | bank, and phminposuw names the busiest count and
+// each count becomes the word (60 - count) << 8 | 4 bank, and phminposuw names the busiest count and
 // one bank with it. Returns that count and, in *lanes, the active lanes on that bank (for the check
 // that they are on distinct units). Random 4-byte warps: 39.9 -> 42.0 M/s here (Zen 3, best of
 // three alternating runs, assets/results/cpu/model_bench_compare.txt of round 10).
@@ -1333,11 +1347,13 @@ BANKSCOPE_TARGET_AVX2 __attribute__((always_inline)) static inline int one_phase
           _mm256_set1_epi32(0x80));
     }
   }
-  // The sums in order, one group of eight lanes at a time: as a tree (GCC reassociates them
-  // unless the empty asm holds each sum) they kept eight vectors live and spilled six to the stack.
+  // The sums as pairs of groups of eight lanes, then the two pairs: as a tree of four (GCC
+  // reassociates them unless the empty asm holds each pair's sum) they kept eight vectors live and
+  // spilled six to the stack; one group at a time (round 15) put three adds in a row on the path.
   // key[g]: byte address & 0x7c (4 x bank) of lanes 8g..8g+7, for the nibble shifts and, packed to
   // bytes, for the busiest bank's lanes below.
-  __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
+  __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();  // the pair of groups 2g' and 2g' + 1
+  __m256i lo_sum = _mm256_setzero_si256(), hi_sum = _mm256_setzero_si256();
   __m256i key[4];
   for (int g = 0; g < 4; ++g) {
     const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 8 * g));
@@ -1347,34 +1363,47 @@ BANKSCOPE_TARGET_AVX2 __attribute__((always_inline)) static inline int one_phase
       se = _mm256_or_si256(se, _mm256_and_si256(off[g], _mm256_set1_epi64x(0xffffffff)));
       so = _mm256_or_si256(so, _mm256_srli_epi64(off[g], 32));
     }
-    lo = _mm256_add_epi64(lo, _mm256_add_epi64(_mm256_sllv_epi64(one, se), _mm256_sllv_epi64(one, so)));
-    hi = _mm256_add_epi64(hi, _mm256_add_epi64(_mm256_sllv_epi64(one, _mm256_sub_epi64(se, c64)),
-                                               _mm256_sllv_epi64(one, _mm256_sub_epi64(so, c64))));
-    __asm__("" : "+x"(lo), "+x"(hi));  // no code: only holds the order
+    const __m256i l = _mm256_add_epi64(_mm256_sllv_epi64(one, se), _mm256_sllv_epi64(one, so));
+    const __m256i h = _mm256_add_epi64(_mm256_sllv_epi64(one, _mm256_sub_epi64(se, c64)),
+                                       _mm256_sllv_epi64(one, _mm256_sub_epi64(so, c64)));
+    if (g % 2 == 0) {
+      lo = l;
+      hi = h;
+    } else {
+      lo = _mm256_add_epi64(lo, l);
+      hi = _mm256_add_epi64(hi, h);
+      __asm__("" : "+x"(lo), "+x"(hi));  // no code: only holds the order
+      lo_sum = _mm256_add_epi64(lo_sum, lo);
+      hi_sum = _mm256_add_epi64(hi_sum, hi);
+    }
   }
+  // Each element's 16 nibbles as bytes, complemented (15 - nibble: andnot), the four elements
+  // summed: the low and high 64 bits of each 128-bit half first (t and u pair banks 0-15 with
+  // 16-31), then the halves. inv_e byte j: 60 - the count of bank 2j (j < 8) or 2 (j - 8) + 16;
+  // inv_o byte j: the same for the bank after that one. Round 16: the complement in the andnot in place of a later xor,
+  // and the halves summed into 128-bit vectors in place of 256-bit counts reduced after the words
+  // were made; each left a step of the path to the result (assets/results/cpu/cost_ir.txt).
   const __m256i low4 = _mm256_set1_epi8(0x0f);
-  const __m256i la = _mm256_and_si256(lo, low4), lb = _mm256_and_si256(_mm256_srli_epi64(lo, 4), low4);
-  const __m256i ha = _mm256_and_si256(hi, low4), hb = _mm256_and_si256(_mm256_srli_epi64(hi, 4), low4);
-  const __m256i p = _mm256_add_epi8(_mm256_unpacklo_epi64(la, lb), _mm256_unpackhi_epi64(la, lb));
-  const __m256i q = _mm256_add_epi8(_mm256_unpacklo_epi64(ha, hb), _mm256_unpackhi_epi64(ha, hb));
-  // Bytes 0-7: banks 0, 2, .., 14; 8-15: banks 1, 3, .., 15; 16-31: the same for banks 16-31.
-  const __m256i counts = _mm256_add_epi8(_mm256_permute2x128_si256(p, q, 0x20), _mm256_permute2x128_si256(p, q, 0x31));
-  // Each count as the word (63 - count) << 5 | bank: the least word names the busiest count and a
-  // bank with it (phminposuw).
-  const __m256i zero = _mm256_setzero_si256();
-  const __m256i c63 = _mm256_set1_epi16(63);
-  const __m256i w0 = _mm256_or_si256(_mm256_slli_epi16(_mm256_sub_epi16(c63, _mm256_unpacklo_epi8(counts, zero)), 5),
-                                     _mm256_setr_epi16(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30));
-  const __m256i w1 = _mm256_or_si256(_mm256_slli_epi16(_mm256_sub_epi16(c63, _mm256_unpackhi_epi8(counts, zero)), 5),
-                                     _mm256_setr_epi16(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31));
-  const __m256i w = _mm256_min_epu16(w0, w1);
-  const __m128i least = _mm_minpos_epu16(_mm_min_epu16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1)));
+  const __m256i t = _mm256_unpacklo_epi64(lo_sum, hi_sum), u = _mm256_unpackhi_epi64(lo_sum, hi_sum);
+  const __m256i even = _mm256_add_epi8(_mm256_andnot_si256(t, low4), _mm256_andnot_si256(u, low4));
+  const __m256i odd = _mm256_add_epi8(_mm256_andnot_si256(_mm256_srli_epi64(t, 4), low4),
+                                      _mm256_andnot_si256(_mm256_srli_epi64(u, 4), low4));
+  const __m128i inv_e = _mm_add_epi8(_mm256_castsi256_si128(even), _mm256_extracti128_si256(even, 1));
+  const __m128i inv_o = _mm_add_epi8(_mm256_castsi256_si128(odd), _mm256_extracti128_si256(odd, 1));
+  // Each as the word (60 - count) << 8 | 4 bank (one unpack with the constant bytes 4 bank): the
+  // least word names the busiest count and, in its low byte, 4 x a bank with it (phminposuw), the
+  // byte the lane keys are compared with.
+  const __m128i key_e = _mm_setr_epi8(0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120);
+  const __m128i key_o = _mm_or_si128(key_e, _mm_set1_epi8(4));
+  const __m128i w = _mm_min_epu16(_mm_min_epu16(_mm_unpacklo_epi8(key_e, inv_e), _mm_unpackhi_epi8(key_e, inv_e)),
+                                  _mm_min_epu16(_mm_unpacklo_epi8(key_o, inv_o), _mm_unpackhi_epi8(key_o, inv_o)));
+  const __m128i least = _mm_minpos_epu16(w);
   // The lanes on that bank: byte address & 0x7c (4 x bank) of each lane, as bytes in lane order.
   const __m256i keys =
       in_lane_order(_mm256_packs_epi16(_mm256_packs_epi32(key[0], key[1]), _mm256_packs_epi32(key[2], key[3])));
-  const __m256i bank = _mm256_broadcastb_epi8(_mm_slli_epi16(_mm_and_si128(least, _mm_cvtsi32_si128(31)), 2));
-  *lanes = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(keys, bank))) & mask;
-  return 63 - static_cast<int>((static_cast<uint32_t>(_mm_cvtsi128_si32(least)) & 0xffffu) >> 5);
+  *lanes = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(keys, _mm256_broadcastb_epi8(least)))) &
+           (kFull ? ~0u : mask);
+  return 60 - static_cast<int>((static_cast<uint32_t>(_mm_cvtsi128_si32(least)) & 0xffffu) >> 8);
 }
 
 // The AVX2 path's main route (see above): a full warp at a constant unit stride (rows, columns:
@@ -1462,7 +1491,10 @@ BANKSCOPE_TARGET_AVX2 __attribute__((noinline)) static AccessCost cost_avx2_word
                                                                                 const uint32_t* addr) {
   const uint32_t mask = a.mask;
   if (mask == 0) return AccessCost{};  // nothing issues (R5)
-  if (mask == 0xffffffffu && (addr[31] >> 2) - (addr[0] >> 2) == 31u * ((addr[1] >> 2) - (addr[0] >> 2))) {
+  // (4-byte accesses: the filter on byte addresses, which are 4 x their units.)
+  constexpr int kFilterShift = kWord ? 0 : 2;
+  if (mask == 0xffffffffu && (addr[31] >> kFilterShift) - (addr[0] >> kFilterShift) ==
+                                 31u * ((addr[1] >> kFilterShift) - (addr[0] >> kFilterShift))) {
     uint32_t d = 0;
     if (constant_stride(addr, 2, &d)) return affine_cost(Shape{kWarpSize, 5, 2, 5, 1}, d);
   }
@@ -1473,7 +1505,7 @@ BANKSCOPE_TARGET_AVX2 __attribute__((noinline)) static AccessCost cost_avx2_word
   // four lanes are checked here, more out of line, so that every call from here is a tail call and
   // the function keeps no registers of its caller's.
   if (n > 4) return cost_avx2_words_check(a, addr, kWord ? 0 : 2, lanes, n);
-  if (n >= 2 && !units_distinct4_sse2<kWord ? 0 : 2>(addr, lanes, n)) return cost_default_avx2_dedupe(a, addr);
+  if (!units_distinct4_sse2<kWord ? 0 : 2>(addr, lanes, n)) return cost_default_avx2_dedupe(a, addr);
   return make_cost(n, 1, n);
 }
 
@@ -1557,8 +1589,14 @@ bool cost_path_supported(CostPath p) {
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
              __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
              __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vpopcntdq");
-    case CostPath::kAvx2:
-      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
+    case CostPath::kAvx2: {
+      // LZCNT (the AVX2 path's check) is CPUID 0x80000001 ECX bit 5; Clang's
+      // __builtin_cpu_supports does not know it. Every AVX2 CPU of Intel and AMD has it.
+      unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+      const bool lzcnt = __get_cpuid(0x80000001u, &eax, &ebx, &ecx, &edx) != 0 && (ecx & (1u << 5)) != 0;
+      return lzcnt && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") &&
+             __builtin_cpu_supports("popcnt");
+    }
 #else
     case CostPath::kAvx512:
     case CostPath::kAvx2: return false;
