@@ -824,6 +824,26 @@ __attribute__((noinline)) static AccessCost cost_portable_words_check(const Warp
 }
 #endif
 
+#if defined(BANKSCOPE_SSE2_COUNT)
+// cost_portable_fast() of one 32-lane phase past the constant-stride shortcut, out of line and
+// reached by a tail call: its registers (a full warp's keys are read into eight at a time) would
+// otherwise be saved and restored by every call of cost_portable_fast(), the strided warps' too
+// (ten instructions each, round 16's first version).
+__attribute__((noinline)) static AccessCost cost_portable_words(const WarpAccess& a, const uint32_t* addr,
+                                                                int ideal) {
+  const uint32_t mask = a.mask;
+  uint32_t lanes = 0;
+  const int n = mask == 0xffffffffu ? one_phase_busiest_sse2<true>(addr, mask, &lanes)
+                                    : one_phase_busiest_sse2<false>(addr, mask, &lanes);
+  // As in cost_portable_fast(): the count is exact when the busiest bank's lanes are on distinct
+  // units. Up to four lanes are checked here, more out of line, so that every call from here is a
+  // tail call.
+  if (n > 4) return cost_portable_words_check(a, addr, ideal, lanes, n);
+  if (n >= 2 && !units_distinct4_sse2<2>(addr, lanes, n)) return cost_portable_shape<2, 5>(a, addr, ideal);
+  return make_cost(n, ideal, n);
+}
+#endif
+
 template <int kShift, int kLaneBits>
 static AccessCost cost_portable_fast(const WarpAccess& a, const uint32_t* addr, int ideal) {
   constexpr uint32_t kPer = 1u << kLaneBits;
@@ -842,18 +862,7 @@ static AccessCost cost_portable_fast(const WarpAccess& a, const uint32_t* addr, 
     }
   }
 #if defined(BANKSCOPE_SSE2_COUNT)
-  if constexpr (kShift == 2 && kLaneBits == 5) {
-    uint32_t lanes = 0;
-    const int n = mask == 0xffffffffu ? one_phase_busiest_sse2<true>(addr, mask, &lanes)
-                                      : one_phase_busiest_sse2<false>(addr, mask, &lanes);
-    // As below: the count is exact when the busiest bank's lanes are on distinct units. Two to
-    // four lanes are checked here, more out of line, so that every call from here is a tail call.
-    if (n > 4) return cost_portable_words_check(a, addr, ideal, lanes, n);
-    if (n >= 2 && !units_distinct4_sse2<kShift>(addr, lanes, n)) {
-      return cost_portable_shape<kShift, kLaneBits>(a, addr, ideal);
-    }
-    return make_cost(n, ideal, n);
-  }
+  if constexpr (kShift == 2 && kLaneBits == 5) return cost_portable_words(a, addr, ideal);
 #endif
   const Bytes16 b0 = portable_group_keys<kShift, kLaneBits>(addr, 0, mask);
   const Bytes16 b1 = portable_group_keys<kShift, kLaneBits>(addr, 1, mask);
