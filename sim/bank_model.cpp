@@ -454,12 +454,12 @@ inline bool units_distinct4(const uint32_t* addr, int shift, uint32_t lanes) {
 // compared with the vector rotated by one and by two dwords (all six pairs), the compares of a lane
 // past the n-th masked off (kPairMask[n]); a lane past the n-th is read as lane 31. Half the
 // instructions of the scalar compares, and no chain of setcc and or (what round 15's changes to the
-// check did to cost(): assets/results/cpu/cost_ir.txt). The vector holds the lowest, second and
+// check did to cost(): cost_ir.txt as of commit c2c4941). The vector holds the lowest, second and
 // third lowest and the highest of the lanes: for n = 3 the highest is the third again and for n = 2
 // the second, in a slot the mask leaves out, so no lane is compared with itself. The highest comes
 // from a leading-zero count instead of a third clear-lowest-bit, so that no index waits on more
-// than two (the AVX2 path has LZCNT; the chain ends in every warp's result, and cost() runs as fast
-// as that chain: round 16, assets/results/cpu/cost_ir.txt).
+// than two (the AVX2 path has LZCNT). The chain of indices, loads and compares ends in every
+// random warp's result, and that path is what bounds cost() (round 16, assets/results/cpu/cost_ir.txt).
 alignas(16) constexpr uint32_t kPairMask[5][2][4] = {{},
                                                      {},
                                                      {{~0u, 0, 0, 0}, {0, 0, 0, 0}},
