@@ -496,7 +496,7 @@ __attribute__((always_inline)) inline bool units_distinct8_sse2(const uint32_t* 
     i[k] = static_cast<uint32_t>(__builtin_ctz(x | 0x80000000u));
     x &= x - 1;
   }
-  // Built from the lanes' loads (movd, pinsrd), not stored to memory and read back as vectors: a
+  // Built from the lanes' loads (movd and punpckldq; vpinsrd on the AVX2 path), not stored to memory and read back as vectors: a
   // 16-byte load of four 4-byte stores is not forwarded from the stores and waits for them.
   __m128i a = _mm_set_epi32(static_cast<int>(addr[i[3]]), static_cast<int>(addr[i[2]]), static_cast<int>(addr[i[1]]),
                             static_cast<int>(addr[i[0]]));
@@ -1510,8 +1510,8 @@ BANKSCOPE_TARGET_AVX2 __attribute__((noinline)) static AccessCost cost_avx2_word
   uint32_t lanes = 0;
   const int n = mask == 0xffffffffu ? one_phase_busiest_avx2<true>(addr, mask, &lanes)
                                     : one_phase_busiest_avx2<false>(addr, mask, &lanes);
-  // The count is exact when the busiest bank's lanes are on distinct units (see above): two to
-  // four lanes are checked here, more out of line, so that every call from here is a tail call and
+  // The count is exact when the busiest bank's lanes are on distinct units (see above): one to
+  // four lanes are checked here (one passes: kPairMask[1] masks every pair), more out of line, so that every call from here is a tail call and
   // the function keeps no registers of its caller's.
   if (n > 4) return cost_avx2_words_check(a, addr, kWord ? 0 : 2, lanes, n);
   if (!units_distinct4_sse2<kWord ? 0 : 2>(addr, lanes, n)) return cost_default_avx2_dedupe(a, addr);
@@ -1600,11 +1600,14 @@ bool cost_path_supported(CostPath p) {
              __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vpopcntdq");
     case CostPath::kAvx2: {
       // LZCNT (the AVX2 path's check) is CPUID 0x80000001 ECX bit 5; Clang's
-      // __builtin_cpu_supports does not know it. Every AVX2 CPU of Intel and AMD has it.
-      unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-      const bool lzcnt = __get_cpuid(0x80000001u, &eax, &ebx, &ecx, &edx) != 0 && (ecx & (1u << 5)) != 0;
-      return lzcnt && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") &&
-             __builtin_cpu_supports("popcnt");
+      // __builtin_cpu_supports does not know it. Every AVX2 CPU of Intel and AMD has it. Asked
+      // once: CPUID took about 2 us a call on this VM, and cost_on()'s assert asks per warp.
+      static const bool lzcnt = [] {
+        unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+        return __get_cpuid(0x80000001u, &eax, &ebx, &ecx, &edx) != 0 && (ecx & (1u << 5)) != 0;
+      }();
+      return lzcnt && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+             __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
     }
 #else
     case CostPath::kAvx512:

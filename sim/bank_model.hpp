@@ -214,7 +214,7 @@ size_t cost_rows(const WarpAccess& proto, const uint32_t* addr, const uint32_t* 
 // cost()'s implementations for LDS/STS of the default geometry (every other access takes the
 // reference route, run<> as simulate(), on every path). All give the same numbers:
 //   kAvx512    AVX-512 F/CD/BW/VL/DQ + VPOPCNTDQ (Intel Ice Lake and later, AMD Zen 4 and later)
-//   kAvx2      AVX2 + BMI2 + POPCNT (Intel Haswell and later, AMD Zen and later)
+//   kAvx2      AVX2 + BMI1/BMI2 + POPCNT + LZCNT (Intel Haswell and later, AMD Zen and later)
 //   kPortable  the target's baseline: GCC/Clang vector extensions, and on x86-64 SSE2 intrinsics
 //              (every other CPU, and non-x86 builds)
 // cost() takes the best one this CPU and build support, chosen once at run time, unless the

@@ -353,6 +353,9 @@ TEST_CASE("cost() agrees with simulate() at any address, with anything in inacti
 
 #include <cstdlib>
 #include <string>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#endif
 
 #include "sim/rules.hpp"
 
@@ -420,7 +423,10 @@ TEST_CASE("cost() takes the path its ctest asks for (BANKSCOPE_SIMD), else the b
   const bool has512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
                       __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
                       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vpopcntdq");
-  const bool has2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;  // LZCNT: CPUID 0x80000001 ECX bit 5
+  const bool lzcnt = __get_cpuid(0x80000001u, &eax, &ebx, &ecx, &edx) != 0 && (ecx & (1u << 5)) != 0;
+  const bool has2 = lzcnt && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+                    __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
 #else
   const bool has512 = false, has2 = false;
 #endif
