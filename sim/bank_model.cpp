@@ -496,8 +496,9 @@ __attribute__((always_inline)) inline bool units_distinct8_sse2(const uint32_t* 
     i[k] = static_cast<uint32_t>(__builtin_ctz(x | 0x80000000u));
     x &= x - 1;
   }
-  // Built from the lanes' loads (movd and punpckldq; vpinsrd on the AVX2 path), not stored to memory and read back as vectors: a
-  // 16-byte load of four 4-byte stores is not forwarded from the stores and waits for them.
+  // Built from the lanes' loads (movd and punpckldq; vpinsrd on the AVX2 path), not stored to
+  // memory and read back as vectors: a 16-byte load of four 4-byte stores is not forwarded from the
+  // stores and waits for them.
   __m128i a = _mm_set_epi32(static_cast<int>(addr[i[3]]), static_cast<int>(addr[i[2]]), static_cast<int>(addr[i[1]]),
                             static_cast<int>(addr[i[0]]));
   __m128i b = _mm_set_epi32(static_cast<int>(addr[i[7]]), static_cast<int>(addr[i[6]]), static_cast<int>(addr[i[5]]),
@@ -1389,9 +1390,10 @@ BANKSCOPE_TARGET_AVX2 __attribute__((always_inline)) static inline int one_phase
   // Each element's 16 nibbles as bytes, complemented (15 - nibble: andnot), the four elements
   // summed: the low and high 64 bits of each 128-bit half first (t and u pair banks 0-15 with
   // 16-31), then the halves. inv_e byte j: 60 - the count of bank 2j (j < 8) or 2 (j - 8) + 16;
-  // inv_o byte j: the same for the bank after that one. Round 16: the complement in the andnot in place of a later xor,
-  // and the halves summed into 128-bit vectors in place of 256-bit counts reduced after the words
-  // were made; each left a step of the path to the result (assets/results/cpu/cost_ir.txt).
+  // inv_o byte j: the same for the bank after that one. Round 16: the complement in the andnot in
+  // place of a later xor, and the halves summed into 128-bit vectors in place of 256-bit counts
+  // reduced after the words were made; each left a step of the path to the result
+  // (assets/results/cpu/cost_ir.txt).
   const __m256i low4 = _mm256_set1_epi8(0x0f);
   const __m256i t = _mm256_unpacklo_epi64(lo_sum, hi_sum), u = _mm256_unpackhi_epi64(lo_sum, hi_sum);
   const __m256i even = _mm256_add_epi8(_mm256_andnot_si256(t, low4), _mm256_andnot_si256(u, low4));
@@ -1511,8 +1513,8 @@ BANKSCOPE_TARGET_AVX2 __attribute__((noinline)) static AccessCost cost_avx2_word
   const int n = mask == 0xffffffffu ? one_phase_busiest_avx2<true>(addr, mask, &lanes)
                                     : one_phase_busiest_avx2<false>(addr, mask, &lanes);
   // The count is exact when the busiest bank's lanes are on distinct units (see above): one to
-  // four lanes are checked here (one passes: kPairMask[1] masks every pair), more out of line, so that every call from here is a tail call and
-  // the function keeps no registers of its caller's.
+  // four lanes are checked here (one passes: kPairMask[1] masks every pair), more out of line, so
+  // that every call from here is a tail call and the function keeps no registers of its caller's.
   if (n > 4) return cost_avx2_words_check(a, addr, kWord ? 0 : 2, lanes, n);
   if (!units_distinct4_sse2<kWord ? 0 : 2>(addr, lanes, n)) return cost_default_avx2_dedupe(a, addr);
   return make_cost(n, 1, n);
