@@ -1772,6 +1772,20 @@ AccessCost cost_on(CostPath p, const WarpAccess& a, const BankConfig& cfg) {
 
 AccessCost cost(const WarpAccess& a, const BankConfig& cfg) { return cost_on(cost_path(), a, cfg); }
 
+PlainCost plain_cost_fn(CostPath p, Op op, int width) {
+  if (!is_plain(op) || (op == Op::kLoad && width >= 8)) return nullptr;  // cost_sass() is not cost() for these
+  assert(cost_path_supported(p) && "plain_cost_fn() on a path this CPU lacks");
+#ifdef BANKSCOPE_X86_PATHS
+  if (p == CostPath::kAvx512) return cost_default_avx512;
+  if (p == CostPath::kAvx2) {  // cost_default_avx2()'s choice, made once
+    return width == 4 ? cost_avx2_words<true> : width < 4 ? cost_avx2_words<false> : cost_default_avx2;
+  }
+#endif
+  (void)p;
+  (void)width;
+  return cost_portable;
+}
+
 AccessCost cost_sass_wide_or_atomic(const WarpAccess& a, const BankConfig& cfg) {
   const bool wide_load = a.op == Op::kLoad && a.width >= 8 && cfg.is_default() && a.mask != 0;
   AccessCost c = wide_load ? AccessCost{} : cost(a, cfg);  // a wide load is costed below instead

@@ -237,6 +237,15 @@ CostPath cost_path();
 AccessCost cost_on(CostPath p, const WarpAccess& access, const BankConfig& cfg = {});
 size_t cost_rows_on(CostPath p, const WarpAccess& proto, const uint32_t* addr, const uint32_t* masks, bool one_mask,
                     size_t n, uint32_t limit, int32_t* wavefronts, int32_t* bank_conflicts);
+// cost_sass() of a plain LDS/STS of the default geometry whose op and width are known before its
+// warps are: the function path `p` takes for them, chosen once, called as f(a, addr) with a's op,
+// width and mask and the lanes' byte offsets at `addr` (a.addr is not read). The same numbers as
+// cost_sass(a) with a.addr at addr; `a` must pass validate() with them (not checked). For a caller
+// that costs many warps of one instruction (a trace's report: measured, the choice per call and the
+// copy of the lanes into a.addr took about 40 instructions per random warp). Null for any other
+// access (a load of 8 or 16 bytes, whose cost_sass() is not cost(), and the other ops).
+using PlainCost = AccessCost (*)(const WarpAccess& a, const uint32_t* addr);
+PlainCost plain_cost_fn(CostPath p, Op op, int width);
 // cost_path_name(cost_path()).
 const char* cost_implementation();
 AccessReport simulate(const WarpAccess& access, const BankConfig& cfg = {});

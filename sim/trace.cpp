@@ -219,9 +219,10 @@ int popcount32(uint32_t x) {
 // (offset << shift); returns the OR of the shifted offsets (at least their maximum, and aligned
 // exactly when each is). One path per cost() path: the lanes are stored with the vector width
 // cost() then loads them with, so that its loads are forwarded from these stores (a 64-byte load
-// of lanes stored 16 bytes at a time waits for the stores to retire). Little-endian offsets.
+// of lanes stored 16 bytes at a time waits for the stores to retire). Little-endian offsets. `keep`
+// (not null): the lanes again there (a LaneState's, written from registers rather than copied).
 template <int kBytes>
-uint32_t unpack_portable(const uint8_t* q, uint32_t base, int shift, uint32_t* out) {
+uint32_t unpack_portable(const uint8_t* q, uint32_t base, int shift, uint32_t* out, uint32_t* keep) {
   uint32_t spread = 0;
   for (int lane = 0; lane < kWarpSize; ++lane) {  // vectorized by the compiler (SSE2)
     uint32_t off;
@@ -234,12 +235,14 @@ uint32_t unpack_portable(const uint8_t* q, uint32_t base, int shift, uint32_t* o
     spread |= off;
     out[lane] = base + off;
   }
+  if (keep != nullptr) std::memcpy(keep, out, kWarpSize * sizeof(uint32_t));
   return spread;
 }
 
 #ifdef BANKSCOPE_TRACE_X86
 template <int kBytes>
-__attribute__((target("avx2"))) uint32_t unpack_avx2(const uint8_t* q, uint32_t base, int shift, uint32_t* out) {
+__attribute__((target("avx2"))) uint32_t unpack_avx2(const uint8_t* q, uint32_t base, int shift, uint32_t* out,
+                                                     uint32_t* keep) {
   const __m128i sh = _mm_cvtsi32_si128(shift);
   const __m256i vbase = _mm256_set1_epi32(static_cast<int>(base));
   __m256i spread = _mm256_setzero_si256();
@@ -249,7 +252,9 @@ __attribute__((target("avx2"))) uint32_t unpack_avx2(const uint8_t* q, uint32_t 
                     : _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q + 16 * k))),
         sh);
     spread = _mm256_or_si256(spread, off);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8 * k), _mm256_add_epi32(off, vbase));
+    const __m256i lanes = _mm256_add_epi32(off, vbase);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8 * k), lanes);
+    if (keep != nullptr) _mm256_storeu_si256(reinterpret_cast<__m256i*>(keep + 8 * k), lanes);
   }
   __m128i x = _mm_or_si128(_mm256_castsi256_si128(spread), _mm256_extracti128_si256(spread, 1));
   x = _mm_or_si128(x, _mm_shuffle_epi32(x, 0x4e));
@@ -259,7 +264,7 @@ __attribute__((target("avx2"))) uint32_t unpack_avx2(const uint8_t* q, uint32_t 
 
 template <int kBytes>
 __attribute__((target("avx512f,avx512bw"))) uint32_t unpack_avx512(const uint8_t* q, uint32_t base, int shift,
-                                                                    uint32_t* out) {
+                                                                    uint32_t* out, uint32_t* keep) {
   const __m128i sh = _mm_cvtsi32_si128(shift);
   const __m512i vbase = _mm512_set1_epi32(static_cast<int>(base));
   __m512i off[2];
@@ -268,20 +273,25 @@ __attribute__((target("avx512f,avx512bw"))) uint32_t unpack_avx512(const uint8_t
         kBytes == 1 ? _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q + 16 * h)))
                     : _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 32 * h))),
         sh);
-    _mm512_storeu_si512(out + 16 * h, _mm512_add_epi32(off[h], vbase));
+    const __m512i lanes = _mm512_add_epi32(off[h], vbase);
+    _mm512_storeu_si512(out + 16 * h, lanes);
+    if (keep != nullptr) _mm512_storeu_si512(keep + 16 * h, lanes);
   }
   return static_cast<uint32_t>(_mm512_reduce_or_epi32(_mm512_or_si512(off[0], off[1])));
 }
 #endif
 
 template <int kBytes>
-uint32_t unpack(CostPath simd, const uint8_t* q, uint32_t base, int shift, uint32_t* out) {
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline uint32_t unpack(CostPath simd, const uint8_t* q, uint32_t base, int shift, uint32_t* out, uint32_t* keep = nullptr) {
 #ifdef BANKSCOPE_TRACE_X86
-  if (simd == CostPath::kAvx512) return unpack_avx512<kBytes>(q, base, shift, out);
-  if (simd == CostPath::kAvx2) return unpack_avx2<kBytes>(q, base, shift, out);
+  if (simd == CostPath::kAvx512) return unpack_avx512<kBytes>(q, base, shift, out, keep);
+  if (simd == CostPath::kAvx2) return unpack_avx2<kBytes>(q, base, shift, out, keep);
 #endif
   (void)simd;
-  return unpack_portable<kBytes>(q, base, shift, out);
+  return unpack_portable<kBytes>(q, base, shift, out, keep);
 }
 
 // out[lane] = in[lane] + d for every lane (mode 4), with the vector width cost() loads lanes with
@@ -352,8 +362,9 @@ struct LaneState {
 // `keep`: copy the lanes for a mode 4 to come; not for mode 0 (ensure_lanes() derives them, when
 // a mode 4 follows one, which the writer never does) nor in a file of a version without mode 4
 // (measured: the copy per execution made version 2 traces' reports slower than before mode 4).
+// `written`: h.lanes holds them already (unpack() wrote them there).
 inline void remember(LaneState& h, uint32_t mask, const std::array<uint32_t, kWarpSize>& out, int64_t lo, int64_t hi,
-                     bool uniform, int64_t stride, bool keep) {
+                     bool uniform, int64_t stride, bool keep, bool written = false) {
   h.valid = true;
   h.uniform = uniform;
   h.kept = keep;
@@ -363,7 +374,7 @@ inline void remember(LaneState& h, uint32_t mask, const std::array<uint32_t, kWa
   h.lo = lo;
   h.hi = hi;
   h.derive();
-  if (keep) copy_lanes(out.data(), h.lanes.data());
+  if (keep && !written) copy_lanes(out.data(), h.lanes.data());
 }
 
 // Lanes stored in modes 1-3. Before version 3 nothing but that they were not evenly spaced matters
@@ -553,16 +564,17 @@ inline bool read_even(int64_t a, int64_t stride, uint32_t mask, int64_t top, int
 }
 
 // The common executions of a version 3 or 4 file, decoded from a local pointer where
-// read_lanes_body() goes through the cursor: lanes in mode 4 (a repeat) or mode 0 (evenly spaced)
-// whose checks pass at once, after their base and mode (the caller read them), with at least 16
-// bytes left. Returns false, with nothing read or changed, for anything else (read_lanes_body()
-// then reads it, and names what is wrong). Measured:
+// read_lanes_body() goes through the cursor: lanes in mode 4 (a repeat), mode 0 (evenly spaced) or
+// modes 2 and 3 of a full warp, whose checks pass at once, after their base and mode (the caller
+// read them), with at least 16 bytes left (`end`: the record's end). Returns false, with nothing
+// read and nothing but `out` changed, for anything else (read_lanes_body() then reads it again,
+// and names what is wrong). Measured:
 // the cursor, which the reader's calls take by reference, kept its pointer in memory, and each field
 // cost a store and a load of it.
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-inline bool lanes_fast(const uint8_t*& at, uint64_t base, uint8_t mode, uint32_t mask,
+inline bool lanes_fast(const uint8_t*& at, const uint8_t* end, uint64_t base, uint8_t mode, uint32_t mask,
                        std::array<uint32_t, kWarpSize>& out, const TracePc& pc, CostPath simd, int64_t top,
                        LaneState& h, bool& same, bool& even, int32_t& stride_out, bool* deferred,
                        int64_t& deferred_d) {
@@ -586,14 +598,33 @@ inline bool lanes_fast(const uint8_t*& at, uint64_t base, uint8_t mode, uint32_t
       add_lanes(simd, h.lanes.data(), static_cast<uint32_t>(d), out.data());
     }
     same = true;
-  } else {
+  } else if (mode == 0) {
     uint64_t z = 0;
-    if (mode != 0 || !varint5(p, z)) return false;
+    if (!varint5(p, z)) return false;
     const int64_t stride = static_cast<int64_t>(z >> 1) ^ -static_cast<int64_t>(z & 1);
     if (stride > (int64_t{1} << 33) || stride < -(int64_t{1} << 33) ||  // read_lanes() names it
         !read_even(static_cast<int64_t>(base), stride, mask, top, pc.width - 1, out, even, stride_out, h, same)) {
       return false;
     }
+  } else if ((mode == 2 || mode == 3) && mask == 0xffffffffu) {
+    // A full warp of 1- or 2-byte offsets (read_packed()'s common case: scattered lanes, a radix
+    // sort's scatters, a histogram's atomics): the shift byte, then the offsets, checked at once
+    // through base and the OR of the shifted offsets. Measured: through the cursor (read_packed())
+    // this took 90 instructions per execution of the random trace before a lane was unpacked.
+    const ptrdiff_t bytes = mode == 2 ? kWarpSize : 2 * kWarpSize;
+    if (end - p < 1 + bytes || p[0] > 4 || base > static_cast<uint64_t>(top)) return false;
+    const int shift = p[0];
+    // h.lanes is written too, for a mode 4 to come. (After a failed check below the slow path reads
+    // the lanes again: either the read fails, or it writes h.lanes again.)
+    const uint32_t b = static_cast<uint32_t>(base);
+    const uint32_t spread = mode == 2 ? unpack<1>(simd, p + 1, b, shift, out.data(), h.lanes.data())
+                                      : unpack<2>(simd, p + 1, b, shift, out.data(), h.lanes.data());
+    const uint64_t hi = base + spread;  // offsets are below 2^20: no wrap
+    if (hi > static_cast<uint64_t>(top) || ((base | spread) & static_cast<uint64_t>(pc.width - 1)) != 0) return false;
+    p += 1 + bytes;
+    remember(h, mask, out, static_cast<int64_t>(base), static_cast<int64_t>(hi), false, 0, true, true);
+  } else {
+    return false;
   }
   at = p;
   return true;
@@ -603,14 +634,14 @@ inline bool lanes_fast(const uint8_t*& at, uint64_t base, uint8_t mode, uint32_t
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-inline bool read_lanes_fast(const uint8_t*& at, uint32_t mask, std::array<uint32_t, kWarpSize>& out,
+inline bool read_lanes_fast(const uint8_t*& at, const uint8_t* end, uint32_t mask, std::array<uint32_t, kWarpSize>& out,
                             const TracePc& pc, CostPath simd, int64_t top, LaneState& h, bool& same, bool& even,
                             int32_t& stride_out, bool* deferred, int64_t& deferred_d) {
   const uint8_t* p = at;
   uint64_t base = 0;
   if (!varint5(p, base)) return false;
   const uint8_t mode = *p++;
-  if (!lanes_fast(p, base, mode, mask, out, pc, simd, top, h, same, even, stride_out, deferred, deferred_d)) return false;
+  if (!lanes_fast(p, end, base, mode, mask, out, pc, simd, top, h, same, even, stride_out, deferred, deferred_d)) return false;
   at = p;
   return true;
 }
@@ -755,7 +786,7 @@ bool attach_sources(PendingSources& src, TraceWarp& w, const TracePc& pc, uint64
   int32_t stride = 0;
   const uint8_t* p = r.p;
   if (version >= 3 && r.left() >= 16 &&
-      read_lanes_fast(p, w.mask, w.src, pc, simd, top, h, w.src_same_offsets, even, stride, deferred, deferred_d)) {
+      read_lanes_fast(p, r.end, w.mask, w.src, pc, simd, top, h, w.src_same_offsets, even, stride, deferred, deferred_d)) {
     r.p = p;
   } else if (!read_lanes(r, w.mask, w.src, pc, version, simd, top, "source", even, stride, h, w.src_same_offsets)) {
     return false;
@@ -874,7 +905,7 @@ inline bool read_lanes_v4(Cursor& r, const uint8_t*& p, const uint8_t* end, int 
   if (end - p >= 16) {
     base = load_le32(p) & base_mask;
     const uint8_t* q = p + bytes;
-    if (lanes_fast(q, base, mode, mask, out, pc, simd, top, h, same, even, stride, deferred, deferred_d)) {
+    if (lanes_fast(q, end, base, mode, mask, out, pc, simd, top, h, same, even, stride, deferred, deferred_d)) {
       p = q;
       return true;
     }
@@ -1489,7 +1520,7 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
             const int64_t top = int64_t{0xffffffffu} - pc.width;
             LaneState& h = addr_state[w.pc_index];
             if (version >= 3 && r.left() >= 16 &&
-                read_lanes_fast(q, w.mask, w.addr, pc, simd, top, h, w.same_offsets, w.even, w.stride,
+                read_lanes_fast(q, r.end, w.mask, w.addr, pc, simd, top, h, w.same_offsets, w.even, w.stride,
                                 repeats ? &addr_deferred : nullptr, addr_d)) {
               r.p = q;
             } else if (!read_lanes(r, w.mask, w.addr, pc, version, simd, top, "address", w.even, w.stride, h,

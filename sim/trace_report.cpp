@@ -2,6 +2,7 @@
 #include "trace_report.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdio>
 #include <map>
 #include <optional>
@@ -259,17 +260,28 @@ Result<SharedArray> apply_layout_spec(const SharedArray& array, const std::strin
   return a;
 }
 
-void TraceAggregator::flush_pending() {
-  if (!report_.launches.empty()) {
-    LaunchReport& l = report_.launches.back();
-    for (size_t k = 0; k < pending_.size(); ++k) l.by_kind[k] += pending_[k];
+void TraceAggregator::sum_launch() {
+  if (report_.launches.empty()) return;
+  LaunchReport& l = report_.launches.back();
+  for (const PcStats& s : l.pcs) {
+    l.executions_by_kind[static_cast<size_t>(s.pc.kind)] += s.executions;
+    // Every execution record() or record_n() counted is in n_way_count once (an empty mask's at 0),
+    // and is one instruction, as OpTotals::add(cost, 1) counts it.
+    uint64_t n = 0;
+    for (const uint64_t c : s.n_way_count) n += c;
+    if (n == 0) continue;
+    OpTotals t;
+    t.instructions = t.active_instructions = n;
+    t.wavefronts = s.wavefronts;
+    t.ideal = s.ideal;
+    t.conflicts = s.wavefronts - s.ideal;  // the sum of each execution's wavefronts - ideal
+    l.by_kind[static_cast<size_t>(s.pc.kind)] += t;
   }
-  pending_ = {};
 }
 
 void TraceAggregator::on_launch(const TraceLaunch& l) {
   flush_repeats();
-  flush_pending();
+  sum_launch();
   gates_.clear();
   LaunchReport r;
   r.launch = l;
@@ -413,6 +425,10 @@ void TraceAggregator::on_pc(const TracePc& pc) {
   MemoGate g;
   if (s.model.costed && !s.model.ncu_counts_zero) {
     g.repeat_route = pc.kind != TraceOpKind::kLdgsts ? 1 : s.model.access.bypass_l1 ? 2 : 3;
+    if (pc.kind == TraceOpKind::kLoad || pc.kind == TraceOpKind::kStore) {
+      g.plain = plain_cost_fn(simd_, s.model.access.op, s.model.access.width);
+      g.common = remaps_.empty();
+    }
   }
   report_.launches.back().pcs.push_back(std::move(s));
   gates_.push_back(g);
@@ -482,12 +498,17 @@ void TraceAggregator::watch_hits(MemoGate& g) {
   }
 }
 
+inline AccessCost TraceAggregator::lanes_cost(const MemoGate& g, const std::array<uint32_t, kWarpSize>& addr) {
+  if (g.plain != nullptr) return g.plain(access_, addr.data());
+  if (&addr != &access_.addr) copy_lanes(simd_, access_.addr, addr);
+  return cost_sass(access_);
+}
+
 AccessCost TraceAggregator::exact_cost(uint32_t pc_index, const std::array<uint32_t, kWarpSize>& addr) {
   MemoGate& g = gates_[pc_index];
   if (g.skip != 0) {
     --g.skip;
-    if (&addr != &access_.addr) copy_lanes(simd_, access_.addr, addr);
-    return cost_sass(access_);
+    return lanes_cost(g, addr);
   }
   const uint32_t mask = access_.mask;
   // Relative to the first active lane's 16-byte unit: cost_sass() is the same for a warp moved by a
@@ -563,8 +584,7 @@ AccessCost TraceAggregator::exact_lookup(MemoGate& g, uint32_t meta, const std::
     e.meta = meta;
     e.mask = mask;
     e.rel = rel;
-    if (&addr != &access_.addr) copy_lanes(simd_, access_.addr, addr);
-    e.cost = cost_sass(access_);
+    e.cost = lanes_cost(g, addr);
   }
   watch_hits(g);
   return e.cost;
@@ -589,15 +609,12 @@ AccessCost TraceAggregator::memo_cost(int64_t stride, uint32_t base, const Trace
 
 void TraceAggregator::flush_repeats(uint32_t pc_index) {
   MemoGate& g = gates_[pc_index];
-  LaunchReport& l = report_.launches.back();
-  PcStats& s = l.pcs[pc_index];
-  const size_t kind = static_cast<size_t>(s.pc.kind);
+  PcStats& s = report_.launches.back().pcs[pc_index];
   for (uint64_t m = g.pending; m != 0; m &= m - 1) {
     const size_t i = static_cast<size_t>(__builtin_ctzll(m));
     const uint64_t n = g.repeat_count[i];
     s.executions += n;
-    l.executions_by_kind[kind] += n;
-    record_n(s, kind, g.repeat_cost[i], n);
+    record_n(s, g.repeat_cost[i], n);
     g.repeat_count[i] = 0;
   }
   g.pending = 0;
@@ -612,31 +629,38 @@ void TraceAggregator::flush_repeats() {
 
 void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
   LaunchReport& l = report_.launches.back();
-  if (gates_[w.pc_index].deferred != 0) flush_repeats(w.pc_index);  // before this PC's slots change
+  MemoGate& g = gates_[w.pc_index];
+  if (g.deferred != 0) flush_repeats(w.pc_index);  // before this PC's slots change
   PcStats& s = l.pcs[w.pc_index];
   ++s.executions;
-  const size_t kind = static_cast<size_t>(pc.kind);
-  ++l.executions_by_kind[kind];
   const bool plain = pc.kind == TraceOpKind::kLoad || pc.kind == TraceOpKind::kStore;
-  if (s.model.costed && plain && w.mask != 0 && remaps_.empty()) {
+  if (g.common && w.mask != 0) {
     // The common case, kept apart from the rest (on_other_warp()) so that it needs no large frame:
     // evenly spaced (the reader checked), the stride memo; any other warp, the exact memo, read from
     // the reader's lanes (copied into access_ only to be costed). Either way cost_sass()'s numbers.
+    assert(s.model.costed && plain && remaps_.empty());
     access_.op = s.model.access.op;
     access_.width = s.model.access.width;
     access_.mask = w.mask;
-    MemoGate& g = gates_[w.pc_index];
     const uint32_t residue = w.addr[static_cast<size_t>(__builtin_ctz(w.mask))] & 15u;  // the exact memo's unit
     if (const int i = find_repeat(g, w.same_offsets, residue); i >= 0) {
-      record(s, kind, g.repeat_cost[static_cast<size_t>(i)]);
+      record(s, g.repeat_cost[static_cast<size_t>(i)]);
       return;
     }
-    const AccessCost c = w.even ? cost_even(w) : exact_cost(w.pc_index, w.addr);
+    AccessCost c;
+    if (w.even) {
+      c = cost_even(w);
+    } else if (g.skip != 0) {  // exact_cost()'s first test, here: a random PC's every execution
+      --g.skip;
+      c = lanes_cost(g, w.addr);
+    } else {
+      c = exact_cost(w.pc_index, w.addr);
+    }
     keep_repeat(g, w.same_offsets, true, residue, c, true);
-    record(s, kind, c);
+    record(s, c);
     return;
   }
-  on_other_warp(w, pc, l, s, kind, plain);
+  on_other_warp(w, pc, l, s, static_cast<size_t>(pc.kind), plain);
 }
 
 #if defined(__GNUC__)
@@ -651,8 +675,7 @@ void TraceAggregator::on_other_warp(const TraceWarp& w, const TracePc& pc, Launc
   if (w.mask == 0) {
     // A predicated-off instruction still issues (measured on the H200: GPU_FACTS.md, edges) and
     // costs no wavefront.
-    ++s.n_way_count[0];
-    l.by_kind[kind].add(AccessCost{}, 1);
+    ++s.n_way_count[0];  // an instruction of the launch's totals (sum_launch())
     return;
   }
   // The instruction's fields, not its 128 bytes of lanes (the model has none; a copy of the whole
@@ -666,7 +689,7 @@ void TraceAggregator::on_other_warp(const TraceWarp& w, const TracePc& pc, Launc
     access_.bypass_l1 = s.model.access.bypass_l1;
   }
   if (s.model.ncu_counts_zero) {  // issued and counted as an instruction, no wavefront (pc_model())
-    record(s, kind, AccessCost{});
+    record(s, AccessCost{});
     return;
   }
   if (pc.kind == TraceOpKind::kLdgsts && !w.has_src) {  // after the LDS/STS fast path: not on it
@@ -683,7 +706,7 @@ void TraceAggregator::on_other_warp(const TraceWarp& w, const TracePc& pc, Launc
       ++l.uncosted_by_kind[kind];
       return;
     }
-    record(s, kind, c);
+    record(s, c);
     return;
   }
   if (remaps_.empty()) {
@@ -701,9 +724,9 @@ void TraceAggregator::on_other_warp(const TraceWarp& w, const TracePc& pc, Launc
     return;
   }
   if (plain) {
-    record(s, kind, cost_plain(w.pc_index));
+    record(s, cost_plain(w.pc_index));
   } else {
-    record(s, kind, cost_other_kind(w));
+    record(s, cost_other_kind(w));
   }
 }
 
@@ -881,19 +904,9 @@ AccessCost TraceAggregator::kind_memo(uint32_t pc_index, const TraceWarp& w, uin
 }
 
 void TraceAggregator::refuse_unsourced(LaunchReport& l, PcStats& s, size_t kind) {
-  // The PC is costed whole or not at all: the executions already in the totals (predicated-off
-  // ones, which need no source, or, in a trace that mixes them, ones with sources) leave them.
-  const uint64_t empty = s.n_way_count[0];                           // added to by_kind directly
-  const uint64_t active = s.executions - 1 - s.uncosted - empty;  // in pending_ (this one excluded)
-  OpTotals& p = pending_[kind];
-  p.instructions -= active;
-  p.active_instructions -= active;
-  p.wavefronts -= s.wavefronts;
-  p.ideal -= s.ideal;
-  p.conflicts -= s.wavefronts - s.ideal;
-  OpTotals& t = l.by_kind[kind];
-  t.instructions -= empty;
-  t.active_instructions -= empty;  // as OpTotals::add(AccessCost{}, 1) counted them
+  // The PC is costed whole or not at all: the executions already counted (predicated-off ones,
+  // which need no source, or, in a trace that mixes them, ones with sources) leave its stats, and so
+  // the launch's totals (sum_launch()).
   l.uncosted_by_kind[kind] += s.executions - s.uncosted;  // the refused ones are counted already
   s.wavefronts = s.ideal = s.uncosted = 0;
   s.worst_n_way = 0;
@@ -902,35 +915,21 @@ void TraceAggregator::refuse_unsourced(LaunchReport& l, PcStats& s, size_t kind)
   s.model.why = "recorded without global sources: re-trace with this bankscope (R9 costs cp.async from them)";
 }
 
-void TraceAggregator::record_n(PcStats& s, size_t kind, const AccessCost& c, uint64_t n) {
-  const uint64_t wavefronts = static_cast<uint64_t>(c.wavefronts), ideal = static_cast<uint64_t>(c.ideal_wavefronts);
-  s.wavefronts += wavefronts * n;
-  s.ideal += ideal * n;
+void TraceAggregator::record_n(PcStats& s, const AccessCost& c, uint64_t n) {
+  s.wavefronts += static_cast<uint64_t>(c.wavefronts) * n;
+  s.ideal += static_cast<uint64_t>(c.ideal_wavefronts) * n;
   s.worst_n_way = std::max(s.worst_n_way, c.n_way);
   s.n_way_count[static_cast<size_t>(std::min(c.n_way, kWarpSize))] += n;
-  OpTotals& t = pending_[kind];
-  t.instructions += n;
-  t.active_instructions += n;
-  t.wavefronts += wavefronts * n;
-  t.ideal += ideal * n;
-  t.conflicts += static_cast<uint64_t>(c.wavefronts - c.ideal_wavefronts) * n;
 }
 
 #if defined(__GNUC__)
 __attribute__((always_inline))  // a call per execution otherwise (measured: 35 instructions with it)
 #endif
-inline void TraceAggregator::record(PcStats& s, size_t kind, const AccessCost& c) {
-  const uint64_t wavefronts = static_cast<uint64_t>(c.wavefronts), ideal = static_cast<uint64_t>(c.ideal_wavefronts);
-  s.wavefronts += wavefronts;
-  s.ideal += ideal;
+inline void TraceAggregator::record(PcStats& s, const AccessCost& c) {
+  s.wavefronts += static_cast<uint64_t>(c.wavefronts);
+  s.ideal += static_cast<uint64_t>(c.ideal_wavefronts);
   s.worst_n_way = std::max(s.worst_n_way, c.n_way);
   ++s.n_way_count[std::min(c.n_way, kWarpSize)];
-  OpTotals& t = pending_[kind];  // as OpTotals::add(c, 1)
-  ++t.instructions;
-  ++t.active_instructions;
-  t.wavefronts += wavefronts;
-  t.ideal += ideal;
-  t.conflicts += static_cast<uint64_t>(c.wavefronts - c.ideal_wavefronts);
 }
 
 void TraceAggregator::on_launch_end(const TraceLaunchEnd& e) {

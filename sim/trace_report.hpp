@@ -114,7 +114,7 @@ class TraceAggregator : public TraceSink {
   void on_end(const TraceEnd& e) override { report_.end = e; }
   TraceReport take(const TraceSummary& s) {
     flush_repeats();
-    flush_pending();
+    sum_launch();
     report_.summary = s;
     for (LaunchReport& l : report_.launches) {  // ld and st are by_kind's first two, kept apart
       l.ld = l.by_kind[static_cast<size_t>(TraceOpKind::kLoad)];
@@ -131,20 +131,23 @@ class TraceAggregator : public TraceSink {
   // The memo's cost of an evenly spaced full warp of access_'s op and width; `lanes`, when
   // access_ does not hold them yet, are copied in on a miss only.
   AccessCost memo_cost(int64_t stride, uint32_t base, const TraceWarp* lanes);
-  void record(PcStats& s, size_t kind, const AccessCost& c);
+  // One costed execution into its PC's stats; the launch's totals are summed from those once, when
+  // the launch is over (sum_launch()).
+  static void record(PcStats& s, const AccessCost& c);
   // record() n times, in one step (MemoGate::repeat_count).
-  void record_n(PcStats& s, size_t kind, const AccessCost& c, uint64_t n);
+  static void record_n(PcStats& s, const AccessCost& c, uint64_t n);
   // on_warp() for everything but a costed LDS/STS with active lanes and no what-if layout.
   void on_other_warp(const TraceWarp& w, const TracePc& pc, LaunchReport& l, PcStats& s, size_t kind, bool plain);
   // An LDGSTS execution without its global sources (a trace of an older tracer): its PC becomes
   // not modelled, with the reason, and leaves the totals.
   void refuse_unsourced(LaunchReport& l, PcStats& s, size_t kind);
-  // The current launch's costed executions per kind, added to its by_kind when the next launch
-  // starts or the report is taken: plain adds per execution instead of OpTotals::add()'s saturating
-  // multiply-adds (a tenth of the report's time on random lanes, measured). The sums are the same:
-  // no count of a trace comes near 2^64, and saturation is still applied when they are added.
-  std::array<OpTotals, kTraceOpKinds> pending_{};
-  void flush_pending();
+  // The current launch's by_kind, summed from its PCs' stats when the next launch starts or the
+  // report is taken (once per launch): an execution updates its PC's stats alone (measured: the
+  // per-kind totals beside them were 15 instructions per execution of a random trace, and before
+  // round 11 OpTotals::add()'s saturating multiply-adds a tenth of the report's time). The sums are
+  // the same: no count of a trace comes near 2^64, and saturation is still applied when they are
+  // added.
+  void sum_launch();
   std::vector<ArrayRemap> remaps_;
   TraceReport report_;
   WarpAccess access_;
@@ -201,6 +204,11 @@ class TraceAggregator : public TraceSink {
   struct MemoGate {  // per PC of the current launch
     uint32_t lookups = 0, hits = 0, skip = 0;
     uint32_t last = 0;  // the exact_ (LDS/STS) or kinds_ (other kinds) slot this PC used last
+    // plain_cost_fn() of the PC's LDS/STS model, null for every other PC (on_pc()): lanes_cost().
+    PlainCost plain = nullptr;
+    // on_warp()'s common case: a costed LDS/STS (the model of a PC does not change once on_pc()
+    // made it) and no what-if layout.
+    bool common = false;
     // The costs of the PC's latest lane pattern, by where it sat. An execution whose lanes the
     // reader marks as repeating the previous execution's offsets (TraceWarp::same_offsets, and
     // src_same_offsets for cp.async's sources) has the same memo key as an earlier execution of
@@ -246,6 +254,9 @@ class TraceAggregator : public TraceSink {
   // After a lookup: every 1024, a PC that hit fewer than 256 times skips the memo for a while.
   static void watch_hits(MemoGate& g);
   AccessCost exact_lookup(MemoGate& g, uint32_t meta, const std::array<uint32_t, kWarpSize>& addr);
+  // cost_sass(access_) with its lanes at `addr`: g.plain on them where the PC has one, else through
+  // access_ (a copy of the lanes when addr is not access_.addr).
+  AccessCost lanes_cost(const MemoGate& g, const std::array<uint32_t, kWarpSize>& addr);
   alignas(32) std::array<uint32_t, kWarpSize> rel_{};  // exact_cost()'s offsets of the warp at hand
 };
 
