@@ -888,6 +888,49 @@ TEST_CASE("cost_rows: equals simulate() row by row on random rows of every width
   CHECK(bad == 0);
 }
 
+TEST_CASE("plain_cost_fn(): cost_sass() of an LDS/STS from lanes elsewhere, on every path; null where it is not cost()") {
+  // Lanes from a small pool of words, so that lanes share words and banks (a 2-byte access read as
+  // a 4-byte one, or any width through the wrong count, differs here), in random masks.
+  Rng rng{0x91a1ull};
+  int bad = 0, compared = 0;
+  for (int k = 0; k < 3; ++k) {
+    const CostPath p = kCostPaths[k];
+    if (!cost_path_supported(p)) continue;
+    for (const int w : kWidths) {
+      for (const Op op : {Op::kLoad, Op::kStore}) {
+        const PlainCost f = plain_cost_fn(p, op, w);
+        CAPTURE(cost_path_name(p));
+        CAPTURE(w);
+        if (op == Op::kLoad && w >= 8) {  // R11: cost_sass() is not cost() for these
+          const bool is_null = f == nullptr;
+          CHECK(is_null);
+          continue;
+        }
+        const bool has_fn = f != nullptr;
+        REQUIRE(has_fn);
+        for (int i = 0; i < 400; ++i) {
+          WarpAccess a = warp(w, op, rng.below(3) ? 0xffffffffu : rng.next());
+          alignas(64) std::array<uint32_t, kWarpSize> lanes{};
+          const uint32_t pool = 1u + rng.below(48);
+          for (uint32_t& x : lanes) x = (rng.below(pool) * 4u * (1u + rng.below(3)) + rng.below(16)) / uint32_t(w) * uint32_t(w);
+          a.addr = lanes;
+          const AccessCost want = cost_sass(a);
+          a.addr.fill(0xdead0u);  // not read: the lanes are at `lanes`
+          const AccessCost got = f(a, lanes.data());
+          ++compared;
+          bad += got.wavefronts != want.wavefronts || got.ideal_wavefronts != want.ideal_wavefronts || got.n_way != want.n_way;
+        }
+      }
+    }
+  }
+  CHECK(compared >= 2400);
+  CHECK(bad == 0);
+  for (const Op op : {Op::kAtomic, Op::kLdgsts, Op::kLdmatrix}) {
+    const bool is_null = plain_cost_fn(CostPath::kPortable, op, 4) == nullptr;
+    CHECK(is_null);
+  }
+}
+
 TEST_CASE("access_valid() is validate().ok(), for every op, width, count, mask, atom and alignment") {
   // Random accesses, most of them near a boundary of a rule: widths 0-17, ldmatrix counts 0-5 with
   // row lanes off now and then, 8-byte atomics of each op, .cg at each width, one lane off its
