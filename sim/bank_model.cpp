@@ -1496,16 +1496,19 @@ BANKSCOPE_TARGET_AVX2 __attribute__((noinline)) static AccessCost cost_avx2_word
 // random lanes the slowest), out of line so that its frame is its own. A full warp at a constant
 // stride by affine_cost(), as cost_avx2_shape(); else one_phase_busiest_avx2() and the check of the
 // busiest bank's lanes. kWord: 4-byte accesses, whose aligned byte addresses are equal exactly when
-// their units are (the check compares them unshifted).
-template <bool kWord>
+// their units are (the check compares them unshifted). kAffine: look for the constant stride first;
+// without it (plain_cost_fn()'s scattered choice) an evenly spaced warp takes the general route,
+// which is exact for any warp, only slower for those.
+template <bool kWord, bool kAffine = true>
 BANKSCOPE_TARGET_AVX2 __attribute__((noinline)) static AccessCost cost_avx2_words(const WarpAccess& a,
                                                                                 const uint32_t* addr) {
   const uint32_t mask = a.mask;
   if (mask == 0) return AccessCost{};  // nothing issues (R5)
   // (4-byte accesses: the filter on byte addresses, which are 4 x their units.)
   constexpr int kFilterShift = kWord ? 0 : 2;
-  if (mask == 0xffffffffu && (addr[31] >> kFilterShift) - (addr[0] >> kFilterShift) ==
-                                 31u * ((addr[1] >> kFilterShift) - (addr[0] >> kFilterShift))) {
+  if (kAffine && mask == 0xffffffffu &&
+      (addr[31] >> kFilterShift) - (addr[0] >> kFilterShift) ==
+          31u * ((addr[1] >> kFilterShift) - (addr[0] >> kFilterShift))) {
     uint32_t d = 0;
     if (constant_stride(addr, 2, &d)) return affine_cost(Shape{kWarpSize, 5, 2, 5, 1}, d);
   }
@@ -1772,17 +1775,20 @@ AccessCost cost_on(CostPath p, const WarpAccess& a, const BankConfig& cfg) {
 
 AccessCost cost(const WarpAccess& a, const BankConfig& cfg) { return cost_on(cost_path(), a, cfg); }
 
-PlainCost plain_cost_fn(CostPath p, Op op, int width) {
+PlainCost plain_cost_fn(CostPath p, Op op, int width, bool scattered) {
   if (!is_plain(op) || (op == Op::kLoad && width >= 8)) return nullptr;  // cost_sass() is not cost() for these
   assert(cost_path_supported(p) && "plain_cost_fn() on a path this CPU lacks");
 #ifdef BANKSCOPE_X86_PATHS
   if (p == CostPath::kAvx512) return cost_default_avx512;
   if (p == CostPath::kAvx2) {  // cost_default_avx2()'s choice, made once
-    return width == 4 ? cost_avx2_words<true> : width < 4 ? cost_avx2_words<false> : cost_default_avx2;
+    if (width == 4) return scattered ? cost_avx2_words<true, false> : cost_avx2_words<true>;
+    if (width < 4) return scattered ? cost_avx2_words<false, false> : cost_avx2_words<false>;
+    return cost_default_avx2;
   }
 #endif
   (void)p;
   (void)width;
+  (void)scattered;
   return cost_portable;
 }
 

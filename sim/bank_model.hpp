@@ -244,8 +244,11 @@ size_t cost_rows_on(CostPath p, const WarpAccess& proto, const uint32_t* addr, c
 // that costs many warps of one instruction (a trace's report: measured, the choice per call and the
 // copy of the lanes into a.addr took about 40 instructions per random warp). Null for any other
 // access (a load of 8 or 16 bytes, whose cost_sass() is not cost(), and the other ops).
+// `scattered`: for warps that are rarely evenly spaced (a trace PC whose lanes do not repeat): a
+// function that does not look for a constant stride first, where the path has one (AVX2, 1-4
+// bytes); its numbers are the same for every warp.
 using PlainCost = AccessCost (*)(const WarpAccess& a, const uint32_t* addr);
-PlainCost plain_cost_fn(CostPath p, Op op, int width);
+PlainCost plain_cost_fn(CostPath p, Op op, int width, bool scattered = false);
 // cost_path_name(cost_path()).
 const char* cost_implementation();
 AccessReport simulate(const WarpAccess& access, const BankConfig& cfg = {});

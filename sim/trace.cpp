@@ -17,6 +17,7 @@
 #if !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC 12's AVX-512 headers (as bank_model.cpp)
+#pragma GCC diagnostic ignored "-Wuninitialized"        // the same, where unpack_avx512() inlines them
 #endif
 #include <immintrin.h>
 #if !defined(__clang__)

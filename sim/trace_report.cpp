@@ -427,6 +427,7 @@ void TraceAggregator::on_pc(const TracePc& pc) {
     g.repeat_route = pc.kind != TraceOpKind::kLdgsts ? 1 : s.model.access.bypass_l1 ? 2 : 3;
     if (pc.kind == TraceOpKind::kLoad || pc.kind == TraceOpKind::kStore) {
       g.plain = plain_cost_fn(simd_, s.model.access.op, s.model.access.width);
+      g.scattered = plain_cost_fn(simd_, s.model.access.op, s.model.access.width, true);
       g.common = remaps_.empty();
     }
   }
@@ -493,7 +494,9 @@ inline uint32_t memo_slot(uint32_t h, uint32_t mask, uint32_t meta, size_t slots
 
 void TraceAggregator::watch_hits(MemoGate& g) {
   if (g.lookups == 1024) {
-    if (g.hits < 256) g.skip = 1u << 14;  // 1024 of every 17,408 executions still probe it
+    // 1024 of every 66,560 executions still probe it (of every 17,408 before round 17: the probes were
+    // 10 of a random trace's 480 instructions per execution)
+    if (g.hits < 256) g.skip = 1u << 16;
     g.lookups = g.hits = 0;
   }
 }
@@ -642,6 +645,15 @@ void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
     access_.op = s.model.access.op;
     access_.width = s.model.access.width;
     access_.mask = w.mask;
+    if (g.skip != 0 && !w.same_offsets && !w.even) {
+      // A PC that skips the exact memo (its lanes do not repeat: a random PC), at an execution
+      // that repeats no pattern: cost() at once, and no cost kept for repeats (keep_repeat() of a
+      // new pattern).
+      --g.skip;
+      g.repeat_ok = false;
+      record(s, g.scattered != nullptr ? g.scattered(access_, w.addr.data()) : lanes_cost(g, w.addr));
+      return;
+    }
     const uint32_t residue = w.addr[static_cast<size_t>(__builtin_ctz(w.mask))] & 15u;  // the exact memo's unit
     if (const int i = find_repeat(g, w.same_offsets, residue); i >= 0) {
       record(s, g.repeat_cost[static_cast<size_t>(i)]);
@@ -650,7 +662,7 @@ void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
     AccessCost c;
     if (w.even) {
       c = cost_even(w);
-    } else if (g.skip != 0) {  // exact_cost()'s first test, here: a random PC's every execution
+    } else if (g.skip != 0) {  // exact_cost()'s first test (a repeat of a pattern not kept)
       --g.skip;
       c = lanes_cost(g, w.addr);
     } else {

@@ -168,7 +168,7 @@ class TraceAggregator : public TraceSink {
   // bank still do, equal words stay equal and every lane keeps its width alignment, and the rules
   // compare only those (the premise is tested against simulate()). Real kernels repeat the same lane pattern across blocks (offsets are block-relative)
   // and loop iterations; a kernel whose lanes are random never does, so each PC's hit rate is
-  // watched: a PC that misses (3 in 4 of 1024 lookups) skips the memo for its next 16,384 executions.
+  // watched: a PC that misses (3 in 4 of 1024 lookups) skips the memo for its next 65,536 executions.
   // `addr`: the lanes (access_.addr, or the reader's, copied into access_ when cost() must run).
   AccessCost exact_cost(uint32_t pc_index, const std::array<uint32_t, kWarpSize>& addr);
   struct ExactEntry {
@@ -205,7 +205,8 @@ class TraceAggregator : public TraceSink {
     uint32_t lookups = 0, hits = 0, skip = 0;
     uint32_t last = 0;  // the exact_ (LDS/STS) or kinds_ (other kinds) slot this PC used last
     // plain_cost_fn() of the PC's LDS/STS model, null for every other PC (on_pc()): lanes_cost().
-    PlainCost plain = nullptr;
+    // `scattered`: its scattered choice, for the executions that skip the memo (`skip`).
+    PlainCost plain = nullptr, scattered = nullptr;
     // on_warp()'s common case: a costed LDS/STS (the model of a PC does not change once on_pc()
     // made it) and no what-if layout.
     bool common = false;

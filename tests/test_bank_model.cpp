@@ -897,10 +897,13 @@ TEST_CASE("plain_cost_fn(): cost_sass() of an LDS/STS from lanes elsewhere, on e
     const CostPath p = kCostPaths[k];
     if (!cost_path_supported(p)) continue;
     for (const int w : kWidths) {
-      for (const Op op : {Op::kLoad, Op::kStore}) {
-        const PlainCost f = plain_cost_fn(p, op, w);
+      for (int variant = 0; variant < 4; ++variant) {  // load, store; each plain and scattered
+        const Op op = variant % 2 == 0 ? Op::kLoad : Op::kStore;
+        const bool scattered = variant >= 2;
+        const PlainCost f = plain_cost_fn(p, op, w, scattered);
         CAPTURE(cost_path_name(p));
         CAPTURE(w);
+        CAPTURE(scattered);
         if (op == Op::kLoad && w >= 8) {  // R11: cost_sass() is not cost() for these
           const bool is_null = f == nullptr;
           CHECK(is_null);
@@ -913,6 +916,10 @@ TEST_CASE("plain_cost_fn(): cost_sass() of an LDS/STS from lanes elsewhere, on e
           alignas(64) std::array<uint32_t, kWarpSize> lanes{};
           const uint32_t pool = 1u + rng.below(48);
           for (uint32_t& x : lanes) x = (rng.below(pool) * 4u * (1u + rng.below(3)) + rng.below(16)) / uint32_t(w) * uint32_t(w);
+          if (i % 4 == 0) {  // evenly spaced: the affine route, or (scattered) the general one
+            const uint32_t stride = uint32_t(w) * rng.below(40), base = uint32_t(w) * rng.below(64);
+            for (uint32_t lane = 0; lane < kWarpSize; ++lane) lanes[lane] = base + lane * stride;
+          }
           a.addr = lanes;
           const AccessCost want = cost_sass(a);
           a.addr.fill(0xdead0u);  // not read: the lanes are at `lanes`
@@ -923,7 +930,7 @@ TEST_CASE("plain_cost_fn(): cost_sass() of an LDS/STS from lanes elsewhere, on e
       }
     }
   }
-  CHECK(compared >= 2400);
+  CHECK(compared >= 4800);
   CHECK(bad == 0);
   for (const Op op : {Op::kAtomic, Op::kLdgsts, Op::kLdmatrix}) {
     const bool is_null = plain_cost_fn(CostPath::kPortable, op, 4) == nullptr;
