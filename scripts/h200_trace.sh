@@ -32,6 +32,7 @@ progs=()
 pids=()  # wait for these only: a bare `wait` also waits for h200_common.sh's `tee` (bash >= 5.1)
 for src in "$corpus"/*.cu; do
   name=$(basename "$src" .cu)
+  [[ -n ${TRACE_ONLY:-} && ! $name =~ $TRACE_ONLY ]] && continue  # only what is traced is built
   extra=()
   [[ $name == cublas_* ]] && extra=(-lcublas)
   [[ $name == cufft_* ]] && extra=(-lcufft)
@@ -90,6 +91,7 @@ fi
 # raw CSV of two corpus programs, kept in the tarball.
 step "ncu source view (SASS), transpose and gemm_float4"
 for name in transpose gemm_float4; do
+  [[ -n ${TRACE_ONLY:-} && ! $name =~ $TRACE_ONLY ]] && continue
   [[ -x $tdir/$name ]] || continue
   timeout 120 "${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}" --csv --clock-control none --section SourceCounters --page source --print-source sass \
     --kernel-name-base demangled "$tdir/$name" >"$tdir/$name.ncu_source.csv" 2>&1
