@@ -223,6 +223,12 @@ size_t cost_rows(const WarpAccess& proto, const uint32_t* addr, const uint32_t* 
 // one-line error on stderr and exit status 2 at the first cost() (never a silent fallback: cost()
 // has no error channel, and a forced path must be the path that runs). The older
 // BANKSCOPE_NO_AVX512 (any value) still works: the best path other than kAvx512.
+// "Best" is measured, not assumed. On an Intel Xeon (the H200 host, family 6 model 207) kAvx512 ran
+// 14-18 M warps/s at every width and pattern, where kAvx2 ran 46-152 M and even kPortable 40-111 M
+// (assets/results/h200/2026-12-03b/model_bench_h200_host.txt): an Intel CPU takes kAvx2, and
+// kAvx512 only when forced. On AMD's Zen 4 (commit aa419b4's model_bench.txt) kAvx512 was ahead on
+// random 4-byte warps (59 M/s against the AVX2 code of then, 35) and behind on strided ones (58
+// against 144); AMD CPUs keep it until a Zen 4 measures today's AVX2 code against it.
 enum class CostPath : uint8_t { kAvx512, kAvx2, kPortable };
 inline constexpr CostPath kCostPaths[] = {CostPath::kAvx512, CostPath::kAvx2, CostPath::kPortable};
 const char* cost_path_name(CostPath p);
@@ -230,6 +236,9 @@ const char* cost_path_name(CostPath p);
 Result<CostPath> parse_cost_path(const std::string& name);
 // Whether this CPU and this build can run path `p` (kPortable: always).
 bool cost_path_supported(CostPath p);
+// The choice from what the CPU has (above): preferred_cost_path(kAvx512 usable and not refused by
+// BANKSCOPE_NO_AVX512, kAvx2 usable, the CPU is AMD's).
+CostPath preferred_cost_path(bool avx512, bool avx2, bool amd);
 // The path cost() uses (see above).
 CostPath cost_path();
 // cost() / cost_rows() on a given path, for tests and benches that compare the paths in one

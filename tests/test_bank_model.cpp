@@ -352,6 +352,7 @@ TEST_CASE("cost() agrees with simulate() at any address, with anything in inacti
 // runs sim_tests_{avx2,portable} force cost()'s own choice with BANKSCOPE_SIMD.
 
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <cpuid.h>
@@ -434,9 +435,32 @@ TEST_CASE("cost() takes the path its ctest asks for (BANKSCOPE_SIMD), else the b
   CHECK(cost_path_supported(CostPath::kAvx2) == has2);
   CHECK(cost_path_supported(CostPath::kPortable));
   const bool no512 = std::getenv("BANKSCOPE_NO_AVX512") != nullptr;
+  bool amd = false;
+#if defined(__x86_64__) && defined(__GNUC__)
+  unsigned v[4] = {};
+  if (__get_cpuid(0, &v[0], &v[1], &v[2], &v[3]) != 0) {
+    char vendor[13] = {};
+    std::memcpy(vendor, &v[1], 4);
+    std::memcpy(vendor + 4, &v[3], 4);
+    std::memcpy(vendor + 8, &v[2], 4);
+    amd = std::string(vendor) == "AuthenticAMD";
+  }
+#endif
+  // AVX-512 by default on AMD only (preferred_cost_path(), tested below).
   const std::string expected =
-      forced ? forced : (has512 && !no512 ? "avx512" : (has2 ? "avx2" : "portable"));
+      forced ? forced : (has512 && !no512 && (amd || !has2) ? "avx512" : (has2 ? "avx2" : "portable"));
   CHECK(std::string(cost_implementation()) == expected);
+}
+
+TEST_CASE("preferred_cost_path(): AVX-512 on AMD only, else AVX2, else portable") {
+  // (avx512 usable, avx2 usable, AMD) -> the path.
+  CHECK(preferred_cost_path(true, true, true) == CostPath::kAvx512);    // Zen 4
+  CHECK(preferred_cost_path(true, true, false) == CostPath::kAvx2);     // an Intel Xeon with AVX-512
+  CHECK(preferred_cost_path(false, true, true) == CostPath::kAvx2);     // Zen 3, or BANKSCOPE_NO_AVX512
+  CHECK(preferred_cost_path(false, true, false) == CostPath::kAvx2);    // Haswell to Alder Lake
+  CHECK(preferred_cost_path(true, false, false) == CostPath::kAvx512);  // no AVX2 path (no LZCNT): the only vector one
+  CHECK(preferred_cost_path(false, false, true) == CostPath::kPortable);
+  CHECK(preferred_cost_path(false, false, false) == CostPath::kPortable);
 }
 
 TEST_CASE("BANKSCOPE_SIMD names: avx512, avx2, portable; anything else is a one-line error") {
