@@ -493,10 +493,14 @@ inline uint32_t memo_slot(uint32_t h, uint32_t mask, uint32_t meta, size_t slots
 }  // namespace
 
 void TraceAggregator::watch_hits(MemoGate& g) {
-  if (g.lookups == 1024) {
-    // 1024 of every 66,560 executions still probe it (of every 17,408 before round 17: the probes were
-    // 10 of a random trace's 480 instructions per execution)
-    if (g.hits < 256) g.skip = 1u << 16;
+  if (g.lookups == g.window) {
+    // Fewer than a quarter hit: skip the memo for a while, then probe again. The first window is 64
+    // lookups with a skip of 1024 executions (a PC with fewer than 1024 executions in its launch,
+    // as most of CUB's atomics have, paid for the memo at every one; a wrong early skip loses at
+    // most the hits of 1024 executions), every later one 1024 lookups with a skip of 65,536 (of
+    // 17,408 before round 17: the probes were 10 of a random trace's 480 instructions per execution).
+    if (g.hits * 4 < g.window) g.skip = g.window == MemoGate::kFirstWindow ? 1024u : 1u << 16;
+    g.window = 1024;
     g.lookups = g.hits = 0;
   }
 }

@@ -168,7 +168,8 @@ class TraceAggregator : public TraceSink {
   // bank still do, equal words stay equal and every lane keeps its width alignment, and the rules
   // compare only those (the premise is tested against simulate()). Real kernels repeat the same lane pattern across blocks (offsets are block-relative)
   // and loop iterations; a kernel whose lanes are random never does, so each PC's hit rate is
-  // watched: a PC that misses (3 in 4 of 1024 lookups) skips the memo for its next 65,536 executions.
+  // watched: a PC that misses (3 in 4 of its first 64 lookups, or of any 1024 later) skips the memo
+  // for its next 1024 (after the first 64) or 65,536 executions (watch_hits()).
   // `addr`: the lanes (access_.addr, or the reader's, copied into access_ when cost() must run).
   AccessCost exact_cost(uint32_t pc_index, const std::array<uint32_t, kWarpSize>& addr);
   struct ExactEntry {
@@ -202,7 +203,8 @@ class TraceAggregator : public TraceSink {
   };
   std::vector<KindEntry> kinds_;
   struct MemoGate {  // per PC of the current launch
-    uint32_t lookups = 0, hits = 0, skip = 0;
+    static constexpr uint32_t kFirstWindow = 64;  // watch_hits()
+    uint32_t lookups = 0, hits = 0, skip = 0, window = kFirstWindow;
     uint32_t last = 0;  // the exact_ (LDS/STS) or kinds_ (other kinds) slot this PC used last
     // plain_cost_fn() of the PC's LDS/STS model, null for every other PC (on_pc()): lanes_cost().
     // `scattered`: its scattered choice, for the executions that skip the memo (`skip`).
@@ -252,7 +254,8 @@ class TraceAggregator : public TraceSink {
   static int find_repeat(const MemoGate& g, bool repeats, uint32_t residue);
   static void keep_repeat(MemoGate& g, bool repeats, bool keep, uint32_t residue, const AccessCost& c, bool valid);
   std::vector<MemoGate> gates_;
-  // After a lookup: every 1024, a PC that hit fewer than 256 times skips the memo for a while.
+  // After a lookup: after 64, then every 1024, a PC that hit fewer than a quarter of the time skips
+  // the memo for a while.
   static void watch_hits(MemoGate& g);
   AccessCost exact_lookup(MemoGate& g, uint32_t meta, const std::array<uint32_t, kWarpSize>& addr);
   // cost_sass(access_) with its lanes at `addr`: g.plain on them where the PC has one, else through
