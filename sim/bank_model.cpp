@@ -1805,14 +1805,16 @@ PlainCost plain_cost_fn(CostPath p, Op op, int width, bool scattered) {
 AccessCost cost_sass_wide_or_atomic(const WarpAccess& a, const BankConfig& cfg) {
   const bool wide_load = a.op == Op::kLoad && a.width >= 8 && cfg.is_default() && a.mask != 0;
   AccessCost c = wide_load ? AccessCost{} : cost(a, cfg);  // a wide load is costed below instead
-  if (!cfg.is_default() || a.mask == 0) return c;
+  const bool cast_spin = a.op == Op::kAtomic && a.atom == AtomOp::kCastSpin;
+  // (Every other atomic is cost() itself: returned before the popcount, which the baseline x86-64
+  // makes a libgcc call, 4 of CUB's 500 instructions per execution.)
+  if (!cfg.is_default() || a.mask == 0 || (a.op != Op::kLoad && !cast_spin)) return c;
   const int active = __builtin_popcount(a.mask);
   const int bytes = active * a.width;
-  if (a.op == Op::kAtomic && a.atom == AtomOp::kCastSpin) {
+  if (cast_spin) {
     c.ideal_wavefronts = 2 * ((bytes + 127) / 128);  // the source view's Ideal (R8c)
     return c;
   }
-  if (a.op != Op::kLoad) return c;
   if (wide_load) {
     // R11: the instruction-level counter merges R6's phases (the warp for 8 bytes, each half-warp
     // for 16) only where the merged lanes need one wavefront; elsewhere it counts R3's phases. A warp
