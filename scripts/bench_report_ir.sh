@@ -3,7 +3,8 @@
 # valgrind's callgrind: a figure the VM's host load cannot move (wall-clock figures here move by up
 # to a third between runs), for comparing two builds. cost() takes its AVX2 path (BANKSCOPE_SIMD=avx2;
 # valgrind's CPU reports no AVX-512). The traces are bankscope-bench-trace --write's synthetic ones
-# (format version 2, 500,000 warp executions each).
+# (format version 2, 500,000 warp executions each), and since round 17 the same files written again in
+# the current format version by the last CLI's `upgrade` (rows "KIND v4": what the tracer writes).
 #   scripts/bench_report_ir.sh CLI [CLI2 ...]   one column per bankscope-cli binary
 # Then the same runs end to end without valgrind (reading the file, costing, printing): the best of
 # 5 wall-clock times per binary, alternating, as M warp executions per second.
@@ -15,12 +16,16 @@ command -v valgrind >/dev/null || { echo "bench_report_ir: valgrind not installe
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 build/bin/bankscope-bench-trace --write "$dir" >/dev/null
-printf '%-12s' trace
+last="${*: -1}"
+for kind in tiled half random gemm reduction; do "$last" upgrade "$dir/$kind.v2.bstrace" "$dir/$kind.v4.bstrace" >/dev/null; done
+printf '%-14s' trace
 for cli in "$@"; do printf ' %28s' "$(basename "$(dirname "$(dirname "$cli")")")/$(basename "$cli")"; done
 printf '\n'
-for kind in tiled half random gemm reduction; do
+for row in tiled half random gemm reduction "tiled v4" "half v4" "random v4" "gemm v4" "reduction v4"; do
+  kind=${row% v4}
   f="$dir/$kind.v2.bstrace"
-  printf '%-12s' "$kind"
+  [[ $row == *v4 ]] && f="$dir/$kind.v4.bstrace"
+  printf '%-14s' "$row"
   for cli in "$@"; do
     BANKSCOPE_SIMD=avx2 valgrind --tool=callgrind --callgrind-out-file="$dir/cg" "$cli" report "$f" >/dev/null 2>"$dir/err" ||
       { echo; echo "bench_report_ir: $cli report $f failed:" >&2; tail -5 "$dir/err" >&2; exit 1; }
@@ -31,9 +36,11 @@ for kind in tiled half random gemm reduction; do
 done
 echo
 echo "end to end, best of 5 (wall clock; M warp executions per second)"
-for kind in tiled half random gemm reduction; do
+for row in tiled half random gemm reduction "tiled v4" "half v4" "random v4" "gemm v4" "reduction v4"; do
+  kind=${row% v4}
   f="$dir/$kind.v2.bstrace"
-  printf '%-12s' "$kind"
+  [[ $row == *v4 ]] && f="$dir/$kind.v4.bstrace"
+  printf '%-14s' "$row"
   declare -A best=()
   for rep in 1 2 3 4 5; do
     for cli in "$@"; do
