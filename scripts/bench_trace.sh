@@ -2,14 +2,16 @@
 # bench_trace.sh: the `report` throughput and trace size figures the README quotes, written with the
 # machine's description to assets/results/cpu/bench_trace.txt. Run on an otherwise idle machine:
 # other load slows the numbers (the load average is printed with them).
-# BANKSCOPE_BUILD_DIR (default build) names the build whose bin/bankscope-bench-trace is measured.
+# BANKSCOPE_BUILD_DIR (default build) names the build whose bin/bankscope-bench-trace is measured;
+# BANKSCOPE_BENCH_OUT (default assets/results/cpu/bench_trace.txt) the file written (another build's
+# run beside this one's, e.g. bench_trace_round16_code.txt).
 #   1. the synthetic traces of tests/bench_trace.cpp (tiled, half random, random, GEMM-like,
 #      reduction-like; 4 M warp executions each) on each cost() path this CPU has (BANKSCOPE_SIMD);
 #   2. the committed real traces (assets/results/h200/*/traces/*.bstrace), each reported many times
 #      in memory so that the figure is not the timer's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=assets/results/cpu/bench_trace.txt
+out=${BANKSCOPE_BENCH_OUT:-assets/results/cpu/bench_trace.txt}
 bin="${BANKSCOPE_BUILD_DIR:-build}/bin/bankscope-bench-trace"
 # The tree as it is before this script rewrites its own output.
 state="$(git rev-parse --short HEAD)$(git diff --quiet -- . ":(exclude)$out" || echo ' (with local changes)')"
