@@ -10,7 +10,7 @@
 # bankscope-bench-trace (best of 7), on each cost() path this CPU has, each file as it is and as
 # rewrite_trace() writes it again in the current format version (the "v4" rows); with OLD_BUILD_DIR,
 # that build's bankscope-bench-trace too on the files it reads (OLD_MAX_VERSION, default 3), the
-# two alternated. Run on an otherwise idle machine.
+# two alternated (new, old, new again on the files both read). Run on an otherwise idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=assets/results/cpu/bench_real_traces.txt
@@ -46,6 +46,10 @@ for f in "${files[@]}"; do (($(od -An -tu1 -j8 -N1 "$f") <= ${OLD_MAX_VERSION:-3
     if [[ -n $old ]]; then
       echo "## BANKSCOPE_SIMD=$path, old ($label)"
       BANKSCOPE_SIMD=$path "$old" "${old_files[@]}"
+      # new again, after old: the VM's host slows runs for tens of seconds at a time (round 17 saw
+      # the first half of a run at half speed), so each build gets a run on either side.
+      echo "## BANKSCOPE_SIMD=$path, new again"
+      BANKSCOPE_SIMD=$path "$new" "${old_files[@]}"
     fi
   done
 } | tee "$out"

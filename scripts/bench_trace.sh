@@ -17,7 +17,7 @@ bin="${BANKSCOPE_BUILD_DIR:-build}/bin/bankscope-bench-trace"
 state="$(git rev-parse --short HEAD)$(git diff --quiet -- . ":(exclude)$out" || echo ' (with local changes)')"
 paths=(avx512 avx2 portable)
 {
-  echo "# bankscope-bench-trace, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, load average: $(cut -d' ' -f1-3 /proc/loadavg), commit $state"
+  echo "# bankscope-bench-trace, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, load average: $(cut -d' ' -f1-3 /proc/loadavg), commit $state, binary $bin"
   for path in "${paths[@]}"; do
     # A path the CPU lacks is skipped: the bench exits 2 on it before anything else (here it then
     # fails on the missing file with 1).
