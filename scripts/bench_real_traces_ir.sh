@@ -7,6 +7,7 @@
 #   v3: the same programs recorded by round 11's tracer, format version 3 (2026-12-02d/traces), by
 #       OLD_CLI and by NEW_CLI;
 #   v4: the v3 file written again by NEW_CLI's `upgrade` (the current version), by NEW_CLI.
+# Then any *.bstrace in $BANKSCOPE_EXTRA_TRACES by OLD_CLI and NEW_CLI as recorded.
 # Writes assets/results/cpu/report_ir_real.txt (round 11's and 12's: report_ir_real_round1[12].txt,
 # whose columns were old and new on v2, new on v3).
 set -euo pipefail
@@ -42,4 +43,14 @@ ir() {  # ir CLI FILE: instructions per warp execution of `CLI report FILE`
       "$(ir "$old" "$dir/$name.v3.bstrace")" "$(ir "$new" "$dir/$name.v3.bstrace")" "$(ir "$new" "$dir/$name.v4.bstrace")" \
       "$(stat -c %s "$dir/$name.v2.bstrace")" "$(stat -c %s "$dir/$name.v3.bstrace")" "$(stat -c %s "$dir/$name.v4.bstrace")"
   done
+  # Any *.bstrace in $BANKSCOPE_EXTRA_TRACES (e.g. the CUB device trace, not committed), as recorded:
+  # old and new on it.
+  if [[ -n ${BANKSCOPE_EXTRA_TRACES:-} ]]; then
+    printf '%-14s %10s %10s %10s %12s %s\n' trace executions "old" "new" bytes sha256
+    for f in "$BANKSCOPE_EXTRA_TRACES"/*.bstrace; do
+      n=$("$new" report "$f" | sed -nE '1s/.* ([0-9]+) warp executions.*/\1/p')
+      printf '%-14s %10s %10s %10s %12s %s\n' "$(basename "$f" .bstrace)" "$n" "$(ir "$old" "$f")" "$(ir "$new" "$f")" \
+        "$(stat -c %s "$f")" "$(sha256sum "$f" | cut -c1-16)"
+    done
+  fi
 } | tee "$out"
