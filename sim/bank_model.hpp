@@ -224,9 +224,10 @@ size_t cost_rows(const WarpAccess& proto, const uint32_t* addr, const uint32_t* 
 // has no error channel, and a forced path must be the path that runs). The older
 // BANKSCOPE_NO_AVX512 (any value) still works: the best path other than kAvx512.
 // "Best" is measured, not assumed. On an Intel Xeon (the H200 host, family 6 model 207) kAvx512 ran
-// 14-18 M warps/s at every width and pattern, where kAvx2 ran 46-152 M and even kPortable 40-111 M
-// (assets/results/h200/2026-12-03b/model_bench_h200_host.txt): an Intel CPU takes kAvx2, and
-// kAvx512 only when forced. On AMD's Zen 4 (commit aa419b4's model_bench.txt) kAvx512 was ahead on
+// 14-18 M warps/s at every width and pattern; kAvx2 ran 46-152 M on strided warps and 55-63 M on
+// random 1- to 4-byte ones, but 20.7 / 12.3 M on random 8- / 16-byte ones (kAvx512: 16.1 / 15.3)
+// (assets/results/h200/2026-12-03b/model_bench_h200_host.txt): an Intel CPU takes kAvx2, ahead
+// everywhere but random 16-byte warps, and kAvx512 only when forced. On AMD's Zen 4 (commit aa419b4's model_bench.txt) kAvx512 was ahead on
 // random 4-byte warps (59 M/s against the AVX2 code of then, 35) and behind on strided ones (58
 // against 144); AMD CPUs keep it until a Zen 4 measures today's AVX2 code against it.
 enum class CostPath : uint8_t { kAvx512, kAvx2, kPortable };

@@ -568,8 +568,9 @@ inline bool read_even(int64_t a, int64_t stride, uint32_t mask, int64_t top, int
 // read_lanes_body() goes through the cursor: lanes in mode 4 (a repeat), mode 0 (evenly spaced) or
 // modes 2 and 3 of a full warp, whose checks pass at once, after their base and mode (the caller
 // read them), with at least 16 bytes left (`end`: the record's end). Returns false, with nothing
-// read and nothing but `out` changed, for anything else (read_lanes_body() then reads it again,
-// and names what is wrong). Measured:
+// read and nothing but `out` and (modes 2 and 3) h.lanes changed, for anything else:
+// read_lanes_body() then reads it again and names what is wrong, or, when the lanes are good after
+// all (an unaligned base, an OR of offsets above the top), writes both again. Measured:
 // the cursor, which the reader's calls take by reference, kept its pointer in memory, and each field
 // cost a store and a load of it.
 #if defined(__GNUC__)

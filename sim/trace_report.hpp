@@ -209,8 +209,8 @@ class TraceAggregator : public TraceSink {
     // plain_cost_fn() of the PC's LDS/STS model, null for every other PC (on_pc()): lanes_cost().
     // `scattered`: its scattered choice, for the executions that skip the memo (`skip`).
     PlainCost plain = nullptr, scattered = nullptr;
-    // on_warp()'s common case: a costed LDS/STS (the model of a PC does not change once on_pc()
-    // made it) and no what-if layout.
+    // on_warp()'s common case: a costed LDS/STS (an LDS/STS PC's model does not change once on_pc()
+    // made it: refuse_unsourced() changes only LDGSTS ones) and no what-if layout.
     bool common = false;
     // The costs of the PC's latest lane pattern, by where it sat. An execution whose lanes the
     // reader marks as repeating the previous execution's offsets (TraceWarp::same_offsets, and

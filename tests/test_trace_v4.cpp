@@ -225,3 +225,74 @@ TEST_CASE("trace report: a version 4 trace reports what its version 3 and versio
   }
   CHECK(reports[2].launches.at(0).pcs[1].wavefronts > 0);
 }
+
+TEST_CASE("trace format: version 4 modes 2 and 3 of a full warp, where the reader's local-pointer path declines them") {
+  // pc 0 is a 4-byte LDS. An execution in mode 2: control 0x02 (a full warp), block, warp, pc index
+  // (1 byte each with widths 0x00), the base (`base_bytes`), the shift, one byte of offset per lane.
+  const auto mode2 = [](uint32_t base, int base_bytes, uint8_t shift, const std::vector<uint8_t>& off) {
+    std::vector<uint8_t> e{0x02, 0, 0, 0};
+    for (int i = 0; i < base_bytes; ++i) e.push_back(static_cast<uint8_t>(base >> (8 * i)));
+    e.push_back(shift);
+    e.insert(e.end(), off.begin(), off.end());
+    return e;
+  };
+  const auto widths = [](int base_bytes) { return static_cast<uint8_t>((base_bytes - 1) << 6); };
+  std::vector<uint8_t> odd(32), mixed(32);
+  for (uint8_t k = 0; k < 32; ++k) {
+    odd[k] = static_cast<uint8_t>(2 * ((k * 7) % 32) + 1);  // distinct odd offsets
+    mixed[k] = static_cast<uint8_t>((k * 5) % 32);
+  }
+  for (const int pad : {0, 6}) {  // 6 empty executions after: the local pointer has its 48 bytes
+    CAPTURE(pad);
+    const auto padded = [pad](std::vector<uint8_t> body) {
+      for (int i = 0; i < pad; ++i) body = body + kEmpty;
+      return body;
+    };
+    {  // Checks pass: the fast path; then a mode 4 repeat of its offsets, from the lanes it kept.
+      const auto f = v4_file(2 + static_cast<uint64_t>(pad), 0x00,
+                             padded(mode2(64, 1, 2, mixed) + std::vector<uint8_t>{0x04, 0, 0, 0, 200}));
+      Recorder r;
+      const auto s = read_trace(f.data(), f.size(), r);
+      REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
+      for (uint32_t lane = 0; lane < 32; ++lane) {
+        CHECK(r.warps.at(0).addr[lane] == 64 + 4u * mixed[lane]);
+        CHECK(r.warps.at(1).addr[lane] == 200 + 4u * mixed[lane]);  // lane 0's offset is 0
+      }
+      CHECK(r.warps.at(1).same_offsets);
+    }
+    {  // An unaligned base whose lanes are aligned (2 + 2 x odd): the OR check fails, the lanes are
+       // good; read lane by lane, and the repeat after it moves those lanes.
+      const auto f = v4_file(2 + static_cast<uint64_t>(pad), 0x00,
+                             padded(mode2(2, 1, 1, odd) + std::vector<uint8_t>{0x04, 0, 0, 0, 100}));
+      Recorder r;
+      const auto s = read_trace(f.data(), f.size(), r);
+      REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
+      const uint32_t first = 2 + 2u * odd[0];
+      for (uint32_t lane = 0; lane < 32; ++lane) {
+        CHECK(r.warps.at(0).addr[lane] == 2 + 2u * odd[lane]);
+        CHECK(r.warps.at(1).addr[lane] == 100 + (2 + 2u * odd[lane]) - first);
+      }
+    }
+    {  // The OR of the offsets over the top while every lane fits: 0xf8 and 0x04 from 0xffffff00.
+      std::vector<uint8_t> off(32, 0x01);
+      off[0] = 0x3e;
+      const auto f = v4_file(1 + static_cast<uint64_t>(pad), widths(4), padded(mode2(0xffffff00u, 4, 2, off)));
+      Recorder r;
+      const auto s = read_trace(f.data(), f.size(), r);
+      REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
+      CHECK(r.warps.at(0).addr[0] == 0xfffffff8u);
+      CHECK(r.warps.at(0).addr[31] == 0xffffff04u);
+    }
+    // What is wrong is named as before.
+    CHECK(read_error(v4_file(1 + static_cast<uint64_t>(pad), 0x00, padded(mode2(64, 1, 5, mixed))))
+              .find("address shift 5 above 4") != std::string::npos);
+    CHECK(read_error(v4_file(1 + static_cast<uint64_t>(pad), widths(4), padded(mode2(0xfffffffcu, 4, 2, mixed))))
+              .find("lane 0 address 4294967292 outside") != std::string::npos);
+    CHECK(read_error(v4_file(1 + static_cast<uint64_t>(pad), 0x00, padded(mode2(64, 1, 0, odd))))
+              .find("not aligned to its width 4") != std::string::npos);
+  }
+  // Lanes cut short by the record's end (no padding: the offsets are its last bytes).
+  std::vector<uint8_t> cut = mode2(64, 1, 2, mixed);
+  cut.resize(cut.size() - 5);
+  CHECK(read_error(v4_file(1, 0x00, cut)).find("truncated in lane offsets") != std::string::npos);
+}
