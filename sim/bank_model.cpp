@@ -1639,13 +1639,18 @@ __attribute__((noinline)) static CostPath choose_cost_path() {
     return *p;
   }
   const bool no_avx512 = std::getenv("BANKSCOPE_NO_AVX512") != nullptr;
-  bool amd = false;
+  return preferred_cost_path(!no_avx512 && cost_path_supported(CostPath::kAvx512),
+                             cost_path_supported(CostPath::kAvx2), cpu_is_amd());
+}
+
+bool cpu_is_amd() {
 #ifdef BANKSCOPE_X86_PATHS
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;  // vendor: EBX, EDX, ECX of leaf 0 spell "AuthenticAMD"
-  amd = __get_cpuid(0, &eax, &ebx, &ecx, &edx) != 0 && ebx == 0x68747541u && edx == 0x69746e65u && ecx == 0x444d4163u;
+  return __get_cpuid(0, &eax, &ebx, &ecx, &edx) != 0 && ebx == 0x68747541u && edx == 0x69746e65u &&
+         ecx == 0x444d4163u;
+#else
+  return false;
 #endif
-  return preferred_cost_path(!no_avx512 && cost_path_supported(CostPath::kAvx512),
-                             cost_path_supported(CostPath::kAvx2), amd);
 }
 
 CostPath preferred_cost_path(bool avx512, bool avx2, bool amd) {

@@ -240,6 +240,8 @@ bool cost_path_supported(CostPath p);
 // The choice from what the CPU has (above): preferred_cost_path(kAvx512 usable and not refused by
 // BANKSCOPE_NO_AVX512, kAvx2 usable, the CPU is AMD's).
 CostPath preferred_cost_path(bool avx512, bool avx2, bool amd);
+// Whether the CPU's vendor (CPUID leaf 0) is "AuthenticAMD"; false off x86-64.
+bool cpu_is_amd();
 // The path cost() uses (see above).
 CostPath cost_path();
 // cost() / cost_rows() on a given path, for tests and benches that compare the paths in one

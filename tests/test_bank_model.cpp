@@ -446,7 +446,9 @@ TEST_CASE("cost() takes the path its ctest asks for (BANKSCOPE_SIMD), else the b
     amd = std::string(vendor) == "AuthenticAMD";
   }
 #endif
-  // AVX-512 by default on AMD only (preferred_cost_path(), tested below).
+  // AVX-512 by default on AMD only (preferred_cost_path(), tested below), the vendor read here from
+  // its string (cpu_is_amd() compares the registers with constants).
+  CHECK(cpu_is_amd() == amd);
   const std::string expected =
       forced ? forced : (has512 && !no512 && (amd || !has2) ? "avx512" : (has2 ? "avx2" : "portable"));
   CHECK(std::string(cost_implementation()) == expected);
