@@ -295,6 +295,22 @@ inline uint32_t unpack(CostPath simd, const uint8_t* q, uint32_t base, int shift
   return unpack_portable<kBytes>(q, base, shift, out, keep);
 }
 
+// A full warp of mode 2 or 3 offsets at `q` unpacked (unpack(): out, and keep when not null) from
+// base <= top, then checked at once, conservatively, through base and the OR of the shifted offsets:
+// true when every lane is at most `top` and aligned to `align` + 1; *hi = base + that OR (at least
+// the highest lane). Offsets are below 2^20, so base + spread cannot wrap in 64 bits. False says
+// only that the quick check failed: the lanes may still be good (read_packed() walks them).
+template <int kBytes>
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline bool unpack_full(CostPath simd, const uint8_t* q, uint64_t base, int shift, uint64_t top, uint64_t align,
+                        uint32_t* out, uint32_t* keep, uint64_t* hi) {
+  const uint32_t spread = unpack<kBytes>(simd, q, static_cast<uint32_t>(base), shift, out, keep);
+  *hi = base + spread;
+  return base + spread <= top && ((base | spread) & align) == 0;
+}
+
 // out[lane] = in[lane] + d for every lane (mode 4), with the vector width cost() loads lanes with
 // (as unpack()).
 void add_lanes_portable(const uint32_t* in, uint32_t d, uint32_t* out) {
@@ -436,11 +452,8 @@ bool read_packed(Cursor& r, uint32_t mask, uint32_t* out, uint64_t base, const T
   const uint8_t* q = r.p;
   r.p += static_cast<size_t>(n) * kBytes;
   const uint64_t align = static_cast<uint64_t>(pc.width) - 1u;
-  if (mask == 0xffffffffu && base <= top) {
-    // Offsets are below 2^20, so base + spread cannot wrap in 64 bits; spread >= every offset.
-    const uint32_t spread = unpack<kBytes>(simd, q, static_cast<uint32_t>(base), shift, out);
-    *hi = base + spread;
-    if (base + spread <= top && ((base | spread) & align) == 0) return true;
+  if (mask == 0xffffffffu && base <= top && unpack_full<kBytes>(simd, q, base, shift, top, align, out, nullptr, hi)) {
+    return true;
   }
   *hi = base;
   // Sparse masks, and any check that failed: lane by lane.
@@ -614,15 +627,16 @@ inline bool lanes_fast(const uint8_t*& at, const uint8_t* end, uint64_t base, ui
     // through base and the OR of the shifted offsets. Measured: through the cursor (read_packed())
     // this took 90 instructions per execution of the random trace before a lane was unpacked.
     const ptrdiff_t bytes = mode == 2 ? kWarpSize : 2 * kWarpSize;
-    if (end - p < 1 + bytes || p[0] > 4 || base > static_cast<uint64_t>(top)) return false;
-    const int shift = p[0];
-    // h.lanes is written too, for a mode 4 to come. (After a failed check below the slow path reads
-    // the lanes again: either the read fails, or it writes h.lanes again.)
-    const uint32_t b = static_cast<uint32_t>(base);
-    const uint32_t spread = mode == 2 ? unpack<1>(simd, p + 1, b, shift, out.data(), h.lanes.data())
-                                      : unpack<2>(simd, p + 1, b, shift, out.data(), h.lanes.data());
-    const uint64_t hi = base + spread;  // offsets are below 2^20: no wrap
-    if (hi > static_cast<uint64_t>(top) || ((base | spread) & static_cast<uint64_t>(pc.width - 1)) != 0) return false;
+    const uint64_t utop = static_cast<uint64_t>(top);
+    if (end - p < 1 + bytes || p[0] > 4 || base > utop) return false;
+    // h.lanes is written too, for a mode 4 to come. (After a failed check the slow path reads the
+    // lanes again: either the read fails, or it writes h.lanes again.)
+    const uint64_t align = static_cast<uint64_t>(pc.width - 1);
+    uint64_t hi = 0;
+    if (!(mode == 2 ? unpack_full<1>(simd, p + 1, base, p[0], utop, align, out.data(), h.lanes.data(), &hi)
+                    : unpack_full<2>(simd, p + 1, base, p[0], utop, align, out.data(), h.lanes.data(), &hi))) {
+      return false;
+    }
     p += 1 + bytes;
     remember(h, mask, out, static_cast<int64_t>(base), static_cast<int64_t>(hi), false, 0, true, true);
   } else {

@@ -663,15 +663,7 @@ void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
       record(s, g.repeat_cost[static_cast<size_t>(i)]);
       return;
     }
-    AccessCost c;
-    if (w.even) {
-      c = cost_even(w);
-    } else if (g.skip != 0) {  // exact_cost()'s first test (a repeat of a pattern not kept)
-      --g.skip;
-      c = lanes_cost(g, w.addr);
-    } else {
-      c = exact_cost(w.pc_index, w.addr);
-    }
+    const AccessCost c = w.even ? cost_even(w) : exact_cost(w.pc_index, w.addr);
     keep_repeat(g, w.same_offsets, true, residue, c, true);
     record(s, c);
     return;
