@@ -1523,11 +1523,14 @@ BANKSCOPE_TARGET_AVX2 __attribute__((noinline)) static AccessCost cost_avx2_word
   return make_cost(n, 1, n);
 }
 
-// busiest_bank_lanes() (below) with AVX2: the count of cost_avx2_words(), without its check.
-BANKSCOPE_TARGET_AVX2 static int busiest_bank_lanes_avx2(const WarpAccess& a) {
+// R8's cost (busiest_cost_portable(), below) with AVX2: the count of cost_avx2_words(), without its
+// check, as a PlainCost (atomic_cost_fn()).
+BANKSCOPE_TARGET_AVX2 static AccessCost busiest_cost_avx2(const WarpAccess& a, const uint32_t* addr) {
+  if (a.mask == 0) return AccessCost{};  // nothing issues (R5)
   uint32_t lanes = 0;
-  return a.mask == 0xffffffffu ? one_phase_busiest_avx2<true>(a.addr.data(), a.mask, &lanes)
-                               : one_phase_busiest_avx2<false>(a.addr.data(), a.mask, &lanes);
+  const int n = a.mask == 0xffffffffu ? one_phase_busiest_avx2<true>(addr, a.mask, &lanes)
+                                      : one_phase_busiest_avx2<false>(addr, a.mask, &lanes);
+  return make_cost(n, 1, n);
 }
 
 BANKSCOPE_TARGET_AVX2
@@ -1731,27 +1734,31 @@ AccessCost cast_spin(const WarpAccess& a, const BankConfig& cfg, AccessReport* r
 // R8 for a 4-byte shared atomic of the default geometry other than POPC.INC (R8b), CAS and
 // CAST.SPIN (R8c): one phase of 32 lanes (as a 4-byte store), every active lane served alone, lanes
 // on one word too, so the phase costs the most active lanes on one bank, with no check for shared
-// words. The count is the LDS/STS route's (before its check), on this CPU's path.
-static int busiest_bank_lanes(CostPath p, const WarpAccess& a) {
-  const uint32_t* addr = a.addr.data();
-  uint32_t lanes = 0;
-#ifdef BANKSCOPE_X86_PATHS
-  if (p == CostPath::kAvx2 || p == CostPath::kAvx512) return busiest_bank_lanes_avx2(a);  // AVX-512 CPUs have AVX2
-#endif
-  (void)p;
-#if defined(BANKSCOPE_SSE2_COUNT)
-  return a.mask == 0xffffffffu ? one_phase_busiest_sse2<true>(addr, a.mask, &lanes)
-                               : one_phase_busiest_sse2<false>(addr, a.mask, &lanes);
-#else
-  (void)lanes;
-  int count[kWarpSize] = {};
+// words. The count is the LDS/STS route's (before its check), on this CPU's path: busiest_cost_avx2()
+// (above) and, without AVX2, busiest_cost_portable(); each a PlainCost (atomic_cost_fn()).
+static AccessCost busiest_cost_portable(const WarpAccess& a, const uint32_t* addr) {
+  if (a.mask == 0) return AccessCost{};  // nothing issues (R5)
   int n = 0;
+#if defined(BANKSCOPE_SSE2_COUNT)
+  uint32_t lanes = 0;
+  n = a.mask == 0xffffffffu ? one_phase_busiest_sse2<true>(addr, a.mask, &lanes)
+                            : one_phase_busiest_sse2<false>(addr, a.mask, &lanes);
+#else
+  int count[kWarpSize] = {};
   for (uint32_t m = a.mask; m != 0; m &= m - 1) {
     const int c = ++count[(addr[__builtin_ctz(m)] >> 2) & 31u];
     n = c > n ? c : n;
   }
-  return n;
 #endif
+  return make_cost(n, 1, n);
+}
+
+static PlainCost busiest_cost_fn(CostPath p) {
+#ifdef BANKSCOPE_X86_PATHS
+  if (p == CostPath::kAvx2 || p == CostPath::kAvx512) return busiest_cost_avx2;  // AVX-512 CPUs have AVX2
+#endif
+  (void)p;
+  return busiest_cost_portable;
 }
 
 // cost_on()'s routes other than the fast paths, out of line: inlined, R9's source walk gave
@@ -1765,8 +1772,7 @@ __attribute__((noinline)) static AccessCost cost_not_plain(CostPath p, const War
       load.op = Op::kLoad;
       return cost_on(p, load, cfg);
     }
-    const int n = busiest_bank_lanes(p, a);
-    return make_cost(n, 1, n);
+    return busiest_cost_fn(p)(a, a.addr.data());
   }
   // R9 (sim/ldgsts.hpp) costs cp.async from its sources too; an access alone has none, so it gets
   // the harness's contiguous row (predict_pattern passes a pattern's "src").
@@ -1805,6 +1811,15 @@ PlainCost plain_cost_fn(CostPath p, Op op, int width, bool scattered) {
   (void)width;
   (void)scattered;
   return cost_portable;
+}
+
+PlainCost atomic_cost_fn(CostPath p, AtomOp atom, int width, bool scattered) {
+  // cost_not_plain()'s routes for a 4-byte atomic, each cost_sass() of it (no wide-load or CAST.SPIN
+  // change after cost()): R8b the load's function, R8 the busiest bank's lanes.
+  if (width != 4 || atom == AtomOp::kCas || atom == AtomOp::kCastSpin) return nullptr;
+  assert(cost_path_supported(p) && "atomic_cost_fn() on a path this CPU lacks");
+  if (atom == AtomOp::kPopcInc) return plain_cost_fn(p, Op::kLoad, 4, scattered);
+  return busiest_cost_fn(p);
 }
 
 AccessCost cost_sass_wide_or_atomic(const WarpAccess& a, const BankConfig& cfg) {

@@ -261,6 +261,11 @@ size_t cost_rows_on(CostPath p, const WarpAccess& proto, const uint32_t* addr, c
 // bytes); its numbers are the same for every warp.
 using PlainCost = AccessCost (*)(const WarpAccess& a, const uint32_t* addr);
 PlainCost plain_cost_fn(CostPath p, Op op, int width, bool scattered = false);
+// The same for a shared atomic of the default geometry with `atom` and `width` (a's op is kAtomic,
+// its atom `atom`): R8b's POPC.INC and R8's other 4-byte atomics but CAS and CAST.SPIN, whose
+// cost_sass() takes no more than the lanes (the reader's checks of alignment and range are
+// validate()'s for them). Null for every other atomic.
+PlainCost atomic_cost_fn(CostPath p, AtomOp atom, int width, bool scattered = false);
 // cost_path_name(cost_path()).
 const char* cost_implementation();
 AccessReport simulate(const WarpAccess& access, const BankConfig& cfg = {});

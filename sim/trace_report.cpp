@@ -429,6 +429,14 @@ void TraceAggregator::on_pc(const TracePc& pc) {
       g.plain = plain_cost_fn(simd_, s.model.access.op, s.model.access.width);
       g.scattered = plain_cost_fn(simd_, s.model.access.op, s.model.access.width, true);
       g.common = remaps_.empty();
+    } else if (pc.kind == TraceOpKind::kAtomic) {
+      // The atomics whose cost is a function of the lanes alone (atomic_cost_fn(): CUB's histogram
+      // and radix sort ATOMS.ADD and ATOMS.POPC.INC) take the LDS/STS route: measured, the route of
+      // the other kinds (kind_cost(), access_valid(), cost_sass()'s dispatch) was about 500
+      // instructions per execution of CUB's atomics.
+      g.plain = atomic_cost_fn(simd_, s.model.access.atom, s.model.access.width);
+      g.scattered = atomic_cost_fn(simd_, s.model.access.atom, s.model.access.width, true);
+      g.common = remaps_.empty() && g.plain != nullptr;
     }
   }
   report_.launches.back().pcs.push_back(std::move(s));
@@ -470,6 +478,13 @@ AccessCost TraceAggregator::cost_plain(uint32_t pc_index) {
 }
 
 namespace {
+// The part of the memos' keys (exact_cost()'s and memo_cost()'s) that tells the atomics on the
+// LDS/STS route apart (on_pc(): R8 and R8b cost the same lanes differently), 0 for LDS/STS, whose
+// access_.atom is whatever the last atomic left.
+inline uint32_t atom_key(const WarpAccess& a) {
+  return a.op == Op::kAtomic ? 1u + static_cast<uint32_t>(a.atom) : 0u;
+}
+
 constexpr uint32_t kLaneBit[kWarpSize] = {
     1u << 0,  1u << 1,  1u << 2,  1u << 3,  1u << 4,  1u << 5,  1u << 6,  1u << 7,  1u << 8,  1u << 9,  1u << 10,
     1u << 11, 1u << 12, 1u << 13, 1u << 14, 1u << 15, 1u << 16, 1u << 17, 1u << 18, 1u << 19, 1u << 20, 1u << 21,
@@ -528,7 +543,8 @@ AccessCost TraceAggregator::exact_cost(uint32_t pc_index, const std::array<uint3
   // trace's report). Inactive lanes are 0 in the key; a per-lane constant makes the hash depend on
   // which lane has which offset.
   std::array<uint32_t, kWarpSize>& rel = rel_;
-  const uint32_t meta = static_cast<uint32_t>(access_.op) << 8 | static_cast<uint32_t>(access_.width);
+  const uint32_t meta =
+      atom_key(access_) << 16 | static_cast<uint32_t>(access_.op) << 8 | static_cast<uint32_t>(access_.width);
   ++g.lookups;
   // First the entry this PC used last: a kernel's PC mostly repeats one lane pattern (every warp of
   // a GEMM's fragment load, every k step), and comparing with it costs a tenth of the hash.
@@ -601,6 +617,7 @@ AccessCost TraceAggregator::cost_even(const TraceWarp& w) { return memo_cost(w.s
 
 AccessCost TraceAggregator::memo_cost(int64_t stride, uint32_t base, const TraceWarp* lanes) {
   const uint64_t key = (uint64_t{access_.op == Op::kStore} << 63) | (uint64_t(access_.width) << 58) |
+                       (uint64_t{atom_key(access_)} << 40) |
                        ((uint64_t(stride) & ((uint64_t{1} << 27) - 1)) << 12) | (base & 4095u);
   MemoEntry& e = memo_[(key ^ (key >> 12) * 0x9E3779B1u) & (memo_.size() - 1)];
   if (e.key != key) {
@@ -645,9 +662,10 @@ void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
     // The common case, kept apart from the rest (on_other_warp()) so that it needs no large frame:
     // evenly spaced (the reader checked), the stride memo; any other warp, the exact memo, read from
     // the reader's lanes (copied into access_ only to be costed). Either way cost_sass()'s numbers.
-    assert(s.model.costed && plain && remaps_.empty());
+    assert(s.model.costed && g.plain != nullptr && remaps_.empty());
     access_.op = s.model.access.op;
     access_.width = s.model.access.width;
+    access_.atom = s.model.access.atom;  // an atomic's: the memos' keys and cost_sass() read it
     access_.mask = w.mask;
     if (g.skip != 0 && !w.same_offsets && !w.even) {
       // A PC that skips the exact memo (its lanes do not repeat: a random PC), at an execution

@@ -412,6 +412,12 @@ WarpAccess warp(int width, Op op, uint32_t mask = 0xffffffffu) {
   return a;
 }
 
+// The same lanes as a load of the same width (R8b's reference).
+WarpAccess warp_as_load(WarpAccess a) {
+  a.op = Op::kLoad;
+  return a;
+}
+
 // Lanes one phase serves under R3 alone (before R6): 32, 16 or 8 for the default geometry.
 int r3_lanes(int width) { return rules::lanes_per_phase(width, BankConfig{}); }
 
@@ -960,6 +966,58 @@ TEST_CASE("plain_cost_fn(): cost_sass() of an LDS/STS from lanes elsewhere, on e
   CHECK(bad == 0);
   for (const Op op : {Op::kAtomic, Op::kLdgsts, Op::kLdmatrix}) {
     const bool is_null = plain_cost_fn(CostPath::kPortable, op, 4) == nullptr;
+    CHECK(is_null);
+  }
+}
+
+TEST_CASE("atomic_cost_fn(): cost_sass() of a 4-byte atomic from lanes elsewhere, on every path; null for CAS, CAST.SPIN, 8 bytes") {
+  // As plain_cost_fn()'s test: lanes from a small pool of words (lanes share words, where R8b's
+  // POPC.INC costs a load's broadcast and R8's other atomics serve each lane alone), random masks
+  // (the empty one too), every path, each plain and scattered.
+  Rng rng{0xa70cull};
+  const AtomOp atoms[] = {AtomOp::kAdd, AtomOp::kMin, AtomOp::kMax, AtomOp::kExch, AtomOp::kPopcInc};
+  int bad = 0, compared = 0, shared_word = 0;
+  for (int k = 0; k < 3; ++k) {
+    const CostPath p = kCostPaths[k];
+    if (!cost_path_supported(p)) continue;
+    for (const AtomOp atom : atoms) {
+      for (const bool scattered : {false, true}) {
+        const PlainCost f = atomic_cost_fn(p, atom, 4, scattered);
+        CAPTURE(cost_path_name(p));
+        CAPTURE(atom_name(atom));
+        CAPTURE(scattered);
+        const bool has_fn = f != nullptr;
+        REQUIRE(has_fn);
+        for (int i = 0; i < 300; ++i) {
+          WarpAccess a = warp(4, Op::kAtomic, i == 0 ? 0u : rng.below(3) ? 0xffffffffu : rng.next());
+          a.atom = atom;
+          alignas(64) std::array<uint32_t, kWarpSize> lanes{};
+          const uint32_t pool = 1u + rng.below(48);
+          for (uint32_t& x : lanes) x = rng.below(pool) * 4u * (1u + rng.below(40));
+          if (i % 4 == 0) {  // evenly spaced (stride 0: every lane on one word)
+            const uint32_t stride = 4u * rng.below(40), base = 4u * rng.below(64);
+            for (uint32_t lane = 0; lane < kWarpSize; ++lane) lanes[lane] = base + lane * stride;
+          }
+          a.addr = lanes;
+          const AccessCost want = cost_sass(a);
+          shared_word += want.wavefronts != cost_sass(warp_as_load(a)).wavefronts;
+          a.addr.fill(0xdead0u);  // not read: the lanes are at `lanes`
+          const AccessCost got = f(a, lanes.data());
+          ++compared;
+          bad += got.wavefronts != want.wavefronts || got.ideal_wavefronts != want.ideal_wavefronts || got.n_way != want.n_way;
+        }
+      }
+    }
+  }
+  CHECK(compared >= 3000);
+  CHECK(shared_word > 100);  // the premise: R8 and R8b differ on many of these warps
+  CHECK(bad == 0);
+  for (const AtomOp atom : {AtomOp::kCas, AtomOp::kCastSpin}) {
+    const bool is_null = atomic_cost_fn(CostPath::kPortable, atom, 4) == nullptr;
+    CHECK(is_null);
+  }
+  for (const AtomOp atom : atoms) {
+    const bool is_null = atomic_cost_fn(CostPath::kPortable, atom, 8) == nullptr;
     CHECK(is_null);
   }
 }
