@@ -296,3 +296,78 @@ TEST_CASE("trace format: version 4 modes 2 and 3 of a full warp, where the reade
   cut.resize(cut.size() - 5);
   CHECK(read_error(v4_file(1, 0x00, cut)).find("truncated in lane offsets") != std::string::npos);
 }
+
+TEST_CASE("trace format: version 4 modes 2 and 3 of a partial mask: the active lanes checked at once, else walked") {
+  // pc 0 is a 4-byte LDS. An execution in mode 2 or 3 with a mask: control (the mode | 0x08),
+  // block, warp, pc index (1 byte each with widths 0x00), the mask (4 bytes), the base
+  // (`base_bytes`), the shift, one offset of `off_bytes` bytes per active lane.
+  const auto packed = [](uint32_t mask, uint32_t base, int base_bytes, uint8_t shift, int off_bytes,
+                         const std::vector<uint32_t>& off) {
+    std::vector<uint8_t> e{static_cast<uint8_t>((off_bytes == 1 ? 0x02 : 0x03) | 0x08), 0, 0, 0};
+    for (int i = 0; i < 4; ++i) e.push_back(static_cast<uint8_t>(mask >> (8 * i)));
+    for (int i = 0; i < base_bytes; ++i) e.push_back(static_cast<uint8_t>(base >> (8 * i)));
+    e.push_back(shift);
+    for (const uint32_t o : off) {
+      for (int i = 0; i < off_bytes; ++i) e.push_back(static_cast<uint8_t>(o >> (8 * i)));
+    }
+    return e;
+  };
+  const auto widths = [](int base_bytes) { return static_cast<uint8_t>((base_bytes - 1) << 6); };
+  const uint32_t mask = 0x80ff00f2u;  // lanes 1, 4-7, 16-23, 31: 14 lanes
+  std::vector<uint32_t> off;
+  for (uint32_t k = 0; k < 14; ++k) off.push_back((k * 9) % 14);
+  const auto active = [mask]() {
+    std::vector<uint32_t> lanes;
+    for (uint32_t lane = 0; lane < 32; ++lane)
+      if (mask >> lane & 1u) lanes.push_back(lane);
+    return lanes;
+  }();
+  for (const int off_bytes : {1, 2}) {
+    CAPTURE(off_bytes);
+    {  // Checks pass; then a mode 4 repeat of its offsets (control 0x0c, the same mask).
+      std::vector<uint8_t> repeat{0x0c, 0, 0, 0};
+      for (int i = 0; i < 4; ++i) repeat.push_back(static_cast<uint8_t>(mask >> (8 * i)));
+      repeat.push_back(200);
+      const auto f = v4_file(2, 0x00, packed(mask, 64, 1, 2, off_bytes, off) + repeat);
+      Recorder r;
+      const auto s = read_trace(f.data(), f.size(), r);
+      REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
+      REQUIRE(r.warps.size() == 2);
+      CHECK(r.warps[0].mask == mask);
+      for (size_t k = 0; k < active.size(); ++k) {
+        CHECK(r.warps[0].addr[active[k]] == 64 + 4 * off[k]);
+        CHECK(r.warps[1].addr[active[k]] == 200 + 4 * off[k] - 4 * off[0]);
+      }
+      CHECK(r.warps[1].same_offsets);
+    }
+    {  // The OR of the offsets over the top while every lane fits: 0xf8 and 0x04 from 0xffffff00
+       // (lane 1 and the others).
+      std::vector<uint32_t> high(14, 0x01);
+      high[0] = 0x3e;
+      const auto f = v4_file(1, widths(4), packed(mask, 0xffffff00u, 4, 2, off_bytes, high));
+      Recorder r;
+      const auto s = read_trace(f.data(), f.size(), r);
+      REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
+      CHECK(r.warps.at(0).addr[1] == 0xfffffff8u);
+      CHECK(r.warps.at(0).addr[31] == 0xffffff04u);
+    }
+    {  // An unaligned base whose lanes are aligned (2 + 2 x odd): the check fails, the lanes are good.
+      std::vector<uint32_t> odd;
+      for (uint32_t k = 0; k < 14; ++k) odd.push_back(2 * k + 1);
+      const auto f = v4_file(1, 0x00, packed(mask, 2, 1, 1, off_bytes, odd));
+      Recorder r;
+      const auto s = read_trace(f.data(), f.size(), r);
+      REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
+      for (size_t k = 0; k < active.size(); ++k) CHECK(r.warps.at(0).addr[active[k]] == 2 + 2 * odd[k]);
+    }
+    // What is wrong is named, by its lane: lane 5 (the third active one) off its alignment, lane
+    // 4 (the second, offset 9 x 4) past the top.
+    std::vector<uint32_t> bad;
+    for (const uint32_t o : off) bad.push_back(4 * o);
+    bad[2] += 2;
+    CHECK(read_error(v4_file(1, 0x00, packed(mask, 64, 1, 0, off_bytes, bad)))
+              .find("lane 5 address " + std::to_string(64 + bad[2]) + " not aligned to its width 4") != std::string::npos);
+    CHECK(read_error(v4_file(1, widths(4), packed(mask, 0xfffffff0u, 4, 2, off_bytes, off)))
+              .find("lane 4 address " + std::to_string(0xfffffff0ull + 4 * off[1]) + " outside") != std::string::npos);
+  }
+}
