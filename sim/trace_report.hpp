@@ -258,6 +258,11 @@ class TraceAggregator : public TraceSink {
   // the memo for a while.
   static void watch_hits(MemoGate& g);
   AccessCost exact_lookup(MemoGate& g, uint32_t meta, const std::array<uint32_t, kWarpSize>& addr);
+  // exact_cost()'s key, compares and hash with AVX2 in one pass, the offsets in registers: 0 = the
+  // entry at *slot (the PC's last) holds this key, 1 = the entry at the key's slot (now *slot)
+  // does, 2 = neither (the entry at *slot now holds the key, its cost still to be computed).
+  static int exact_find_avx2(const uint32_t* addr, uint32_t mask, uint32_t b, uint32_t meta, ExactEntry* table,
+                             size_t slots, uint32_t* slot);
   // cost_sass(access_) with its lanes at `addr`: g.plain on them where the PC has one, else through
   // access_ (a copy of the lanes when addr is not access_.addr).
   AccessCost lanes_cost(const MemoGate& g, const std::array<uint32_t, kWarpSize>& addr);

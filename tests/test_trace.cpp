@@ -1043,3 +1043,69 @@ TEST_CASE("trace report: ATOMS.POPC.INC by R8b, ATOMS.ADD and ATOMS.OR by R8, AT
   REQUIRE_FALSE(wide.ok());
   CHECK(wide.error().message.find("popc_inc is ATOMS.POPC.INC.32, 4 bytes only") != std::string::npos);
 }
+
+// The exact memo's entries (exact_cost()) are shared by a launch's PCs and keyed by the instruction,
+// the mask and every active lane's offset from the first one's 16-byte unit; an inactive lane's
+// offset is 0, as is an active lane's at that unit's start. So keys that differ in the mask alone
+// (lanes at offset 0 on or off) or in the instruction alone (an LDS and an ATOMS.ADD of the same
+// lanes) have the same offsets, and only their mask and instruction fields tell them apart, at the
+// PC's last entry and at the hashed slot. Every mask of lanes 16-31 (at offset 0: word 4096, bank 0)
+// with lanes 0-15 on (lane 0 at 4100, lane 1 at 4224, bank 0 too; lane 2 moved with the mask, so
+// that the keys' hashes differ): the LDS costs more with any of lanes 16-31 on than with none; the
+// ATOMS.ADD serves each lane of bank 0 alone. 65,536 keys per PC in a table of 2,048 slots: many
+// share a slot, and each must miss the other's entry.
+// Format version 2, so that no execution is marked as repeating its PC's last (the repeat slots
+// would take it before the memo).
+TEST_CASE("trace report: the exact memo tells keys apart by mask and by instruction (shared slots)") {
+  TraceWriter t(true, 2);
+  t.launch(TraceLaunch{});
+  const TracePc lds{0, 0x10, TraceOpKind::kLoad, 4, "LDS", "", 0};
+  const TracePc add{1, 0x20, TraceOpKind::kAtomic, 4, "ATOMS.ADD", "", 0};
+  t.pc(lds);
+  t.pc(add);
+  TraceWarp base;
+  base.addr[0] = 4100;
+  base.addr[1] = 4224;
+  for (uint32_t lane = 2; lane < 16; ++lane) base.addr[lane] = 4096 + 4 * lane;  // banks 2-15
+  for (uint32_t lane = 16; lane < 32; ++lane) base.addr[lane] = 4096;
+  std::vector<uint64_t> want(2);
+  uint64_t n = 0, differ = 0;
+  const auto put = [&](const TracePc& pc, uint32_t mask) {
+    TraceWarp w = base;
+    w.addr[2] = 4096 + 64 * (1 + (mask >> 16) % 61);  // offsets that change with the high lanes: a hash each
+    w.pc_index = pc.index;
+    w.mask = mask;
+    for (uint32_t lane = 0; lane < 32; ++lane)
+      if (!(mask >> lane & 1u)) w.addr[lane] = 0;
+    t.warp(w);
+    WarpAccess a = pc_model(pc).access;
+    a.mask = mask;
+    a.addr = w.addr;
+    want[pc.index] += static_cast<uint64_t>(cost_sass(a).wavefronts);
+    ++n;
+  };
+  const uint32_t none = 0x0000ffffu;
+  for (uint32_t high = 1; high < 0x10000u; ++high) {
+    const uint32_t m = none | high << 16;
+    put(lds, none);  // 1 wavefront, or 2 with lane 2 on bank 0 too
+    put(lds, m);     // 2
+    put(add, m);     // 1 + the lanes of 16-31 on
+    put(add, m);     // the PC's last entry again
+    put(lds, m);     // the PC's last entry, unless the ATOMS.ADD took its slot
+  }
+  // The premise: the keys that share offsets cost differently.
+  WarpAccess one = pc_model(lds).access, two = one;
+  one.mask = none;
+  two.mask = 0xffffffffu;
+  one.addr = two.addr = base.addr;
+  for (uint32_t lane = 16; lane < 32; ++lane) one.addr[lane] = 0;
+  differ = static_cast<uint64_t>(cost_sass(one).wavefronts != cost_sass(two).wavefronts);
+  CHECK(differ == 1);
+  t.launch_end(TraceLaunchEnd{0, n, 0, TraceStatus::kComplete});
+  t.end(TraceEnd{1, 0});
+  const auto bytes = t.take();
+  auto r = report_trace(bytes.data(), bytes.size());
+  REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+  CHECK(r->traced.launches.at(0).pcs.at(0).wavefronts == want[0]);
+  CHECK(r->traced.launches.at(0).pcs.at(1).wavefronts == want[1]);
+}
