@@ -59,37 +59,6 @@ __attribute__((target("avx2"), always_inline)) inline uint32_t sum_avx2(__m256i 
   t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0xb1));
   return static_cast<uint32_t>(_mm_cvtsi128_si32(t));
 }
-// exact_cost()'s relative offsets with AVX2 (the portable loops below, which the compiler vectorizes
-// with SSE2 only): rel[lane] = addr[lane] - b for the lanes of mask, 0 for the others. Returns
-// whether they equal `last`'s.
-__attribute__((target("avx2"))) bool exact_rel_avx2(const uint32_t* addr, uint32_t mask, uint32_t b, uint32_t* rel,
-                                                    const uint32_t* last) {
-  const __m256i vb = _mm256_set1_epi32(static_cast<int>(b));
-  const __m256i vmask = _mm256_set1_epi32(static_cast<int>(mask));
-  __m256i d = _mm256_setzero_si256();
-  for (int k = 0; k < 4; ++k) {
-    const __m256i bit = lane_bits_avx2(k);
-    const __m256i on = _mm256_cmpeq_epi32(_mm256_and_si256(vmask, bit), bit);
-    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 8 * k));
-    const __m256i r = _mm256_and_si256(_mm256_sub_epi32(a, vb), on);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(rel + 8 * k), r);
-    d = _mm256_or_si256(d, _mm256_xor_si256(r, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(last + 8 * k))));
-  }
-  return _mm256_testz_si256(d, d) != 0;
-}
-// exact_cost()'s hash of the relative offsets with AVX2 (the same hash as the portable loop: the
-// compiler vectorizes that without a 32-bit multiply; measured, the key was 270 of a GEMM-like
-// trace's 621 instructions per warp execution).
-__attribute__((target("avx2"))) uint32_t exact_hash_avx2(const uint32_t* rel) {
-  const __m256i k1 = _mm256_set1_epi32(static_cast<int>(0x9E3779B9u));
-  __m256i h = _mm256_setzero_si256();
-  for (int k = 0; k < 4; ++k) {
-    const __m256i bit = lane_bits_avx2(k);
-    const __m256i r = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rel + 8 * k));
-    h = _mm256_add_epi32(h, hash_term_avx2(_mm256_xor_si256(r, _mm256_mullo_epi32(bit, k1))));
-  }
-  return sum_avx2(h);
-}
 // The lanes whose value is 0, a bit each (a .ca cp.async's null sources).
 __attribute__((target("avx2"))) uint32_t zero_lanes_avx2(const uint32_t* v) {
   uint32_t z = 0;
@@ -528,8 +497,9 @@ inline AccessCost TraceAggregator::lanes_cost(const MemoGate& g, const std::arra
 
 #ifdef BANKSCOPE_REPORT_X86
 // The portable route's steps (exact_cost(), exact_lookup()) with the offsets kept in four vectors
-// from the subtraction to the entry's compare: measured, the route through rel_ (stored, read back
-// by the hash and the compare, each a call) took about 200 instructions a lookup on the CUB device
+// from the subtraction to the entry's compare, and the same hash (lane_term() summed; the portable
+// loop has no 32-bit multiply in SSE2). Measured: the route through rel_ (stored, then read back by
+// the hash and the compare, each a call) took about 200 instructions a lookup on the CUB device
 // trace, a sixth of its report.
 __attribute__((target("avx2"))) int TraceAggregator::exact_find_avx2(const uint32_t* addr, uint32_t mask, uint32_t b,
                                                                     uint32_t meta, ExactEntry* table, size_t slots,
@@ -601,23 +571,13 @@ AccessCost TraceAggregator::exact_cost(uint32_t pc_index, const std::array<uint3
   // First the entry this PC used last: a kernel's PC mostly repeats one lane pattern (every warp of
   // a GEMM's fragment load, every k step), and comparing with it costs a tenth of the hash.
   ExactEntry& last = exact_[g.last];
-  bool same = false;
-#ifdef BANKSCOPE_REPORT_X86
-  const bool avx2 = simd_ != CostPath::kPortable;  // cost()'s AVX2 and AVX-512 paths: the CPU has AVX2
-  if (avx2) {
-    same = exact_rel_avx2(addr.data(), mask, b, rel.data(), last.rel.data());
-  } else
-#endif
-  {
-    uint32_t differ = 0;
-    for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
-      const uint32_t on = 0u - static_cast<uint32_t>((mask & kLaneBit[lane]) != 0);
-      rel[lane] = (addr[lane] - b) & on;
-      differ |= rel[lane] ^ last.rel[lane];
-    }
-    same = differ == 0;
+  uint32_t differ = 0;
+  for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
+    const uint32_t on = 0u - static_cast<uint32_t>((mask & kLaneBit[lane]) != 0);
+    rel[lane] = (addr[lane] - b) & on;
+    differ |= rel[lane] ^ last.rel[lane];
   }
-  if (same && last.meta == meta && last.mask == mask) {
+  if (differ == 0 && last.meta == meta && last.mask == mask) {
     ++g.hits;
     watch_hits(g);
     return last.cost;
@@ -629,30 +589,13 @@ AccessCost TraceAggregator::exact_cost(uint32_t pc_index, const std::array<uint3
 AccessCost TraceAggregator::exact_lookup(MemoGate& g, uint32_t meta, const std::array<uint32_t, kWarpSize>& addr) {
   const std::array<uint32_t, kWarpSize>& rel = rel_;
   const uint32_t mask = access_.mask;
-#ifdef BANKSCOPE_REPORT_X86
-  const bool avx2 = simd_ != CostPath::kPortable;
-#endif
   uint32_t h = 0;
-#ifdef BANKSCOPE_REPORT_X86
-  if (avx2) {
-    h = exact_hash_avx2(rel.data());
-  } else
-#endif
-  {
-    for (uint32_t lane = 0; lane < kWarpSize; ++lane) h += lane_term(lane, rel[lane], 0);
-  }
+  for (uint32_t lane = 0; lane < kWarpSize; ++lane) h += lane_term(lane, rel[lane], 0);
   const uint32_t slot = memo_slot(h, mask, meta, exact_.size());
   ExactEntry& e = exact_[slot];
   g.last = slot;
   uint32_t differ = (e.meta ^ meta) | (e.mask ^ mask);
-#ifdef BANKSCOPE_REPORT_X86
-  if (avx2) {
-    differ |= static_cast<uint32_t>(!lanes_equal_avx2(e.rel.data(), rel.data()));
-  } else
-#endif
-  {
-    for (uint32_t lane = 0; lane < kWarpSize; ++lane) differ |= e.rel[lane] ^ rel[lane];
-  }
+  for (uint32_t lane = 0; lane < kWarpSize; ++lane) differ |= e.rel[lane] ^ rel[lane];
   if (differ == 0) {
     ++g.hits;
   } else {
