@@ -657,7 +657,7 @@ void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
     // The common case, kept apart from the rest (on_other_warp()) so that it needs no large frame:
     // evenly spaced (the reader checked), the stride memo; any other warp, the exact memo, read from
     // the reader's lanes (copied into access_ only to be costed). Either way cost_sass()'s numbers.
-    assert(s.model.costed && g.plain != nullptr && remaps_.empty());
+    assert(s.model.costed && remaps_.empty() && (plain || g.plain != nullptr));  // an LDS.64/.128 has no plain fn
     access_.op = s.model.access.op;
     access_.width = s.model.access.width;
     access_.atom = s.model.access.atom;  // an atomic's: the memos' keys and cost_sass() read it

@@ -136,7 +136,8 @@ class TraceAggregator : public TraceSink {
   static void record(PcStats& s, const AccessCost& c);
   // record() n times, in one step (MemoGate::repeat_count).
   static void record_n(PcStats& s, const AccessCost& c, uint64_t n);
-  // on_warp() for everything but a costed LDS/STS with active lanes and no what-if layout.
+  // on_warp() for everything but a costed LDS/STS or 4-byte atomic of atomic_cost_fn() (the common
+  // route, MemoGate::common) with active lanes and no what-if layout.
   void on_other_warp(const TraceWarp& w, const TracePc& pc, LaunchReport& l, PcStats& s, size_t kind, bool plain);
   // An LDGSTS execution without its global sources (a trace of an older tracer): its PC becomes
   // not modelled, with the reason, and leaves the totals.
@@ -152,7 +153,7 @@ class TraceAggregator : public TraceSink {
   TraceReport report_;
   WarpAccess access_;
   CostPath simd_ = cost_path();  // the lanes are copied with its vector width
-  // cost() of evenly spaced full warps, keyed by (op, width, stride, base mod 4 KiB): moving every
+  // cost() of evenly spaced full warps, keyed by (op, width, atomic op, stride, base mod 4 KiB): moving every
   // lane by a multiple of 4 KiB changes no lane's bank, no word identity and no phase (the rules
   // compare lanes' banks and words, never absolute addresses), so those decide the cost. Rows,
   // columns and broadcasts of a traced kernel repeat these few patterns millions of times.
@@ -162,7 +163,8 @@ class TraceAggregator : public TraceSink {
   };
   std::vector<MemoEntry> memo_ = std::vector<MemoEntry>(4096);
 
-  // cost() of any other LDS/STS warp, keyed exactly by (op, width, mask, every active lane's offset
+  // cost() of any other LDS/STS warp (and of the common route's atomics), keyed exactly by (op,
+  // width, atomic op, mask, every active lane's offset
   // from B), B = the first active lane's offset rounded down to 16 bytes: moving every lane by a
   // multiple of 16 bytes moves every lane's banks by the same 4 k (mod 32), so lanes that shared a
   // bank still do, equal words stay equal and every lane keeps its width alignment, and the rules
@@ -173,13 +175,14 @@ class TraceAggregator : public TraceSink {
   // `addr`: the lanes (access_.addr, or the reader's, copied into access_ when cost() must run).
   AccessCost exact_cost(uint32_t pc_index, const std::array<uint32_t, kWarpSize>& addr);
   struct ExactEntry {
-    uint32_t meta = ~0u;  // op << 8 | width; ~0u = empty
+    uint32_t meta = ~0u;  // atom_key() << 16 | op << 8 | width; ~0u = empty
     uint32_t mask = 0;
     AccessCost cost;
     std::array<uint32_t, kWarpSize> rel{};  // active lanes' offsets from B, 0 for inactive lanes
   };
   std::vector<ExactEntry> exact_ = std::vector<ExactEntry>(2048);
-  // The same for every other kind on_other_warp() costs (ldmatrix/stmatrix, atomics, cp.async):
+  // The same for every other kind on_other_warp() costs (ldmatrix/stmatrix, the atomics off the
+  // common route, cp.async):
   // keyed by (op, width, .num, .trans, atomic op, .cg, mask, every active lane's offset from B), and
   // for cp.async every active lane's source offset from S too. B is the first active lane's offset
   // rounded down to 16 bytes, as exact_'s, but to 128 bytes for cp.async, whose cost (R9) also reads
@@ -206,11 +209,13 @@ class TraceAggregator : public TraceSink {
     static constexpr uint32_t kFirstWindow = 64;  // watch_hits()
     uint32_t lookups = 0, hits = 0, skip = 0, window = kFirstWindow;
     uint32_t last = 0;  // the exact_ (LDS/STS) or kinds_ (other kinds) slot this PC used last
-    // plain_cost_fn() of the PC's LDS/STS model, null for every other PC (on_pc()): lanes_cost().
+    // plain_cost_fn() of the PC's LDS/STS model, or atomic_cost_fn() of its atomic one; null for
+    // every other PC and for an LDS of 8 or 16 bytes (on_pc()): lanes_cost().
     // `scattered`: its scattered choice, for the executions that skip the memo (`skip`).
     PlainCost plain = nullptr, scattered = nullptr;
-    // on_warp()'s common case: a costed LDS/STS (an LDS/STS PC's model does not change once on_pc()
-    // made it: refuse_unsourced() changes only LDGSTS ones) and no what-if layout.
+    // on_warp()'s common case: a costed LDS/STS, or an atomic with atomic_cost_fn() (a PC's model
+    // does not change once on_pc() made it: refuse_unsourced() changes only LDGSTS ones), and no
+    // what-if layout.
     bool common = false;
     // The costs of the PC's latest lane pattern, by where it sat. An execution whose lanes the
     // reader marks as repeating the previous execution's offsets (TraceWarp::same_offsets, and

@@ -1050,7 +1050,7 @@ TEST_CASE("trace report: ATOMS.POPC.INC by R8b, ATOMS.ADD and ATOMS.OR by R8, AT
 // (lanes at offset 0 on or off) or in the instruction alone (an LDS and an ATOMS.ADD of the same
 // lanes) have the same offsets, and only their mask and instruction fields tell them apart, at the
 // PC's last entry and at the hashed slot. Every mask of lanes 16-31 (at offset 0: word 4096, bank 0)
-// with lanes 0-15 on (lane 0 at 4100, lane 1 at 4224, bank 0 too; lane 2 moved with the mask, so
+// with lanes 0-15 on (lane 0 at 4100, bank 1; lane 1 at 4224, bank 0 too; lane 2 moved with the mask, so
 // that the keys' hashes differ): the LDS costs more with any of lanes 16-31 on than with none; the
 // ATOMS.ADD serves each lane of bank 0 alone. 65,536 keys per PC in a table of 2,048 slots: many
 // share a slot, and each must miss the other's entry.
@@ -1087,7 +1087,7 @@ TEST_CASE("trace report: the exact memo tells keys apart by mask and by instruct
   const uint32_t none = 0x0000ffffu;
   for (uint32_t high = 1; high < 0x10000u; ++high) {
     const uint32_t m = none | high << 16;
-    put(lds, none);  // 1 wavefront, or 2 with lane 2 on bank 0 too
+    put(lds, none);  // 1 wavefront (lane 2 at 4160, bank 16)
     put(lds, m);     // 2
     put(add, m);     // 1 + the lanes of 16-31 on
     put(add, m);     // the PC's last entry again
