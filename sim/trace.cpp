@@ -300,6 +300,10 @@ inline uint32_t unpack(CostPath simd, const uint8_t* q, uint32_t base, int shift
 // true when every lane is at most `top` and aligned to `align` + 1; *hi = base + that OR (at least
 // the highest lane). Offsets are below 2^20, so base + spread cannot wrap in 64 bits. False says
 // only that the quick check failed: the lanes may still be good (read_packed() walks them).
+// The check itself, for lanes at base + offset with `spread` the OR of the shifted offsets.
+inline bool packed_fits(uint64_t base, uint32_t spread, uint64_t top, uint64_t align) {
+  return base + spread <= top && ((base | spread) & align) == 0;
+}
 template <int kBytes>
 #if defined(__GNUC__)
 __attribute__((always_inline))
@@ -308,7 +312,7 @@ inline bool unpack_full(CostPath simd, const uint8_t* q, uint64_t base, int shif
                         uint32_t* out, uint32_t* keep, uint64_t* hi) {
   const uint32_t spread = unpack<kBytes>(simd, q, static_cast<uint32_t>(base), shift, out, keep);
   *hi = base + spread;
-  return base + spread <= top && ((base | spread) & align) == 0;
+  return packed_fits(base, spread, top, align);
 }
 
 // out[lane] = in[lane] + d for every lane (mode 4), with the vector width cost() loads lanes with
@@ -464,7 +468,7 @@ bool read_packed(Cursor& r, uint32_t mask, uint32_t* out, uint64_t base, const T
   };
   if (mask != 0xffffffffu && base <= top) {
     // A partial mask (a radix sort's or histogram's edge warps): the active lanes alone, checked
-    // at once as unpack_full() checks a full warp, through base and the OR of the shifted offsets
+    // at once as unpack_full() checks a full warp (packed_fits(): base and the OR of the shifted offsets)
     // (*hi = base + that OR, at least the highest lane). Measured: the walk below, a test of every
     // lane's bit, took about 600 instructions per execution on the CUB device trace (callgrind).
     uint32_t spread = 0;
@@ -474,7 +478,7 @@ bool read_packed(Cursor& r, uint32_t mask, uint32_t* out, uint64_t base, const T
       spread |= off;
       out[__builtin_ctz(m)] = static_cast<uint32_t>(base + off);
     }
-    if (base + spread <= top && ((base | spread) & align) == 0) {
+    if (packed_fits(base, spread, top, align)) {
       *hi = base + spread;
       return true;
     }

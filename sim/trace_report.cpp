@@ -53,6 +53,14 @@ __attribute__((target("avx2"), always_inline)) inline __m256i hash_term_avx2(__m
   const __m256i v = _mm256_mullo_epi32(mixed, _mm256_set1_epi32(static_cast<int>(0x85EBCA6Bu)));
   return _mm256_xor_si256(v, _mm256_srli_epi32(v, 16));
 }
+// Whether 32 offsets held as four vectors equal the 32 at `rel`.
+__attribute__((target("avx2"), always_inline)) inline bool rel_equal_avx2(const __m256i (&r)[4], const uint32_t* rel) {
+  __m256i d = _mm256_setzero_si256();
+  for (int k = 0; k < 4; ++k) {
+    d = _mm256_or_si256(d, _mm256_xor_si256(r[k], _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rel + 8 * k))));
+  }
+  return _mm256_testz_si256(d, d) != 0;
+}
 __attribute__((target("avx2"), always_inline)) inline uint32_t sum_avx2(__m256i h) {
   __m128i t = _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
   t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0x4e));
@@ -507,25 +515,19 @@ __attribute__((target("avx2"))) int TraceAggregator::exact_find_avx2(const uint3
   const __m256i vb = _mm256_set1_epi32(static_cast<int>(b));
   const __m256i vmask = _mm256_set1_epi32(static_cast<int>(mask));
   __m256i r[4];
-  const ExactEntry& last = table[*slot];
-  __m256i d = _mm256_setzero_si256();
   for (int k = 0; k < 4; ++k) {
     const __m256i bit = lane_bits_avx2(k);
     const __m256i on = _mm256_cmpeq_epi32(_mm256_and_si256(vmask, bit), bit);
     r[k] = _mm256_and_si256(_mm256_sub_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 8 * k)), vb), on);
-    d = _mm256_or_si256(d, _mm256_xor_si256(r[k], _mm256_loadu_si256(reinterpret_cast<const __m256i*>(last.rel.data() + 8 * k))));
   }
-  if (_mm256_testz_si256(d, d) && last.meta == meta && last.mask == mask) return 0;
+  const ExactEntry& last = table[*slot];
+  if (rel_equal_avx2(r, last.rel.data()) && last.meta == meta && last.mask == mask) return 0;
   const __m256i k1 = _mm256_set1_epi32(static_cast<int>(0x9E3779B9u));
   __m256i h = _mm256_setzero_si256();
   for (int k = 0; k < 4; ++k) h = _mm256_add_epi32(h, hash_term_avx2(_mm256_xor_si256(r[k], _mm256_mullo_epi32(lane_bits_avx2(k), k1))));
   *slot = memo_slot(sum_avx2(h), mask, meta, slots);
   ExactEntry& e = table[*slot];
-  d = _mm256_setzero_si256();
-  for (int k = 0; k < 4; ++k) {
-    d = _mm256_or_si256(d, _mm256_xor_si256(r[k], _mm256_loadu_si256(reinterpret_cast<const __m256i*>(e.rel.data() + 8 * k))));
-  }
-  if (_mm256_testz_si256(d, d) && e.meta == meta && e.mask == mask) return 1;
+  if (rel_equal_avx2(r, e.rel.data()) && e.meta == meta && e.mask == mask) return 1;
   e.meta = meta;
   e.mask = mask;
   for (int k = 0; k < 4; ++k) _mm256_storeu_si256(reinterpret_cast<__m256i*>(e.rel.data() + 8 * k), r[k]);
