@@ -1493,12 +1493,25 @@ BANKSCOPE_TARGET_AVX2 __attribute__((noinline)) static AccessCost cost_avx2_word
 }
 
 // 1-, 2- and 4-byte accesses: one phase of 32 lanes at 4-byte units (the commonest shape, and with
-// random lanes the slowest), out of line so that its frame is its own. A full warp at a constant
-// stride by affine_cost(), as cost_avx2_shape(); else one_phase_busiest_avx2() and the check of the
-// busiest bank's lanes. kWord: 4-byte accesses, whose aligned byte addresses are equal exactly when
-// their units are (the check compares them unshifted). kAffine: look for the constant stride first;
-// without it (plain_cost_fn()'s scattered choice) an evenly spaced warp takes the general route,
-// which is exact for any warp, only slower for those.
+// random lanes the slowest), in two steps: the count, one_phase_busiest_avx2() (the busiest bank's
+// lane count and lanes), then (here) the check of those lanes (the count is exact when they are on
+// distinct units, see above), else the dedupe. One to four lanes are checked here (one passes: kPairMask[1]
+// masks every pair), more out of line, so that every call from here is a tail call and a function
+// that ends in it keeps no registers of its caller's. kWord: 4-byte accesses, whose aligned byte
+// addresses are equal exactly when their units are (the check compares them unshifted).
+template <bool kWord>
+BANKSCOPE_TARGET_AVX2 __attribute__((always_inline)) static inline AccessCost words_finish_avx2(const WarpAccess& a,
+                                                                                          const uint32_t* addr,
+                                                                                          int n, uint32_t lanes) {
+  if (n > 4) return cost_avx2_words_check(a, addr, kWord ? 0 : 2, lanes, n);
+  if (!units_distinct4_sse2<kWord ? 0 : 2>(addr, lanes, n)) return cost_default_avx2_dedupe(a, addr);
+  return make_cost(n, 1, n);
+}
+
+// The whole cost of such an access, out of line so that its frame is its own: a full warp at a
+// constant stride by affine_cost(), as cost_avx2_shape(); else the two steps above. kAffine: look
+// for the constant stride first; without it (plain_cost_fn()'s scattered choice) an evenly spaced
+// warp takes the general route, which is exact for any warp, only slower for those.
 template <bool kWord, bool kAffine = true>
 BANKSCOPE_TARGET_AVX2 __attribute__((noinline)) static AccessCost cost_avx2_words(const WarpAccess& a,
                                                                                 const uint32_t* addr) {
@@ -1515,12 +1528,24 @@ BANKSCOPE_TARGET_AVX2 __attribute__((noinline)) static AccessCost cost_avx2_word
   uint32_t lanes = 0;
   const int n = mask == 0xffffffffu ? one_phase_busiest_avx2<true>(addr, mask, &lanes)
                                     : one_phase_busiest_avx2<false>(addr, mask, &lanes);
-  // The count is exact when the busiest bank's lanes are on distinct units (see above): one to
-  // four lanes are checked here (one passes: kPairMask[1] masks every pair), more out of line, so
-  // that every call from here is a tail call and the function keeps no registers of its caller's.
-  if (n > 4) return cost_avx2_words_check(a, addr, kWord ? 0 : 2, lanes, n);
-  if (!units_distinct4_sse2<kWord ? 0 : 2>(addr, lanes, n)) return cost_default_avx2_dedupe(a, addr);
-  return make_cost(n, 1, n);
+  return words_finish_avx2<kWord>(a, addr, n, lanes);
+}
+
+// The two steps out of line, for split_cost_fn() (the count is the same for every width).
+BANKSCOPE_TARGET_AVX2 __attribute__((noinline)) static BusiestLanes words_count_split(const WarpAccess& a,
+                                                                                    const uint32_t* addr) {
+  BusiestLanes b;
+  if (a.mask == 0) return b;
+  b.n = a.mask == 0xffffffffu ? one_phase_busiest_avx2<true>(addr, a.mask, &b.lanes)
+                              : one_phase_busiest_avx2<false>(addr, a.mask, &b.lanes);
+  return b;
+}
+template <bool kWord>
+BANKSCOPE_TARGET_AVX2 __attribute__((noinline)) static AccessCost words_finish_split(const WarpAccess& a,
+                                                                                    const uint32_t* addr,
+                                                                                    BusiestLanes b) {
+  if (b.n == 0) return AccessCost{};  // nothing issues (R5)
+  return words_finish_avx2<kWord>(a, addr, b.n, b.lanes);
 }
 
 // R8's cost (busiest_cost_portable(), below) with AVX2: the count of cost_avx2_words(), without its
@@ -1811,6 +1836,15 @@ PlainCost plain_cost_fn(CostPath p, Op op, int width, bool scattered) {
   (void)width;
   (void)scattered;
   return cost_portable;
+}
+
+SplitCost split_cost_fn(PlainCost f) {
+#ifdef BANKSCOPE_X86_PATHS
+  if (f == cost_avx2_words<true, false>) return SplitCost{words_count_split, words_finish_split<true>};
+  if (f == cost_avx2_words<false, false>) return SplitCost{words_count_split, words_finish_split<false>};
+#endif
+  (void)f;
+  return SplitCost{};
 }
 
 PlainCost atomic_cost_fn(CostPath p, AtomOp atom, int width, bool scattered) {

@@ -257,6 +257,7 @@ void TraceAggregator::sum_launch() {
 }
 
 void TraceAggregator::on_launch(const TraceLaunch& l) {
+  flush_late();
   flush_repeats();
   sum_launch();
   gates_.clear();
@@ -396,6 +397,7 @@ PcModel pc_model(const TracePc& pc) {
 }
 
 void TraceAggregator::on_pc(const TracePc& pc) {
+  flush_late();  // the PC's stats move when pcs grows
   PcStats s;
   s.pc = pc;
   s.model = pc_model(pc);
@@ -405,6 +407,7 @@ void TraceAggregator::on_pc(const TracePc& pc) {
     if (pc.kind == TraceOpKind::kLoad || pc.kind == TraceOpKind::kStore) {
       g.plain = plain_cost_fn(simd_, s.model.access.op, s.model.access.width);
       g.scattered = plain_cost_fn(simd_, s.model.access.op, s.model.access.width, true);
+      g.split = split_cost_fn(g.scattered);
       g.common = remaps_.empty();
     } else if (pc.kind == TraceOpKind::kAtomic) {
       // The atomics whose cost is a function of the lanes alone (atomic_cost_fn(): CUB's histogram
@@ -413,6 +416,7 @@ void TraceAggregator::on_pc(const TracePc& pc) {
       // instructions per execution of CUB's atomics.
       g.plain = atomic_cost_fn(simd_, s.model.access.atom, s.model.access.width);
       g.scattered = atomic_cost_fn(simd_, s.model.access.atom, s.model.access.width, true);
+      g.split = split_cost_fn(g.scattered);
       g.common = remaps_.empty() && g.plain != nullptr;
     }
   }
@@ -648,6 +652,16 @@ void TraceAggregator::flush_repeats() {
   }
 }
 
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline void TraceAggregator::finish_late() {
+  if (late_.stats == nullptr) return;
+  record(*late_.stats, late_.finish(late_.access, late_.access.addr.data(), late_.count));
+  late_.stats = nullptr;
+}
+void TraceAggregator::flush_late() { finish_late(); }
+
 void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
   LaunchReport& l = report_.launches.back();
   MemoGate& g = gates_[w.pc_index];
@@ -660,19 +674,34 @@ void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
     // evenly spaced (the reader checked), the stride memo; any other warp, the exact memo, read from
     // the reader's lanes (copied into access_ only to be costed). Either way cost_sass()'s numbers.
     assert(s.model.costed && remaps_.empty() && (plain || g.plain != nullptr));  // an LDS.64/.128 has no plain fn
-    access_.op = s.model.access.op;
-    access_.width = s.model.access.width;
-    access_.atom = s.model.access.atom;  // an atomic's: the memos' keys and cost_sass() read it
-    access_.mask = w.mask;
+    // The access costed: late_'s (below) or access_. An atomic's op too: the memos' keys and
+    // cost_sass() read it.
+    const auto set_access = [&s, &w](WarpAccess& a) {
+      a.op = s.model.access.op;
+      a.width = s.model.access.width;
+      a.atom = s.model.access.atom;
+      a.mask = w.mask;
+    };
     if (g.skip != 0 && !w.same_offsets && !w.even) {
       // A PC that skips the exact memo (its lanes do not repeat: a random PC), at an execution
-      // that repeats no pattern: cost() at once, and no cost kept for repeats (keep_repeat() of a
-      // new pattern).
+      // that repeats no pattern: cost() at once (or its two steps, the second late: late_), and
+      // no cost kept for repeats (keep_repeat() of a new pattern).
       --g.skip;
       g.repeat_ok = false;
+      if (g.split.count != nullptr) {  // (the AVX2 path's)
+        finish_late();
+        set_access(late_.access);
+        late_.count = g.split.count(late_.access, w.addr.data());
+        copy_lanes(simd_, late_.access.addr, w.addr);
+        late_.stats = &s;
+        late_.finish = g.split.finish;
+        return;
+      }
+      set_access(access_);
       record(s, g.scattered != nullptr ? g.scattered(access_, w.addr.data()) : lanes_cost(g, w.addr));
       return;
     }
+    set_access(access_);
     const uint32_t residue = w.addr[static_cast<size_t>(__builtin_ctz(w.mask))] & 15u;  // the exact memo's unit
     if (const int i = find_repeat(g, w.same_offsets, residue); i >= 0) {
       record(s, g.repeat_cost[static_cast<size_t>(i)]);

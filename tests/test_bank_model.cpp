@@ -1022,6 +1022,67 @@ TEST_CASE("atomic_cost_fn(): cost_sass() of a 4-byte atomic from lanes elsewhere
   }
 }
 
+TEST_CASE("split_cost_fn(): the two steps, the second from a copy of the lanes, give the scattered function's numbers") {
+  // The scattered choice of 1-, 2- and 4-byte LDS/STS and of POPC.INC (R8b) on the AVX2 path has
+  // two steps; every other function has none. Lanes as plain_cost_fn()'s test, and lanes random
+  // over 48 KiB (busiest banks of 2 to 8 lanes, now and then two on one word: the dedupe), random
+  // masks, the empty one too. The second step reads a copy of the lanes, the first's are then
+  // overwritten (as a trace's report does: the reader writes the next execution's lanes in place).
+  Rng rng{0x5b11ull};
+  int bad = 0, compared = 0, dedupe = 0, over4 = 0;
+  for (int k = 0; k < 3; ++k) {
+    const CostPath p = kCostPaths[k];
+    if (!cost_path_supported(p)) continue;
+    for (const int w : kWidths) {
+      for (const bool scattered : {false, true}) {
+        for (const Op op : {Op::kLoad, Op::kStore, Op::kAtomic}) {
+          const PlainCost f = op == Op::kAtomic ? atomic_cost_fn(p, AtomOp::kPopcInc, w, scattered) : plain_cost_fn(p, op, w, scattered);
+          const SplitCost sc = split_cost_fn(f);
+          CAPTURE(cost_path_name(p));
+          CAPTURE(w);
+          CAPTURE(scattered);
+          CAPTURE(op_name(op));
+          const bool split = sc.count != nullptr && sc.finish != nullptr;
+          const bool none = sc.count == nullptr && sc.finish == nullptr;
+          CHECK((split || none));
+          CHECK(split == (p == CostPath::kAvx2 && scattered && w <= 4 && f != nullptr));
+          if (!split) continue;
+          for (int i = 0; i < 600; ++i) {
+            WarpAccess a = warp(w, op, i == 0 ? 0u : rng.below(3) ? 0xffffffffu : rng.next());
+            if (op == Op::kAtomic) a.atom = AtomOp::kPopcInc;
+            alignas(64) std::array<uint32_t, kWarpSize> lanes{};
+            if (i % 2 == 0) {
+              const uint32_t pool = 1u + rng.below(48);
+              for (uint32_t& x : lanes) x = (rng.below(pool) * 4u * (1u + rng.below(3)) + rng.below(16)) / uint32_t(w) * uint32_t(w);
+            } else {
+              for (uint32_t& x : lanes) x = rng.below(48 * 1024 / uint32_t(w)) * uint32_t(w);
+            }
+            a.addr = lanes;
+            const AccessCost want = f(a, lanes.data());
+            const AccessCost ref = cost_sass(a);
+            a.addr.fill(0xdead0u);  // not read: the lanes are at `lanes`, then at `copy`
+            const BusiestLanes b = sc.count(a, lanes.data());
+            alignas(64) std::array<uint32_t, kWarpSize> copy = lanes;
+            lanes.fill(0xbad0u);
+            const AccessCost got = sc.finish(a, copy.data(), b);
+            ++compared;
+            over4 += b.n > 4;
+            dedupe += want.wavefronts < b.n;
+            bad += got.wavefronts != want.wavefronts || got.ideal_wavefronts != want.ideal_wavefronts ||
+                   got.n_way != want.n_way || want.wavefronts != ref.wavefronts || want.n_way != ref.n_way;
+          }
+        }
+      }
+    }
+  }
+  if (cost_path_supported(CostPath::kAvx2)) {
+    CHECK(compared >= 4 * 600);
+    CHECK(over4 > 50);   // the premise: the second step's route for five lanes or more is taken,
+    CHECK(dedupe > 50);  // and so is its dedupe
+  }
+  CHECK(bad == 0);
+}
+
 TEST_CASE("access_valid() is validate().ok(), for every op, width, count, mask, atom and alignment") {
   // Random accesses, most of them near a boundary of a rule: widths 0-17, ldmatrix counts 0-5 with
   // row lanes off now and then, 8-byte atomics of each op, .cg at each width, one lane off its

@@ -691,6 +691,84 @@ TEST_CASE("trace report: the exact memo gives cost_sass()'s numbers, warps repea
   }
 }
 
+TEST_CASE("trace report: executions costed in two steps are all recorded, at a new PC, a new launch and the end") {
+  // A random PC's executions skip the memo; on the AVX2 path each is counted when it comes and
+  // finished when the next one comes (TraceAggregator::late_). Here such an execution is the last
+  // before a PC is declared (the PCs' stats grow), before the next launch and at the end, each
+  // after enough random executions (64) for the memo to turn itself off. Every PC's stats and
+  // every launch's totals against cost_sass() warp by warp.
+  std::mt19937 rng(29);
+  TraceWriter t;
+  struct Want {
+    std::vector<PcStats> pcs;
+    OpTotals ld, st;
+  };
+  std::vector<Want> want;
+  std::vector<TracePc> pcs;
+  const auto pc = [&](TraceOpKind k) {
+    const uint32_t i = static_cast<uint32_t>(want.back().pcs.size());
+    pcs.push_back(TracePc{i, 0x10 * (i + 1), k, 4, k == TraceOpKind::kLoad ? "LDS" : "STS", "", 0});
+    t.pc(pcs.back());
+    want.back().pcs.emplace_back();
+    return i;
+  };
+  uint64_t n = 0;
+  const auto add = [&](uint32_t p, bool random) {
+    TraceWarp w;
+    w.pc_index = p;
+    w.mask = random && rng() % 4 == 0 ? static_cast<uint32_t>(rng()) | 1u : 0xffffffffu;
+    for (uint32_t lane = 0; lane < 32; ++lane) w.addr[lane] = 4 * (random ? static_cast<uint32_t>(rng() % 12288) : 33 * lane);
+    t.warp(w);
+    ++n;
+    WarpAccess a;
+    a.op = pcs[p].kind == TraceOpKind::kLoad ? Op::kLoad : Op::kStore;
+    a.mask = w.mask;
+    a.addr = w.addr;
+    const AccessCost c = cost_sass(a);
+    PcStats& s = want.back().pcs[p];
+    ++s.executions;
+    s.wavefronts += static_cast<uint64_t>(c.wavefronts);
+    s.ideal += static_cast<uint64_t>(c.ideal_wavefronts);
+    ++s.n_way_count[static_cast<size_t>(c.n_way)];
+    (a.op == Op::kLoad ? want.back().ld : want.back().st).add(c, 1);
+  };
+  for (int launch = 0; launch < 2; ++launch) {
+    t.launch(TraceLaunch{});
+    want.emplace_back();
+    pcs.clear();
+    // The memo's first 64 lookups miss; the next 1024 executions skip it (500 here).
+    const uint32_t random = pc(TraceOpKind::kLoad);
+    for (int i = 0; i < 300; ++i) add(random, true);
+    const uint32_t rows = pc(TraceOpKind::kStore);  // declared after a random execution
+    for (int i = 0; i < 200; ++i) add(i % 2 ? rows : random, i % 2 == 0);
+    for (int k = 0; k < 40; ++k) pc(TraceOpKind::kStore);  // enough to move the stats
+    for (int i = 0; i < 100; ++i) add(random, true);  // the launch ends after a random execution
+    t.launch_end(TraceLaunchEnd{0, n, 0, TraceStatus::kComplete});
+    n = 0;
+  }
+  t.end(TraceEnd{2, 0});
+  const auto bytes = t.take();
+  auto r = report_trace(bytes.data(), bytes.size());
+  REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+  REQUIRE(r->traced.launches.size() == 2);
+  for (size_t li = 0; li < 2; ++li) {
+    CAPTURE(li);
+    const LaunchReport& l = r->traced.launches[li];
+    REQUIRE(l.pcs.size() == want[li].pcs.size());
+    for (size_t p = 0; p < l.pcs.size(); ++p) {
+      CAPTURE(p);
+      CHECK(l.pcs[p].executions == want[li].pcs[p].executions);
+      CHECK(l.pcs[p].wavefronts == want[li].pcs[p].wavefronts);
+      CHECK(l.pcs[p].ideal == want[li].pcs[p].ideal);
+      CHECK(l.pcs[p].n_way_count == want[li].pcs[p].n_way_count);
+    }
+    CHECK(l.ld.instructions == want[li].ld.instructions);
+    CHECK(l.ld.wavefronts == want[li].ld.wavefronts);
+    CHECK(l.ld.ideal == want[li].ld.ideal);
+    CHECK(l.st.wavefronts == want[li].st.wavefronts);
+  }
+}
+
 TEST_CASE("trace report: a PC's last memo entry serves only the same lanes under the same mask") {
   // exact_cost() first compares a warp with the entry its PC used last. Here two patterns of one
   // STS.128 PC have the same offsets in every active lane and differ only in their masks: lanes 0-7
