@@ -371,3 +371,118 @@ TEST_CASE("trace format: version 4 modes 2 and 3 of a partial mask: the active l
               .find("lane 4 address " + std::to_string(0xfffffff0ull + 4 * off[1]) + " outside") != std::string::npos);
   }
 }
+
+TEST_CASE("trace format: version 4 executions read the same at every width of their fields") {
+  // The reader is compiled apart for the common widths bytes (block 1 or 2 bytes, warp and pc
+  // index 1, base 2 or 3: 0x40, 0x41, 0x80, 0x81) and reads any other at run time. The same
+  // executions, encoded at those widths and at others (warp 2 bytes, pc index 2, every field 4),
+  // must read the same: mode 0, a mode 4 repeat, modes 2 and 3 of a full warp, mode 3 of a partial
+  // mask, a mask of 0; 40 of them, so that the last few are read through the cursor (fewer than 48
+  // bytes left) and the others from the local pointer. (ctest runs this on the AVX2 path and on the
+  // portable one, which reads every width at run time.)
+  struct Exec {
+    uint8_t ctl;
+    uint32_t block, warp, pc, mask, base;
+    std::vector<uint8_t> tail;  // the mode's bytes
+  };
+  std::vector<uint8_t> off8(32), off16;
+  for (uint32_t k = 0; k < 32; ++k) {
+    off8[k] = static_cast<uint8_t>((k * 7) % 32);
+    const uint32_t o = (k * 389) % 3000;
+    off16.push_back(static_cast<uint8_t>(o));
+    off16.push_back(static_cast<uint8_t>(o >> 8));
+  }
+  std::vector<Exec> ex;
+  for (uint32_t i = 0; i < 8; ++i) {
+    ex.push_back({0x00, i, i % 32, 0, 0, 1024 + 4 * i, {8}});                            // mode 0, stride 4
+    ex.push_back({0x04, 200 + i, 3, 0, 0, 4096 + 128 * i, {}});                          // mode 4 of it
+    ex.push_back({0x02, i, 5, 0, 0, 512, [&] { auto t = off8; t.insert(t.begin(), 2); return t; }()});
+    ex.push_back({0x0b, 7, 6, 0, 0x00ff00f0u | i, 2048, [&] {                             // mode 3, a mask
+                    std::vector<uint8_t> t{2};
+                    for (uint32_t lane = 0; lane < 32; ++lane)
+                      if ((0x00ff00f0u | i) >> lane & 1u) t.insert(t.end(), {off16[2 * lane], off16[2 * lane + 1]});
+                    return t;
+                  }()});
+    ex.push_back({0x08, 9, 1, 0, 0, 0, {}});  // mask 0
+  }
+  const auto encode = [&](uint8_t widths) {
+    const int bw = (widths & 3) + 1, ww = (widths >> 2 & 3) + 1, pw = (widths >> 4 & 3) + 1, aw = (widths >> 6 & 3) + 1;
+    const auto put = [](std::vector<uint8_t>& o, uint32_t v, int n) {
+      for (int k = 0; k < n; ++k) o.push_back(static_cast<uint8_t>(v >> (8 * k)));
+    };
+    std::vector<uint8_t> body;
+    for (const Exec& e : ex) {
+      body.push_back(e.ctl);
+      put(body, e.block, bw);
+      put(body, e.warp, ww);
+      put(body, e.pc, pw);
+      if (e.ctl & 8) put(body, e.mask, 4);
+      if (e.ctl == 0x08) continue;  // a mask of 0: nothing more
+      put(body, e.base, aw);
+      body.insert(body.end(), e.tail.begin(), e.tail.end());
+    }
+    TraceWriter t(true, 4);
+    t.launch(TraceLaunch{});
+    t.pc(TracePc{0, 0x40, TraceOpKind::kLoad, 4, "LDS", "", 0});
+    std::vector<uint8_t> b = t.take();
+    std::vector<uint8_t> payload{static_cast<uint8_t>(ex.size()), widths};
+    payload.insert(payload.end(), body.begin(), body.end());
+    b.push_back('W');
+    for (uint64_t v = payload.size(); ; v >>= 7) {  // the record's length, a varint
+      b.push_back(static_cast<uint8_t>((v & 0x7f) | (v >= 0x80 ? 0x80 : 0)));
+      if (v < 0x80) break;
+    }
+    b.insert(b.end(), payload.begin(), payload.end());
+    TraceWriter e(false, 4);
+    e.launch_end(TraceLaunchEnd{0, ex.size(), 0, TraceStatus::kComplete});
+    e.end(TraceEnd{1, 0});
+    const auto tail = e.take();
+    b.insert(b.end(), tail.begin(), tail.end());
+    return b;
+  };
+  // What each execution reads as: the lanes from the fields above, whatever the widths.
+  std::vector<TraceWarp> want;
+  for (size_t i = 0; i < ex.size(); ++i) {
+    const Exec& e = ex[i];
+    TraceWarp w;
+    w.block = e.block;
+    w.warp = e.warp;
+    w.mask = e.ctl & 8 ? e.mask : 0xffffffffu;
+    for (uint32_t lane = 0; lane < 32; ++lane) {
+      switch (e.ctl & 7) {
+        case 0: w.addr[lane] = e.base + 4 * lane; break;
+        case 4: w.addr[lane] = e.base + 4 * lane; break;  // repeats mode 0's offsets
+        case 2: w.addr[lane] = e.base + (uint32_t{off8[lane]} << 2); break;
+        case 3: w.addr[lane] = e.base + ((uint32_t{off16[2 * lane]} | uint32_t{off16[2 * lane + 1]} << 8) << 2); break;
+      }
+    }
+    want.push_back(w);
+  }
+  int read = 0;
+  for (const int wi : {0x40, 0x41, 0x80, 0x81, 0x45, 0x51, 0xc0, 0xff}) {
+    CAPTURE(wi);
+    const auto widths = static_cast<uint8_t>(wi);
+    const auto file = encode(widths);
+    Recorder r;
+    const auto s = read_trace(file.data(), file.size(), r);
+    REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
+    REQUIRE(r.warps.size() == want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      CAPTURE(i);
+      CHECK(r.warps[i].block == want[i].block);
+      CHECK(r.warps[i].warp == want[i].warp);
+      CHECK(r.warps[i].pc_index == 0);
+      CHECK(r.warps[i].mask == want[i].mask);
+      CHECK(r.warps[i].same_offsets == ((ex[i].ctl & 7) == 4));
+      for (uint32_t lane = 0; lane < 32; ++lane) {
+        if (!(want[i].mask >> lane & 1u)) continue;
+        if (r.warps[i].addr[lane] != want[i].addr[lane]) {
+          CAPTURE(lane);
+          CHECK(r.warps[i].addr[lane] == want[i].addr[lane]);
+        }
+      }
+    }
+    ++read;
+  }
+  CHECK(read == 8);
+}
