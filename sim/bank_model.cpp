@@ -1533,11 +1533,17 @@ BANKSCOPE_TARGET_AVX2 __attribute__((noinline)) static AccessCost cost_avx2_word
 
 // The two steps out of line, for split_cost_fn() (the count is the same for every width).
 BANKSCOPE_TARGET_AVX2 __attribute__((noinline)) static BusiestLanes words_count_split(const WarpAccess& a,
-                                                                                    const uint32_t* addr) {
+                                                                                    const uint32_t* addr,
+                                                                                    uint32_t* copy) {
   BusiestLanes b;
-  if (a.mask == 0) return b;
-  b.n = a.mask == 0xffffffffu ? one_phase_busiest_avx2<true>(addr, a.mask, &b.lanes)
-                              : one_phase_busiest_avx2<false>(addr, a.mask, &b.lanes);
+  if (a.mask != 0) {
+    b.n = a.mask == 0xffffffffu ? one_phase_busiest_avx2<true>(addr, a.mask, &b.lanes)
+                                : one_phase_busiest_avx2<false>(addr, a.mask, &b.lanes);
+  }
+  for (int k = 0; k < 4; ++k) {  // after the count, which reads addr as it needs
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(copy + 8 * k),
+                        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 8 * k)));
+  }
   return b;
 }
 template <bool kWord>

@@ -488,7 +488,7 @@ inline uint32_t memo_slot(uint32_t h, uint32_t mask, uint32_t meta, size_t slots
 }
 }  // namespace
 
-void TraceAggregator::watch_hits(MemoGate& g) {
+inline void TraceAggregator::watch_hits(MemoGate& g) {  // inline: a call per lookup otherwise
   if (g.lookups == g.window) {
     // Fewer than a quarter hit: skip the memo for a while, then probe again. The first window is 64
     // lookups with a skip of 1024 executions (a PC with fewer than 1024 executions in its launch,
@@ -513,9 +513,9 @@ inline AccessCost TraceAggregator::lanes_cost(const MemoGate& g, const std::arra
 // loop has no 32-bit multiply in SSE2). Measured: the route through rel_ (stored, then read back by
 // the hash and the compare, each a call) took about 200 instructions a lookup on the CUB device
 // trace, a sixth of its report.
-__attribute__((target("avx2"))) int TraceAggregator::exact_find_avx2(const uint32_t* addr, uint32_t mask, uint32_t b,
-                                                                    uint32_t meta, ExactEntry* table, size_t slots,
-                                                                    uint32_t* slot) {
+__attribute__((target("avx2"))) uint64_t TraceAggregator::exact_find_avx2(const uint32_t* addr, uint32_t mask,
+                                                                         uint32_t b, uint32_t meta, ExactEntry* table,
+                                                                         uint32_t last) {
   const __m256i vb = _mm256_set1_epi32(static_cast<int>(b));
   const __m256i vmask = _mm256_set1_epi32(static_cast<int>(mask));
   __m256i r[4];
@@ -524,18 +524,18 @@ __attribute__((target("avx2"))) int TraceAggregator::exact_find_avx2(const uint3
     const __m256i on = _mm256_cmpeq_epi32(_mm256_and_si256(vmask, bit), bit);
     r[k] = _mm256_and_si256(_mm256_sub_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 8 * k)), vb), on);
   }
-  const ExactEntry& last = table[*slot];
-  if (rel_equal_avx2(r, last.rel.data()) && last.meta == meta && last.mask == mask) return 0;
+  const ExactEntry& l = table[last];
+  if (rel_equal_avx2(r, l.rel.data()) && l.meta == meta && l.mask == mask) return uint64_t{last} << 32;
   const __m256i k1 = _mm256_set1_epi32(static_cast<int>(0x9E3779B9u));
   __m256i h = _mm256_setzero_si256();
   for (int k = 0; k < 4; ++k) h = _mm256_add_epi32(h, hash_term_avx2(_mm256_xor_si256(r[k], _mm256_mullo_epi32(lane_bits_avx2(k), k1))));
-  *slot = memo_slot(sum_avx2(h), mask, meta, slots);
-  ExactEntry& e = table[*slot];
-  if (rel_equal_avx2(r, e.rel.data()) && e.meta == meta && e.mask == mask) return 1;
+  const uint32_t slot = memo_slot(sum_avx2(h), mask, meta, kExactSlots);
+  ExactEntry& e = table[slot];
+  if (rel_equal_avx2(r, e.rel.data()) && e.meta == meta && e.mask == mask) return uint64_t{slot} << 32 | 1u;
   e.meta = meta;
   e.mask = mask;
   for (int k = 0; k < 4; ++k) _mm256_storeu_si256(reinterpret_cast<__m256i*>(e.rel.data() + 8 * k), r[k]);
-  return 2;
+  return uint64_t{slot} << 32 | 2u;
 }
 #endif
 
@@ -561,11 +561,10 @@ AccessCost TraceAggregator::exact_cost(uint32_t pc_index, const std::array<uint3
   ++g.lookups;
 #ifdef BANKSCOPE_REPORT_X86
   if (simd_ != CostPath::kPortable) {  // cost()'s AVX2 and AVX-512 paths: the CPU has AVX2
-    uint32_t slot = g.last;
-    const int found = exact_find_avx2(addr.data(), mask, b, meta, exact_.data(), exact_.size(), &slot);
-    g.last = slot;
-    ExactEntry& e = exact_[slot];
-    if (found == 2) {
+    const uint64_t found = exact_find_avx2(addr.data(), mask, b, meta, exact_.data(), g.last);
+    g.last = static_cast<uint32_t>(found >> 32);
+    ExactEntry& e = exact_[g.last];
+    if ((found & 3u) == 2) {
       e.cost = lanes_cost(g, addr);
     } else {
       ++g.hits;
@@ -597,7 +596,7 @@ AccessCost TraceAggregator::exact_lookup(MemoGate& g, uint32_t meta, const std::
   const uint32_t mask = access_.mask;
   uint32_t h = 0;
   for (uint32_t lane = 0; lane < kWarpSize; ++lane) h += lane_term(lane, rel[lane], 0);
-  const uint32_t slot = memo_slot(h, mask, meta, exact_.size());
+  const uint32_t slot = memo_slot(h, mask, meta, kExactSlots);
   ExactEntry& e = exact_[slot];
   g.last = slot;
   uint32_t differ = (e.meta ^ meta) | (e.mask ^ mask);
@@ -691,8 +690,7 @@ void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
       if (g.split.count != nullptr) {  // (the AVX2 path's)
         finish_late();
         set_access(late_.access);
-        late_.count = g.split.count(late_.access, w.addr.data());
-        copy_lanes(simd_, late_.access.addr, w.addr);
+        late_.count = g.split.count(late_.access, w.addr.data(), late_.access.addr.data());
         late_.stats = &s;
         late_.finish = g.split.finish;
         return;

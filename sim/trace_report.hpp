@@ -181,7 +181,8 @@ class TraceAggregator : public TraceSink {
     AccessCost cost;
     std::array<uint32_t, kWarpSize> rel{};  // active lanes' offsets from B, 0 for inactive lanes
   };
-  std::vector<ExactEntry> exact_ = std::vector<ExactEntry>(2048);
+  static constexpr size_t kExactSlots = 2048;
+  std::vector<ExactEntry> exact_ = std::vector<ExactEntry>(kExactSlots);
   // The same for every other kind on_other_warp() costs (ldmatrix/stmatrix, the atomics off the
   // common route, cp.async):
   // keyed by (op, width, .num, .trans, atomic op, .cg, mask, every active lane's offset from B), and
@@ -265,11 +266,13 @@ class TraceAggregator : public TraceSink {
   // the memo for a while.
   static void watch_hits(MemoGate& g);
   AccessCost exact_lookup(MemoGate& g, uint32_t meta, const std::array<uint32_t, kWarpSize>& addr);
-  // exact_cost()'s key, compares and hash with AVX2 in one pass, the offsets in registers: 0 = the
-  // entry at *slot (the PC's last) holds this key, 1 = the entry at the key's slot (now *slot)
-  // does, 2 = neither (the entry at *slot now holds the key, its cost still to be computed).
-  static int exact_find_avx2(const uint32_t* addr, uint32_t mask, uint32_t b, uint32_t meta, ExactEntry* table,
-                             size_t slots, uint32_t* slot);
+  // exact_cost()'s key, compares and hash with AVX2 in one pass, the offsets in registers, in the
+  // kExactSlots entries at `table`: found | slot << 32, found 0 = the entry at `last` (the PC's last
+  // slot, then `slot`) holds this key, 1 = the entry at the key's slot (`slot`) does, 2 = neither
+  // (the entry at `slot` now holds the key, its cost still to be computed). Returned in one
+  // register: through a pointer, the slot and a seventh argument went through the stack.
+  static uint64_t exact_find_avx2(const uint32_t* addr, uint32_t mask, uint32_t b, uint32_t meta, ExactEntry* table,
+                                  uint32_t last);
   // cost_sass(access_) with its lanes at `addr`: g.plain on them where the PC has one, else through
   // access_ (a copy of the lanes when addr is not access_.addr).
   AccessCost lanes_cost(const MemoGate& g, const std::array<uint32_t, kWarpSize>& addr);

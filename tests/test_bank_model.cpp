@@ -1061,8 +1061,8 @@ TEST_CASE("split_cost_fn(): the two steps, the second from a copy of the lanes, 
             const AccessCost want = f(a, lanes.data());
             const AccessCost ref = cost_sass(a);
             a.addr.fill(0xdead0u);  // not read: the lanes are at `lanes`, then at `copy`
-            const BusiestLanes b = sc.count(a, lanes.data());
-            alignas(64) std::array<uint32_t, kWarpSize> copy = lanes;
+            alignas(64) std::array<uint32_t, kWarpSize> copy{};
+            const BusiestLanes b = sc.count(a, lanes.data(), copy.data());
             lanes.fill(0xbad0u);
             const AccessCost got = sc.finish(a, copy.data(), b);
             ++compared;
