@@ -16,7 +16,9 @@ new="${BANKSCOPE_BUILD_DIR:-build}/bin/bankscope-bench-trace"
 out=assets/results/cpu/bench_trace_compare.txt
 state="$(git rev-parse --short HEAD)$(git diff --quiet -- . ":(exclude)$out" || echo ' (with local changes)')"
 extra=()
+shopt -s nullglob  # a folder without traces adds none
 if [[ -n ${BANKSCOPE_EXTRA_TRACES:-} ]]; then extra=("$BANKSCOPE_EXTRA_TRACES"/*.bstrace); fi
+shopt -u nullglob
 {
   echo "# bench_trace_compare.sh, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "# new: $new at commit $state"

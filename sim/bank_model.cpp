@@ -1230,7 +1230,7 @@ BANKSCOPE_TARGET_AVX2 __attribute__((noinline))
 static AccessCost cost_default_avx2_dedupe(const WarpAccess& a, const uint32_t* addr) {
   const uint32_t mask = a.mask;
   if (mask == 0) return AccessCost{};  // nothing issues (R5)
-  const Shape s = shape_of(a);  // a full warp at a constant stride never arrives (both callers take it first)
+  const Shape s = shape_of(a);  // a full warp at a constant stride too (the scattered routes do not look for it)
   const int phase_bits = 5 - s.lane_bits;
   const __m128i shift = _mm_cvtsi32_si128(s.shift);
   const __m128i lane_bits = _mm_cvtsi32_si128(s.lane_bits);

@@ -977,7 +977,7 @@ bool read_warps_v4_as(Cursor& r, uint64_t count, uint8_t widths_byte, WarpContex
   LaneState* const as = c.addr_state.data();
   LaneState* const ss = c.src_state.data();
   TraceSink& sink = c.sink;
-  const CostPath simd = kSimd >= 0 ? static_cast<CostPath>(kSimd < 0 ? 0 : kSimd) : c.simd;
+  const CostPath simd = kSimd >= 0 ? static_cast<CostPath>(kSimd < 0 ? 0 : kSimd) : c.simd;  // (the clamp: no -1 cast)
   const bool repeats = c.repeats;
   const uint8_t* p = r.p;
   const uint8_t* const end = r.end;

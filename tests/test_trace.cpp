@@ -697,6 +697,10 @@ TEST_CASE("trace report: executions costed in two steps are all recorded, at a n
   // before a PC is declared (the PCs' stats grow), before the next launch and at the end, each
   // after enough random executions (64) for the memo to turn itself off. Every PC's stats and
   // every launch's totals against cost_sass() warp by warp.
+  // The premise: on the AVX2 path the random PC's function has two steps (elsewhere the same
+  // totals are checked through the one-step route).
+  const bool two_steps = split_cost_fn(plain_cost_fn(cost_path(), Op::kLoad, 4, true)).count != nullptr;
+  CHECK(two_steps == (cost_path() == CostPath::kAvx2));
   std::mt19937 rng(29);
   TraceWriter t;
   struct Want {
