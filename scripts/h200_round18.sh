@@ -11,7 +11,10 @@
 # ROUNDS=N (default 1): N pairs (this tree, round 17) before the last run of this tree, for a host
 # whose load moves single runs. SKIP_TRACE=1: step 2 alone, on .devdeps/cub_device.bstrace.gz (the
 # trace of 2026-12-03a) in place of a fresh trace.
+# OLD_ROUND=N (default 17): compare with round N's tree, .devdeps/roundN (scripts/h200_round19.sh
+# sets 18: round 18's final tree, `git archive 087cc26 -- . ':(exclude)assets'`).
 # Never changes clocks or GPU settings.
+old_round=${OLD_ROUND:-17}
 source "$(dirname "${BASH_SOURCE[0]}")/h200_common.sh"
 tdir=$BUILD/trace_work
 if [[ ${SKIP_TRACE:-0} == 1 ]]; then
@@ -24,15 +27,15 @@ else
 fi
 echo "cub_device: $(stat -c %s "$tdir/cub_device.bstrace") bytes, sha256 $(sha256sum "$tdir/cub_device.bstrace" | cut -c1-16)"
 
-step "report throughput on this host's CPU (bankscope-bench-trace, one core): this tree and round 17's"
+step "report throughput on this host's CPU (bankscope-bench-trace, one core): this tree and round $old_round's"
 bench_cfg=(-DCMAKE_BUILD_TYPE=Release -DBANKSCOPE_BUILD_APP=OFF -DBANKSCOPE_BUILD_CUDA=OFF -DBANKSCOPE_BUILD_TESTS=ON
   -DBANKSCOPE_BUILD_BENCH=ON)
 cmake -S . -B build-bench "${bench_cfg[@]}" >/dev/null && cmake --build build-bench -j "$(nproc)" --target bankscope-bench-trace >/dev/null ||
   echo "build of this tree failed"
-old=.devdeps/round17
+old=.devdeps/round$old_round
 ln -sfn "$PWD/.devdeps" "$old/.devdeps"  # its headers (BANKSCOPE_DEVDEPS_INCLUDE)
-cmake -S "$old" -B build-bench-r17 "${bench_cfg[@]}" >/dev/null &&
-  cmake --build build-bench-r17 -j "$(nproc)" --target bankscope-bench-trace >/dev/null || echo "build of round 17's tree failed"
+cmake -S "$old" -B build-bench-r$old_round "${bench_cfg[@]}" >/dev/null &&
+  cmake --build build-bench-r$old_round -j "$(nproc)" --target bankscope-bench-trace >/dev/null || echo "build of round $old_round's tree failed"
 real=$BUILD/real
 mkdir -p "$real"
 cp "$tdir/cub_device.bstrace" "$real/"
@@ -41,11 +44,11 @@ for f in assets/results/h200/2026-12-02e/traces/*.bstrace.gz; do gunzip -c "$f" 
   echo "# bankscope-bench-trace on the H200 host, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
   for f in "$real"/*.bstrace; do echo "# trace $(basename "$f"): $(stat -c %s "$f") bytes, sha256 $(sha256sum "$f" | cut -c1-16)"; done
   runs=()
-  for ((k = 0; k < ${ROUNDS:-1}; ++k)); do runs+=("this tree" "round 17"); done
+  for ((k = 0; k < ${ROUNDS:-1}; ++k)); do runs+=("this tree" "round $old_round"); done
   runs+=("this tree, again")
   for run in "${runs[@]}"; do
     bin=build-bench/bin/bankscope-bench-trace
-    [[ $run == "round 17" ]] && bin=build-bench-r17/bin/bankscope-bench-trace
+    [[ $run == "round $old_round" ]] && bin=build-bench-r$old_round/bin/bankscope-bench-trace
     echo "## $run ($bin), default path, synthetic traces"
     "$bin"
     echo "## $run, default path, real traces"

@@ -1,56 +1,6 @@
 #!/usr/bin/env bash
-# h200_round19.sh: round 19's device call (carry [".devdeps"]; scripts/make_devdeps.sh makes its
-# headers, and .devdeps/round18 holds round 18's tree, `git archive 087cc26 -- . ':(exclude)assets'`).
-# 1. cub_device traced with --check (scripts/h200_trace.sh, TRACE_ONLY) by this tree: the report of
-#    a fresh trace against the H200's instruction-level counters per launch and per instruction
-#    -> $OUT/cub_device.trace.txt, $OUT/cub_device.report.txt, $OUT/trace_summary.txt
-# 2. `report` throughput on this host's CPU (Intel Xeon, one core, the default cost() path), of this
-#    tree and of round 18's built beside it, run alternately (this, round 18, this again): the
-#    synthetic traces, then the fresh CUB trace and the four committed version 4 traces (2026-12-02e)
-#    -> $OUT/bench_h200_host.txt
-# ROUNDS=N (default 1): N pairs (this tree, round 18) before the last run of this tree, for a host
-# whose load moves single runs. SKIP_TRACE=1: step 2 alone, on .devdeps/cub_device.bstrace.gz (the
-# trace of 2026-12-03a) in place of a fresh trace.
-# Never changes clocks or GPU settings.
-source "$(dirname "${BASH_SOURCE[0]}")/h200_common.sh"
-tdir=$BUILD/trace_work
-if [[ ${SKIP_TRACE:-0} == 1 ]]; then
-  mkdir -p "$tdir"
-  gunzip -c .devdeps/cub_device.bstrace.gz >"$tdir/cub_device.bstrace"
-else
-  TRACE_ONLY='^cub_device$' TRACE_TIMEOUT=120 source scripts/h200_trace.sh
-  for f in cub_device.trace.txt cub_device.report.txt; do cp "$tdir/$f" "$OUT/"; done
-  rm -f "$OUT/traces.tar.gz"  # the trace again, and ncu's raw output: the files above carry what is used
-fi
-echo "cub_device: $(stat -c %s "$tdir/cub_device.bstrace") bytes, sha256 $(sha256sum "$tdir/cub_device.bstrace" | cut -c1-16)"
-
-step "report throughput on this host's CPU (bankscope-bench-trace, one core): this tree and round 18's"
-bench_cfg=(-DCMAKE_BUILD_TYPE=Release -DBANKSCOPE_BUILD_APP=OFF -DBANKSCOPE_BUILD_CUDA=OFF -DBANKSCOPE_BUILD_TESTS=ON
-  -DBANKSCOPE_BUILD_BENCH=ON)
-cmake -S . -B build-bench "${bench_cfg[@]}" >/dev/null && cmake --build build-bench -j "$(nproc)" --target bankscope-bench-trace >/dev/null ||
-  echo "build of this tree failed"
-old=.devdeps/round18
-ln -sfn "$PWD/.devdeps" "$old/.devdeps"  # its headers (BANKSCOPE_DEVDEPS_INCLUDE)
-cmake -S "$old" -B build-bench-r18 "${bench_cfg[@]}" >/dev/null &&
-  cmake --build build-bench-r18 -j "$(nproc)" --target bankscope-bench-trace >/dev/null || echo "build of round 18's tree failed"
-real=$BUILD/real
-mkdir -p "$real"
-cp "$tdir/cub_device.bstrace" "$real/"
-for f in assets/results/h200/2026-12-02e/traces/*.bstrace.gz; do gunzip -c "$f" >"$real/$(basename "$f" .gz)"; done
-{
-  echo "# bankscope-bench-trace on the H200 host, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-  for f in "$real"/*.bstrace; do echo "# trace $(basename "$f"): $(stat -c %s "$f") bytes, sha256 $(sha256sum "$f" | cut -c1-16)"; done
-  runs=()
-  for ((k = 0; k < ${ROUNDS:-1}; ++k)); do runs+=("this tree" "round 18"); done
-  runs+=("this tree, again")
-  for run in "${runs[@]}"; do
-    bin=build-bench/bin/bankscope-bench-trace
-    [[ $run == "round 18" ]] && bin=build-bench-r18/bin/bankscope-bench-trace
-    echo "## $run ($bin), default path, synthetic traces"
-    "$bin"
-    echo "## $run, default path, real traces"
-    "$bin" "$real"/*.bstrace
-  done
-} 2>&1 | tee "$OUT/bench_h200_host.txt"
-ls -la "$OUT"
-step "done"
+# h200_round19.sh: round 19's device call (carry [".devdeps"]): scripts/h200_round18.sh's steps (a
+# fresh CUB trace with --check, then `report` throughput on the host's CPU), against round 18's final
+# tree (.devdeps/round18, `git archive 087cc26 -- . ':(exclude)assets'`) in place of round 17's.
+# ROUNDS and SKIP_TRACE as there. Never changes clocks or GPU settings.
+OLD_ROUND=18 exec bash "$(dirname "${BASH_SOURCE[0]}")/h200_round18.sh" "$@"

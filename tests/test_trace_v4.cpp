@@ -26,9 +26,11 @@ std::vector<uint8_t> v4_file(uint64_t count, uint8_t widths, const std::vector<u
   std::vector<uint8_t> b = t.take();
   std::vector<uint8_t> payload{static_cast<uint8_t>(count), widths};
   payload.insert(payload.end(), body.begin(), body.end());
-  REQUIRE(payload.size() < 128);
   b.push_back('W');
-  b.push_back(static_cast<uint8_t>(payload.size()));
+  for (uint64_t v = payload.size();; v >>= 7) {  // the record's length, a varint
+    b.push_back(static_cast<uint8_t>((v & 0x7f) | (v >= 0x80 ? 0x80 : 0)));
+    if (v < 0x80) break;
+  }
   b.insert(b.end(), payload.begin(), payload.end());
   TraceWriter e(false, 4);
   e.launch_end(TraceLaunchEnd{0, count, 0, TraceStatus::kComplete});
@@ -421,24 +423,7 @@ TEST_CASE("trace format: version 4 executions read the same at every width of th
       put(body, e.base, aw);
       body.insert(body.end(), e.tail.begin(), e.tail.end());
     }
-    TraceWriter t(true, 4);
-    t.launch(TraceLaunch{});
-    t.pc(TracePc{0, 0x40, TraceOpKind::kLoad, 4, "LDS", "", 0});
-    std::vector<uint8_t> b = t.take();
-    std::vector<uint8_t> payload{static_cast<uint8_t>(ex.size()), widths};
-    payload.insert(payload.end(), body.begin(), body.end());
-    b.push_back('W');
-    for (uint64_t v = payload.size(); ; v >>= 7) {  // the record's length, a varint
-      b.push_back(static_cast<uint8_t>((v & 0x7f) | (v >= 0x80 ? 0x80 : 0)));
-      if (v < 0x80) break;
-    }
-    b.insert(b.end(), payload.begin(), payload.end());
-    TraceWriter e(false, 4);
-    e.launch_end(TraceLaunchEnd{0, ex.size(), 0, TraceStatus::kComplete});
-    e.end(TraceEnd{1, 0});
-    const auto tail = e.take();
-    b.insert(b.end(), tail.begin(), tail.end());
-    return b;
+    return v4_file(ex.size(), widths, body);
   };
   // What each execution reads as: the lanes from the fields above, whatever the widths.
   std::vector<TraceWarp> want;
