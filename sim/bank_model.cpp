@@ -1532,26 +1532,42 @@ BANKSCOPE_TARGET_AVX2 __attribute__((noinline)) static AccessCost cost_avx2_word
 }
 
 // The two steps out of line, for split_cost_fn() (the count is the same for every width).
-BANKSCOPE_TARGET_AVX2 __attribute__((noinline)) static BusiestLanes words_count_split(const WarpAccess& a,
-                                                                                    const uint32_t* addr,
-                                                                                    uint32_t* copy) {
+BANKSCOPE_TARGET_AVX2 __attribute__((noinline)) static BusiestLanes words_count_split(uint32_t mask,
+                                                                                    const uint32_t* addr) {
   BusiestLanes b;
-  if (a.mask != 0) {
-    b.n = a.mask == 0xffffffffu ? one_phase_busiest_avx2<true>(addr, a.mask, &b.lanes)
-                                : one_phase_busiest_avx2<false>(addr, a.mask, &b.lanes);
-  }
-  for (int k = 0; k < 4; ++k) {  // after the count, which reads addr as it needs
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(copy + 8 * k),
-                        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(addr + 8 * k)));
+  if (mask != 0) {
+    b.n = mask == 0xffffffffu ? one_phase_busiest_avx2<true>(addr, mask, &b.lanes)
+                              : one_phase_busiest_avx2<false>(addr, mask, &b.lanes);
   }
   return b;
 }
+// The second step's rarer routes, out of line: five to eight lanes compared pairwise; the dedupe
+// (cost_default_avx2_dedupe(), with a's op, width and atom and `mask`) when they are more, or any
+// two share a unit. The access the dedupe needs is made on its own frame.
+BANKSCOPE_TARGET_AVX2 __attribute__((noinline)) static AccessCost words_dedupe_split(const WarpAccess& a, uint32_t mask,
+                                                                                   const uint32_t* addr) {
+  WarpAccess m;
+  m.op = a.op;
+  m.width = a.width;
+  m.atom = a.atom;
+  m.mask = mask;
+  return cost_default_avx2_dedupe(m, addr);
+}
 template <bool kWord>
-BANKSCOPE_TARGET_AVX2 __attribute__((noinline)) static AccessCost words_finish_split(const WarpAccess& a,
+BANKSCOPE_TARGET_AVX2 __attribute__((noinline)) static AccessCost words_check8_split(const WarpAccess& a, uint32_t mask,
+                                                                                   const uint32_t* addr,
+                                                                                   BusiestLanes b) {
+  if (b.n > 8 || !units_distinct8_sse2<kWord ? 0 : 2>(addr, b.lanes, b.n)) return words_dedupe_split(a, mask, addr);
+  return make_cost(b.n, 1, b.n);
+}
+template <bool kWord>
+BANKSCOPE_TARGET_AVX2 __attribute__((noinline)) static AccessCost words_finish_split(const WarpAccess& a, uint32_t mask,
                                                                                     const uint32_t* addr,
                                                                                     BusiestLanes b) {
   if (b.n == 0) return AccessCost{};  // nothing issues (R5)
-  return words_finish_avx2<kWord>(a, addr, b.n, b.lanes);
+  if (b.n > 4) return words_check8_split<kWord>(a, mask, addr, b);
+  if (!units_distinct4_sse2<kWord ? 0 : 2>(addr, b.lanes, b.n)) return words_dedupe_split(a, mask, addr);
+  return make_cost(b.n, 1, b.n);
 }
 
 // R8's cost (busiest_cost_portable(), below) with AVX2: the count of cost_avx2_words(), without its

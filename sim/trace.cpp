@@ -242,8 +242,8 @@ uint32_t unpack_portable(const uint8_t* q, uint32_t base, int shift, uint32_t* o
 
 #ifdef BANKSCOPE_TRACE_X86
 template <int kBytes>
-__attribute__((target("avx2"))) uint32_t unpack_avx2(const uint8_t* q, uint32_t base, int shift, uint32_t* out,
-                                                     uint32_t* keep) {
+__attribute__((target("avx2"))) inline uint32_t unpack_avx2(const uint8_t* q, uint32_t base, int shift,
+                                                            uint32_t* out, uint32_t* keep) {
   const __m128i sh = _mm_cvtsi32_si128(shift);
   const __m256i vbase = _mm256_set1_epi32(static_cast<int>(base));
   __m256i spread = _mm256_setzero_si256();
@@ -321,7 +321,7 @@ void add_lanes_portable(const uint32_t* in, uint32_t d, uint32_t* out) {
   for (int lane = 0; lane < kWarpSize; ++lane) out[lane] = in[lane] + d;  // vectorized (SSE2)
 }
 #ifdef BANKSCOPE_TRACE_X86
-__attribute__((target("avx2"))) void add_lanes_avx2(const uint32_t* in, uint32_t d, uint32_t* out) {
+__attribute__((target("avx2"))) inline void add_lanes_avx2(const uint32_t* in, uint32_t d, uint32_t* out) {
   const __m256i vd = _mm256_set1_epi32(static_cast<int>(d));
   for (int k = 0; k < 4; ++k) {
     const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 8 * k));
@@ -888,11 +888,12 @@ struct WarpContext {
   const std::vector<TracePc>& pcs;
   std::vector<LaneState>& addr_state;
   std::vector<LaneState>& src_state;
-  TraceWarp& w;
+  TraceWarp* batch;  // kTraceWarpBatch executions for TraceSink::on_warps() (send())
   TraceSink& sink;
   CostPath simd;
   bool repeats;
   uint64_t& executions;
+  size_t sent = 0, k = 0;  // batch[sent, k) decoded, not yet sent
 };
 
 // Version 4's ctl bytes that ctl_ok() passes with a mask that is not 0 (the fast path's check).
@@ -957,96 +958,300 @@ inline bool read_lanes_v4(Cursor& r, const uint8_t*& p, const uint8_t* end, int 
   return true;
 }
 
-// A version 4 'W' record's executions, after its count and widths byte. Each execution's fixed
+// Version 4's executions go to the sink in batches (TraceSink::on_warps()): decoded into
+// c.batch[c.sent, c.k), sent when the batch is full, before an on_repeat() (which must come after
+// every execution before it), at the record's end, and before an error returns (as each was sent
+// before batches).
+inline void send(WarpContext& c) {
+  if (c.k != c.sent) c.sink.on_warps(c.batch + c.sent, c.k - c.sent, c.pcs.data());
+  c.sent = c.k;
+}
+inline void append(WarpContext& c) {
+  if (++c.k == kTraceWarpBatch) {
+    send(c);
+    c.sent = c.k = 0;
+  }
+}
+
+// A version 4 field-widths byte's widths (bytes) and masks, and the fixed fields' offsets.
+struct V4Widths {
+  int bw, ww, pw, aw;
+  uint32_t bm, wm, pm, am;
+  int at_warp, at_pc, head;
+  static constexpr uint32_t ones(int n) { return n == 4 ? 0xffffffffu : (1u << (8 * n)) - 1u; }
+  constexpr explicit V4Widths(uint32_t widths)
+      : bw(static_cast<int>(widths & 3) + 1), ww(static_cast<int>(widths >> 2 & 3) + 1),
+        pw(static_cast<int>(widths >> 4 & 3) + 1), aw(static_cast<int>(widths >> 6 & 3) + 1), bm(ones(bw)),
+        wm(ones(ww)), pm(ones(pw)), am(ones(aw)), at_warp(1 + bw), at_pc(1 + bw + ww), head(1 + bw + ww + pw) {}
+};
+
+// One execution of a version 4 'W' record at p, decoded into c.batch[c.k] (whose per-execution
+// flags the caller cleared) and delivered: added to the batch, or offered to on_repeat(). Its fixed
 // fields, and lanes and sources in modes 4 and 0, are read from a local pointer with one bounds
 // check when 48 bytes are left (every field at its widest, and a 5-byte stride each); anything else
-// through the cursor, which names what is wrong. Returns false after r.fail(). kWidths: the widths
-// byte, or -1 for the record's (`widths_byte`); kSimd: the CostPath the lanes are unpacked on, or
-// -1 for c.simd (read_warps_v4() below picks them).
+// through the cursor, which names what is wrong. p is moved past it. Returns false after r.fail()
+// (the batch sent). read_warps_v4_body() decodes the commonest executions itself, and this the rest,
+// out of line (in its loop, this step's registers spilled the common steps' to the stack).
 template <int kWidths, int kSimd>
-bool read_warps_v4_as(Cursor& r, uint64_t count, uint8_t widths_byte, WarpContext& c) {
-  const uint32_t widths = kWidths >= 0 ? static_cast<uint32_t>(kWidths) : widths_byte;
-  const int bw = (widths & 3) + 1, ww = (widths >> 2 & 3) + 1, pw = (widths >> 4 & 3) + 1, aw = (widths >> 6 & 3) + 1;
-  const auto ones = [](int n) { return n == 4 ? 0xffffffffu : (1u << (8 * n)) - 1u; };
-  const uint32_t bm = ones(bw), wm = ones(ww), pm = ones(pw), am = ones(aw);
-  const int at_warp = 1 + bw, at_pc = at_warp + ww, head = at_pc + pw;
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+bool read_one_v4(Cursor& r, const uint8_t*& pp, uint8_t widths_byte, WarpContext& c) {
+  const V4Widths f(kWidths >= 0 ? static_cast<uint32_t>(kWidths) : widths_byte);
+  const size_t npcs = c.pcs.size();
+  const CostPath simd = kSimd >= 0 ? static_cast<CostPath>(kSimd < 0 ? 0 : kSimd) : c.simd;  // (the clamp: no -1 cast)
+  const uint8_t* p = pp;
+  const uint8_t* const end = r.end;
+  TraceWarp& w = c.batch[c.k];
+  uint8_t ctl = 0;
+  bool fast = end - p >= 48;
+  if (__builtin_expect(fast, 1)) {
+    ctl = p[0];
+    w.block = load_le32(p + 1) & f.bm;
+    w.warp = load_le32(p + f.at_warp) & f.wm;
+    w.pc_index = load_le32(p + f.at_pc) & f.pm;
+    const uint8_t* q = p + f.head;
+    w.mask = 0xffffffffu;
+    if (ctl & 8) {
+      w.mask = load_le32(q);
+      q += 4;
+    }
+    // The checks ctl_ok() makes (kCtl), in one test; when one fails, the cursor reads the
+    // execution again and names what is wrong.
+    fast = w.pc_index < npcs && (w.mask != 0 ? kCtl.ok[ctl] : ctl == 8);
+    if (fast) p = q;
+  }
+  if (__builtin_expect(!fast, 0)) {
+    r.p = p;
+    ctl = r.u8("execution control");
+    w.block = r.fixed(f.bw, "block");
+    w.warp = r.fixed(f.ww, "warp");
+    w.pc_index = r.fixed(f.pw, "pc index");
+    w.mask = (ctl & 8) ? r.u32("active mask") : 0xffffffffu;
+    if (!r.ok() || !ctl_ok(r, ctl, w.mask)) {
+      send(c);
+      return false;
+    }
+    if (w.pc_index >= npcs) {
+      r.fail("execution refers to pc index " + std::to_string(w.pc_index) + ", " + std::to_string(npcs) + " declared");
+      send(c);
+      return false;
+    }
+    p = r.p;
+  }
+  const TracePc& pc = c.pcs[w.pc_index];
+  LaneState& h = c.addr_state[w.pc_index];
+  LaneState& hs = c.src_state[w.pc_index];
+  bool addr_deferred = false, src_deferred = false;
+  int64_t addr_d = 0, src_d = 0;  // exact: the checks of the bounds passed with them
+  if (w.mask != 0) {
+    if (!read_lanes_v4(r, p, end, f.aw, f.am, ctl & 7, w.mask, w.addr, pc, simd, int64_t{0xffffffffu} - pc.width,
+                       "base address", "address", w.even, w.stride, h, w.same_offsets,
+                       c.repeats ? &addr_deferred : nullptr, addr_d)) {
+      send(c);
+      return false;
+    }
+    if (ctl & 16) {
+      // Sources are the low 32 bits of global addresses: every aligned value up to 2^32 - width
+      // is one. Their base takes 4 bytes.
+      bool even = false;
+      int32_t stride = 0;
+      if (!read_lanes_v4(r, p, end, 4, 0xffffffffu, ctl >> 5, w.mask, w.src, pc, simd,
+                         int64_t{0x100000000} - pc.width, "source base", "source", even, stride, hs,
+                         w.src_same_offsets, addr_deferred ? &src_deferred : nullptr, src_d)) {
+        send(c);
+        return false;
+      }
+      w.has_src = true;
+    }
+  }
+  pp = p;
+  // To the sink: as a repeat (TraceSink::on_repeat()) when its lanes (and its sources, if any)
+  // are deferred repeats and the sink takes it so, else with its lanes written out, in the batch.
+  if (addr_deferred) {
+    if (!w.has_src || src_deferred) {
+      send(c);
+      // hs.lo bounds the pattern's sources from below.
+      const bool taken = w.has_src ? c.sink.on_repeat(w, static_cast<uint32_t>(h.first + addr_d),
+                                                      static_cast<uint32_t>(hs.first + src_d), hs.lo + src_d > 0, pc)
+                                   : c.sink.on_repeat(w, static_cast<uint32_t>(h.first + addr_d), 0, false, pc);
+      if (taken) return true;  // batch[k] is the next execution's
+    }
+    add_lanes(simd, h.lanes.data(), static_cast<uint32_t>(addr_d), w.addr.data());
+    if (src_deferred) add_lanes(simd, hs.lanes.data(), static_cast<uint32_t>(src_d), w.src.data());
+  }
+  append(c);
+  return true;
+}
+
+// A version 4 'W' record's executions, after its count and widths byte. The commonest executions
+// are decoded here, with one bounds check when 96 bytes are left (every fixed field at its widest
+// and 64 bytes of offsets): a full warp of scattered lanes (mode 2 or 3: random lanes, a radix
+// sort's scatters, a histogram's atomics), a repeat of a PC's kept lanes (mode 4: most executions
+// of real kernels), with sources in mode 4 too (cp.async), and evenly spaced lanes (mode 0) or
+// none; everything else, and any of those whose quick checks fail, by read_one_v4(), which names
+// what is wrong. Returns false after r.fail(). kWidths: the widths byte, or -1 for the record's
+// (`widths_byte`); kSimd: the CostPath the lanes are unpacked on, or -1 for c.simd
+// (read_warps_v4() below picks them). Measured on random lanes (callgrind): 176 instructions per
+// execution to decode with every step in one loop, 118 so.
+template <int kWidths, int kSimd>
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline bool read_warps_v4_body(Cursor& r, uint64_t count, uint8_t widths_byte, WarpContext& c) {
+  const V4Widths f(kWidths >= 0 ? static_cast<uint32_t>(kWidths) : widths_byte);
   // Locals, not the context's vectors or the cursor's pointer (each a load per use through a
-  // reference, measured); the cursor's pointer is set for, and taken back from, each slow read.
+  // reference, measured).
   const TracePc* const pcs = c.pcs.data();
   const size_t npcs = c.pcs.size();
   LaneState* const as = c.addr_state.data();
-  LaneState* const ss = c.src_state.data();
-  TraceSink& sink = c.sink;
   const CostPath simd = kSimd >= 0 ? static_cast<CostPath>(kSimd < 0 ? 0 : kSimd) : c.simd;  // (the clamp: no -1 cast)
-  const bool repeats = c.repeats;
   const uint8_t* p = r.p;
   const uint8_t* const end = r.end;
-  TraceWarp& w = c.w;
-  uint64_t done = 0;
   for (uint64_t i = 0; i < count; ++i) {
-    uint8_t ctl = 0;
-    bool fast = end - p >= 48;
-    if (__builtin_expect(fast, 1)) {
-      ctl = p[0];
-      w.block = load_le32(p + 1) & bm;
-      w.warp = load_le32(p + at_warp) & wm;
-      w.pc_index = load_le32(p + at_pc) & pm;
-      const uint8_t* q = p + head;
-      w.mask = 0xffffffffu;
-      if (ctl & 8) {
-        w.mask = load_le32(q);
-        q += 4;
-      }
-      // The checks ctl_ok() makes (kCtl), in one test; when one fails, the cursor reads the
-      // execution again and names what is wrong.
-      fast = w.pc_index < npcs && (w.mask != 0 ? kCtl.ok[ctl] : ctl == 8);
-      if (fast) p = q;
-    }
-    if (__builtin_expect(!fast, 0)) {
-      r.p = p;
-      ctl = r.u8("execution control");
-      w.block = r.fixed(bw, "block");
-      w.warp = r.fixed(ww, "warp");
-      w.pc_index = r.fixed(pw, "pc index");
-      w.mask = (ctl & 8) ? r.u32("active mask") : 0xffffffffu;
-      if (!r.ok() || !ctl_ok(r, ctl, w.mask)) return false;
-      if (w.pc_index >= npcs) {
-        r.fail("execution refers to pc index " + std::to_string(w.pc_index) + ", " + std::to_string(npcs) + " declared");
-        return false;
-      }
-      p = r.p;
-    }
-    const TracePc& pc = pcs[w.pc_index];
-    LaneState& h = as[w.pc_index];
-    LaneState& hs = ss[w.pc_index];
-    bool addr_deferred = false, src_deferred = false;
-    int64_t addr_d = 0, src_d = 0;  // exact: the checks of the bounds passed with them
-    if (w.mask != 0) {
-      if (!read_lanes_v4(r, p, end, aw, am, ctl & 7, w.mask, w.addr, pc, simd, int64_t{0xffffffffu} - pc.width,
-                         "base address", "address", w.even, w.stride, h, w.same_offsets,
-                         repeats ? &addr_deferred : nullptr, addr_d)) {
-        return false;
-      }
-      if (ctl & 16) {
-        // Sources are the low 32 bits of global addresses: every aligned value up to 2^32 - width
-        // is one. Their base takes 4 bytes.
-        bool even = false;
-        int32_t stride = 0;
-        if (!read_lanes_v4(r, p, end, 4, 0xffffffffu, ctl >> 5, w.mask, w.src, pc, simd,
-                           int64_t{0x100000000} - pc.width, "source base", "source", even, stride, hs,
-                           w.src_same_offsets, addr_deferred ? &src_deferred : nullptr, src_d)) {
-          return false;
+    TraceWarp& w = c.batch[c.k];
+    w.even = false;  // the per-execution flags, which the reads set only when true
+    w.stride = 0;
+    w.has_src = false;
+    w.same_offsets = false;
+    w.src_same_offsets = false;
+    if (__builtin_expect(end - p >= 96, 1)) {
+      const uint8_t ctl = p[0];
+      const uint32_t pci = load_le32(p + f.at_pc) & f.pm;
+      if (pci < npcs) {
+        const TracePc& pc = pcs[pci];
+        LaneState& h = as[pci];
+        const uint8_t* q = p + f.head;
+        if (ctl == 2 || ctl == 3) {
+          // Mode 2 or 3, a full warp: lanes_fast()'s steps.
+          const uint64_t base = load_le32(q) & f.am;
+          q += f.aw;
+          const uint64_t top = uint64_t{0xffffffffu} - static_cast<uint64_t>(pc.width);
+          uint64_t hi = 0;
+          if (q[0] <= 4 && base <= top &&
+              (ctl == 2 ? unpack_full<1>(simd, q + 1, base, q[0], top, static_cast<uint64_t>(pc.width - 1),
+                                         w.addr.data(), h.lanes.data(), &hi)
+                        : unpack_full<2>(simd, q + 1, base, q[0], top, static_cast<uint64_t>(pc.width - 1),
+                                         w.addr.data(), h.lanes.data(), &hi))) {
+            w.block = load_le32(p + 1) & f.bm;
+            w.warp = load_le32(p + f.at_warp) & f.wm;
+            w.pc_index = pci;
+            w.mask = 0xffffffffu;
+            remember(h, 0xffffffffu, w.addr, static_cast<int64_t>(base), static_cast<int64_t>(hi), false, 0, true, true);
+            p = q + 1 + (ctl == 2 ? kWarpSize : 2 * kWarpSize);
+            append(c);
+            continue;
+          }
+        } else if ((ctl & ~8) == 4 || (ctl & ~8) == 0x94) {
+          // Mode 4, and its sources in mode 4 if it has any: lanes_fast()'s checks (h.kept_mask
+          // == mask: the pattern's lanes are kept, with the same mask), then on_repeat() or the
+          // lanes written out.
+          uint32_t mask = 0xffffffffu;
+          if (ctl & 8) {
+            mask = load_le32(q);
+            q += 4;
+          }
+          const uint64_t base = load_le32(q) & f.am;
+          q += f.aw;
+          const int64_t x = static_cast<int64_t>(base) - h.first_lo;
+          const uint64_t align = static_cast<uint64_t>(pc.width - 1);
+          bool ok = mask != 0 && h.kept_mask == mask &&
+                    static_cast<uint64_t>(x) <= static_cast<uint64_t>(int64_t{0xffffffffu} - pc.width - h.span) &&
+                    (base & align) == 0;
+          const bool sourced = (ctl & 16) != 0;
+          uint64_t src_base = 0;
+          if (ok && sourced) {  // a 4-byte base, up to 2^32 - width
+            const LaneState& hs = c.src_state[pci];
+            src_base = load_le32(q);
+            q += 4;
+            const int64_t xs = static_cast<int64_t>(src_base) - hs.first_lo;
+            ok = hs.kept_mask == mask &&
+                 static_cast<uint64_t>(xs) <= static_cast<uint64_t>(int64_t{0x100000000} - pc.width - hs.span) &&
+                 (src_base & align) == 0;
+          }
+          if (ok) {
+            w.block = load_le32(p + 1) & f.bm;
+            w.warp = load_le32(p + f.at_warp) & f.wm;
+            w.pc_index = pci;
+            w.mask = mask;
+            w.same_offsets = true;
+            w.has_src = sourced;
+            w.src_same_offsets = sourced;
+            p = q;
+            const int64_t d = static_cast<int64_t>(base) - int64_t{h.first};
+            if (!sourced) {
+              if (c.repeats) {
+                send(c);
+                if (c.sink.on_repeat(w, static_cast<uint32_t>(base), 0, false, pc)) continue;
+              }
+              add_lanes(simd, h.lanes.data(), static_cast<uint32_t>(d), w.addr.data());
+            } else {
+              const LaneState& hs = c.src_state[pci];
+              const int64_t sd = static_cast<int64_t>(src_base) - int64_t{hs.first};
+              if (c.repeats) {
+                send(c);
+                // hs.lo bounds the pattern's sources from below.
+                if (c.sink.on_repeat(w, static_cast<uint32_t>(base), static_cast<uint32_t>(src_base), hs.lo + sd > 0, pc)) {
+                  continue;
+                }
+              }
+              add_lanes(simd, h.lanes.data(), static_cast<uint32_t>(d), w.addr.data());
+              add_lanes(simd, hs.lanes.data(), static_cast<uint32_t>(sd), w.src.data());
+            }
+            append(c);
+            continue;
+          }
+        } else if (ctl == 0 || ctl == 8) {
+          // Mode 0 (evenly spaced), or no lanes (a mask of 0): lanes_fast()'s steps, which change
+          // nothing unless they succeed.
+          uint32_t mask = 0xffffffffu;
+          if (ctl & 8) {
+            mask = load_le32(q);
+            q += 4;
+          }
+          bool ok = true;
+          if (mask != 0) {
+            const uint64_t base = load_le32(q) & f.am;
+            q += f.aw;
+            int64_t unused_d = 0;
+            ok = lanes_fast(q, end, base, 0, mask, w.addr, pc, simd, int64_t{0xffffffffu} - pc.width, h,
+                            w.same_offsets, w.even, w.stride, nullptr, unused_d);
+          }
+          if (ok) {
+            w.block = load_le32(p + 1) & f.bm;
+            w.warp = load_le32(p + f.at_warp) & f.wm;
+            w.pc_index = pci;
+            w.mask = mask;
+            p = q;
+            append(c);
+            continue;
+          }
+          w.even = false;  // (as they were, for read_one_v4())
+          w.stride = 0;
+          w.same_offsets = false;
         }
-        w.has_src = true;
       }
     }
-    ++done;
-    deliver(sink, w, pc, simd, h, hs, addr_deferred, addr_d, src_deferred, src_d);
+    if (!read_one_v4<kWidths, kSimd>(r, p, widths_byte, c)) return false;
   }
+  send(c);
   r.p = p;
-  c.executions += done;
+  c.executions += count;
   return true;
 }
+
+// read_warps_v4_body() compiled for the lanes' vector path (kSimd, -1: the context's, at run time)
+// with that path's instructions, so that its vector steps (unpack(), add_lanes()) are inlined.
+template <int kWidths, int kSimd>
+bool read_warps_v4_as(Cursor& r, uint64_t count, uint8_t widths_byte, WarpContext& c) {
+  return read_warps_v4_body<kWidths, kSimd>(r, count, widths_byte, c);
+}
+#ifdef BANKSCOPE_TRACE_X86
+template <int kWidths>
+__attribute__((target("avx2"))) bool read_warps_v4_avx2(Cursor& r, uint64_t count, uint8_t widths_byte, WarpContext& c) {
+  return read_warps_v4_body<kWidths, static_cast<int>(CostPath::kAvx2)>(r, count, widths_byte, c);
+}
+#endif
 
 // The executions of a 'W' record, by read_warps_v4_as() compiled for its fields' widths and the
 // lanes' vector path where those are the common ones (on a trace of random lanes and on CUB's, 18
@@ -1062,7 +1267,17 @@ bool read_warps_v4_on(Cursor& r, uint64_t count, uint8_t widths, WarpContext& c)
   }
 }
 bool read_warps_v4(Cursor& r, uint64_t count, uint8_t widths, WarpContext& c) {
-  if (c.simd == CostPath::kAvx2) return read_warps_v4_on<static_cast<int>(CostPath::kAvx2)>(r, count, widths, c);
+#ifdef BANKSCOPE_TRACE_X86
+  if (c.simd == CostPath::kAvx2) {
+    switch (widths) {
+      case 0x40: return read_warps_v4_avx2<0x40>(r, count, widths, c);
+      case 0x41: return read_warps_v4_avx2<0x41>(r, count, widths, c);
+      case 0x80: return read_warps_v4_avx2<0x80>(r, count, widths, c);
+      case 0x81: return read_warps_v4_avx2<0x81>(r, count, widths, c);
+      default: return read_warps_v4_as<-1, -1>(r, count, widths, c);
+    }
+  }
+#endif
   if (c.simd == CostPath::kAvx512) return read_warps_v4_on<static_cast<int>(CostPath::kAvx512)>(r, count, widths, c);
   return read_warps_v4_as<-1, -1>(r, count, widths, c);
 }
@@ -1439,6 +1654,7 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
   std::vector<TracePc> pcs;
   std::vector<LaneState> addr_state, src_state;  // per pc index: mode 4's previous lanes
   TraceWarp w;
+  std::vector<TraceWarp> batch(kTraceWarpBatch);  // version 4's executions (WarpContext)
   PendingSources src;
   while (c.ok() && c.p != c.end) {
     if (sum.complete) {
@@ -1531,7 +1747,7 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
           const uint8_t widths = r.u8("field widths");
           if (r.ok() && count > r.left() / 4) r.fail("warp count " + std::to_string(count) + " larger than the record can hold");
           if (!r.ok()) break;
-          WarpContext ctx{pcs, addr_state, src_state, w, sink, simd, repeats, sum.executions};
+          WarpContext ctx{pcs, addr_state, src_state, batch.data(), sink, simd, repeats, sum.executions};
           if (read_warps_v4(r, count, widths, ctx) && r.left() != 0) {
             r.fail("warp record has " + std::to_string(r.left()) + " bytes left over");
           }
