@@ -13,6 +13,8 @@
 # trace of 2026-12-03a) in place of a fresh trace.
 # OLD_ROUND=N (default 17): compare with round N's tree, .devdeps/roundN (scripts/h200_round19.sh
 # sets 18: round 18's final tree, `git archive 087cc26 -- . ':(exclude)assets'`).
+# KEEP_TRACE=1: the fresh CUB trace, gzipped, into $OUT too (cub_device.bstrace.gz).
+# HOST_TESTS=1: then sim_tests on each cost() path this host's CPU has (its AVX-512 one included).
 # Never changes clocks or GPU settings.
 old_round=${OLD_ROUND:-17}
 source "$(dirname "${BASH_SOURCE[0]}")/h200_common.sh"
@@ -26,6 +28,7 @@ else
   rm -f "$OUT/traces.tar.gz"  # the trace again, and ncu's raw output: the files above carry what is used
 fi
 echo "cub_device: $(stat -c %s "$tdir/cub_device.bstrace") bytes, sha256 $(sha256sum "$tdir/cub_device.bstrace" | cut -c1-16)"
+[[ ${KEEP_TRACE:-0} == 1 ]] && gzip -c "$tdir/cub_device.bstrace" >"$OUT/cub_device.bstrace.gz"
 
 step "report throughput on this host's CPU (bankscope-bench-trace, one core): this tree and round $old_round's"
 bench_cfg=(-DCMAKE_BUILD_TYPE=Release -DBANKSCOPE_BUILD_APP=OFF -DBANKSCOPE_BUILD_CUDA=OFF -DBANKSCOPE_BUILD_TESTS=ON
@@ -55,5 +58,15 @@ for f in assets/results/h200/2026-12-02e/traces/*.bstrace.gz; do gunzip -c "$f" 
     "$bin" "$real"/*.bstrace
   done
 } 2>&1 | tee "$OUT/bench_h200_host.txt"
+if [[ ${HOST_TESTS:-0} == 1 ]]; then
+  step "sim_tests on this host's CPU, each cost() path it has"
+  cmake --build build-bench -j "$(nproc)" --target sim_tests >/dev/null || echo "build of sim_tests failed"
+  for path in avx512 avx2 portable; do
+    flag=$path
+    [[ $path == avx512 ]] && flag=avx512_vpopcntdq  # (tests/CMakeLists.txt's flag for it)
+    if [[ $path != portable ]] && ! grep -qw "$flag" /proc/cpuinfo; then echo "sim_tests $path: this CPU lacks it"; continue; fi
+    BANKSCOPE_SIMD=$path build-bench/bin/sim_tests 2>&1 | tail -3 | sed "s/^/sim_tests $path: /"
+  done
+fi
 ls -la "$OUT"
 step "done"
