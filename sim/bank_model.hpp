@@ -267,19 +267,19 @@ PlainCost plain_cost_fn(CostPath p, Op op, int width, bool scattered = false);
 // validate()'s for them). Null for every other atomic.
 PlainCost atomic_cost_fn(CostPath p, AtomOp atom, int width, bool scattered = false);
 // A PlainCost in two steps, for a caller with other work to put between them (a trace's report
-// counts a batch of executions, then finishes each one's cost, so that the second step's check does
-// not wait on the count: TraceAggregator::on_warps()). count(mask, addr): the most active lanes on
-// one bank (of one phase) and those lanes; finish(a, mask, addr, count(mask, addr)) returns f(a')
-// for a' = a with that mask and those lanes (a's own mask and lanes are not read: a PC's model will
-// do). Where f has no such form (every function but plain_cost_fn()'s scattered choice of 1-4 bytes
-// on the AVX2 path), both null.
+// finishes an execution's cost while it counts the next one's, so that the second step's check
+// does not wait on the count: TraceAggregator::late_). count(a, addr, copy): the most active lanes
+// on one bank (of one phase) and those lanes, and the 32 lanes copied to `copy` (for the second step,
+// when the caller's lanes are gone by then); finish(a, copy, count(a, addr, copy)) returns f(a, addr).
+// a's mask, op and width must be the same at both steps. Where f has no such form
+// (every function but plain_cost_fn()'s scattered choice of 1-4 bytes on the AVX2 path), both null.
 struct BusiestLanes {
   int n = 0;
   uint32_t lanes = 0;
 };
 struct SplitCost {
-  BusiestLanes (*count)(uint32_t mask, const uint32_t* addr) = nullptr;
-  AccessCost (*finish)(const WarpAccess& a, uint32_t mask, const uint32_t* addr, BusiestLanes b) = nullptr;
+  BusiestLanes (*count)(const WarpAccess& a, const uint32_t* addr, uint32_t* copy) = nullptr;
+  AccessCost (*finish)(const WarpAccess& a, const uint32_t* addr, BusiestLanes b) = nullptr;
 };
 SplitCost split_cost_fn(PlainCost f);
 // cost_path_name(cost_path()).

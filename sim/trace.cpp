@@ -888,12 +888,11 @@ struct WarpContext {
   const std::vector<TracePc>& pcs;
   std::vector<LaneState>& addr_state;
   std::vector<LaneState>& src_state;
-  TraceWarp* batch;  // kTraceWarpBatch executions for TraceSink::on_warps() (send())
+  TraceWarp& w;
   TraceSink& sink;
   CostPath simd;
   bool repeats;
   uint64_t& executions;
-  size_t sent = 0, k = 0;  // batch[sent, k) decoded, not yet sent
 };
 
 // Version 4's ctl bytes that ctl_ok() passes with a mask that is not 0 (the fast path's check).
@@ -958,21 +957,6 @@ inline bool read_lanes_v4(Cursor& r, const uint8_t*& p, const uint8_t* end, int 
   return true;
 }
 
-// Version 4's executions go to the sink in batches (TraceSink::on_warps()): decoded into
-// c.batch[c.sent, c.k), sent when the batch is full, before an on_repeat() (which must come after
-// every execution before it), at the record's end, and before an error returns (as each was sent
-// before batches).
-inline void send(WarpContext& c) {
-  if (c.k != c.sent) c.sink.on_warps(c.batch + c.sent, c.k - c.sent, c.pcs.data());
-  c.sent = c.k;
-}
-inline void append(WarpContext& c) {
-  if (++c.k == kTraceWarpBatch) {
-    send(c);
-    c.sent = c.k = 0;
-  }
-}
-
 // A version 4 field-widths byte's widths (bytes) and masks, and the fixed fields' offsets.
 struct V4Widths {
   int bw, ww, pw, aw;
@@ -985,13 +969,13 @@ struct V4Widths {
         wm(ones(ww)), pm(ones(pw)), am(ones(aw)), at_warp(1 + bw), at_pc(1 + bw + ww), head(1 + bw + ww + pw) {}
 };
 
-// One execution of a version 4 'W' record at p, decoded into c.batch[c.k] (whose per-execution
-// flags the caller cleared) and delivered: added to the batch, or offered to on_repeat(). Its fixed
+// One execution of a version 4 'W' record at p, decoded into c.w (whose per-execution flags are
+// clear) and sent to the sink (deliver()). Its fixed
 // fields, and lanes and sources in modes 4 and 0, are read from a local pointer with one bounds
 // check when 48 bytes are left (every field at its widest, and a 5-byte stride each); anything else
-// through the cursor, which names what is wrong. p is moved past it. Returns false after r.fail()
-// (the batch sent). read_warps_v4_body() decodes the commonest executions itself, and this the rest,
-// out of line (in its loop, this step's registers spilled the common steps' to the stack).
+// through the cursor, which names what is wrong. p is moved past it. Returns false after r.fail().
+// read_warps_v4_body() decodes the commonest executions itself, and this the rest, out of line (in
+// its loop, this step's registers spilled the common steps' to the stack).
 template <int kWidths, int kSimd>
 #if defined(__GNUC__)
 __attribute__((noinline))
@@ -1002,7 +986,7 @@ bool read_one_v4(Cursor& r, const uint8_t*& pp, uint8_t widths_byte, WarpContext
   const CostPath simd = kSimd >= 0 ? static_cast<CostPath>(kSimd < 0 ? 0 : kSimd) : c.simd;  // (the clamp: no -1 cast)
   const uint8_t* p = pp;
   const uint8_t* const end = r.end;
-  TraceWarp& w = c.batch[c.k];
+  TraceWarp& w = c.w;
   uint8_t ctl = 0;
   bool fast = end - p >= 48;
   if (__builtin_expect(fast, 1)) {
@@ -1028,13 +1012,9 @@ bool read_one_v4(Cursor& r, const uint8_t*& pp, uint8_t widths_byte, WarpContext
     w.warp = r.fixed(f.ww, "warp");
     w.pc_index = r.fixed(f.pw, "pc index");
     w.mask = (ctl & 8) ? r.u32("active mask") : 0xffffffffu;
-    if (!r.ok() || !ctl_ok(r, ctl, w.mask)) {
-      send(c);
-      return false;
-    }
+    if (!r.ok() || !ctl_ok(r, ctl, w.mask)) return false;
     if (w.pc_index >= npcs) {
       r.fail("execution refers to pc index " + std::to_string(w.pc_index) + ", " + std::to_string(npcs) + " declared");
-      send(c);
       return false;
     }
     p = r.p;
@@ -1048,7 +1028,6 @@ bool read_one_v4(Cursor& r, const uint8_t*& pp, uint8_t widths_byte, WarpContext
     if (!read_lanes_v4(r, p, end, f.aw, f.am, ctl & 7, w.mask, w.addr, pc, simd, int64_t{0xffffffffu} - pc.width,
                        "base address", "address", w.even, w.stride, h, w.same_offsets,
                        c.repeats ? &addr_deferred : nullptr, addr_d)) {
-      send(c);
       return false;
     }
     if (ctl & 16) {
@@ -1059,28 +1038,13 @@ bool read_one_v4(Cursor& r, const uint8_t*& pp, uint8_t widths_byte, WarpContext
       if (!read_lanes_v4(r, p, end, 4, 0xffffffffu, ctl >> 5, w.mask, w.src, pc, simd,
                          int64_t{0x100000000} - pc.width, "source base", "source", even, stride, hs,
                          w.src_same_offsets, addr_deferred ? &src_deferred : nullptr, src_d)) {
-        send(c);
         return false;
       }
       w.has_src = true;
     }
   }
   pp = p;
-  // To the sink: as a repeat (TraceSink::on_repeat()) when its lanes (and its sources, if any)
-  // are deferred repeats and the sink takes it so, else with its lanes written out, in the batch.
-  if (addr_deferred) {
-    if (!w.has_src || src_deferred) {
-      send(c);
-      // hs.lo bounds the pattern's sources from below.
-      const bool taken = w.has_src ? c.sink.on_repeat(w, static_cast<uint32_t>(h.first + addr_d),
-                                                      static_cast<uint32_t>(hs.first + src_d), hs.lo + src_d > 0, pc)
-                                   : c.sink.on_repeat(w, static_cast<uint32_t>(h.first + addr_d), 0, false, pc);
-      if (taken) return true;  // batch[k] is the next execution's
-    }
-    add_lanes(simd, h.lanes.data(), static_cast<uint32_t>(addr_d), w.addr.data());
-    if (src_deferred) add_lanes(simd, hs.lanes.data(), static_cast<uint32_t>(src_d), w.src.data());
-  }
-  append(c);
+  deliver(c.sink, w, pc, simd, h, hs, addr_deferred, addr_d, src_deferred, src_d);
   return true;
 }
 
@@ -1108,13 +1072,9 @@ inline bool read_warps_v4_body(Cursor& r, uint64_t count, uint8_t widths_byte, W
   const CostPath simd = kSimd >= 0 ? static_cast<CostPath>(kSimd < 0 ? 0 : kSimd) : c.simd;  // (the clamp: no -1 cast)
   const uint8_t* p = r.p;
   const uint8_t* const end = r.end;
+  TraceSink& sink = c.sink;
+  TraceWarp& w = c.w;  // its per-execution flags clear (deliver() clears them after each)
   for (uint64_t i = 0; i < count; ++i) {
-    TraceWarp& w = c.batch[c.k];
-    w.even = false;  // the per-execution flags, which the reads set only when true
-    w.stride = 0;
-    w.has_src = false;
-    w.same_offsets = false;
-    w.src_same_offsets = false;
     if (__builtin_expect(end - p >= 96, 1)) {
       const uint8_t ctl = p[0];
       const uint32_t pci = load_le32(p + f.at_pc) & f.pm;
@@ -1139,7 +1099,7 @@ inline bool read_warps_v4_body(Cursor& r, uint64_t count, uint8_t widths_byte, W
             w.mask = 0xffffffffu;
             remember(h, 0xffffffffu, w.addr, static_cast<int64_t>(base), static_cast<int64_t>(hi), false, 0, true, true);
             p = q + 1 + (ctl == 2 ? kWarpSize : 2 * kWarpSize);
-            append(c);
+            sink.on_warp(w, pc);
             continue;
           }
         } else if ((ctl & ~8) == 4 || (ctl & ~8) == 0x94) {
@@ -1179,26 +1139,25 @@ inline bool read_warps_v4_body(Cursor& r, uint64_t count, uint8_t widths_byte, W
             w.src_same_offsets = sourced;
             p = q;
             const int64_t d = static_cast<int64_t>(base) - int64_t{h.first};
+            bool taken = false;
             if (!sourced) {
-              if (c.repeats) {
-                send(c);
-                if (c.sink.on_repeat(w, static_cast<uint32_t>(base), 0, false, pc)) continue;
-              }
-              add_lanes(simd, h.lanes.data(), static_cast<uint32_t>(d), w.addr.data());
+              taken = c.repeats && sink.on_repeat(w, static_cast<uint32_t>(base), 0, false, pc);
+              if (!taken) add_lanes(simd, h.lanes.data(), static_cast<uint32_t>(d), w.addr.data());
             } else {
               const LaneState& hs = c.src_state[pci];
               const int64_t sd = static_cast<int64_t>(src_base) - int64_t{hs.first};
-              if (c.repeats) {
-                send(c);
-                // hs.lo bounds the pattern's sources from below.
-                if (c.sink.on_repeat(w, static_cast<uint32_t>(base), static_cast<uint32_t>(src_base), hs.lo + sd > 0, pc)) {
-                  continue;
-                }
+              // hs.lo bounds the pattern's sources from below.
+              taken = c.repeats &&
+                      sink.on_repeat(w, static_cast<uint32_t>(base), static_cast<uint32_t>(src_base), hs.lo + sd > 0, pc);
+              if (!taken) {
+                add_lanes(simd, h.lanes.data(), static_cast<uint32_t>(d), w.addr.data());
+                add_lanes(simd, hs.lanes.data(), static_cast<uint32_t>(sd), w.src.data());
               }
-              add_lanes(simd, h.lanes.data(), static_cast<uint32_t>(d), w.addr.data());
-              add_lanes(simd, hs.lanes.data(), static_cast<uint32_t>(sd), w.src.data());
             }
-            append(c);
+            if (!taken) sink.on_warp(w, pc);
+            w.same_offsets = false;
+            w.has_src = false;
+            w.src_same_offsets = false;
             continue;
           }
         } else if (ctl == 0 || ctl == 8) {
@@ -1223,18 +1182,17 @@ inline bool read_warps_v4_body(Cursor& r, uint64_t count, uint8_t widths_byte, W
             w.pc_index = pci;
             w.mask = mask;
             p = q;
-            append(c);
-            continue;
+            sink.on_warp(w, pc);
           }
-          w.even = false;  // (as they were, for read_one_v4())
+          w.even = false;  // (cleared, and as they were for read_one_v4())
           w.stride = 0;
           w.same_offsets = false;
+          if (ok) continue;
         }
       }
     }
     if (!read_one_v4<kWidths, kSimd>(r, p, widths_byte, c)) return false;
   }
-  send(c);
   r.p = p;
   c.executions += count;
   return true;
@@ -1654,7 +1612,6 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
   std::vector<TracePc> pcs;
   std::vector<LaneState> addr_state, src_state;  // per pc index: mode 4's previous lanes
   TraceWarp w;
-  std::vector<TraceWarp> batch(kTraceWarpBatch);  // version 4's executions (WarpContext)
   PendingSources src;
   while (c.ok() && c.p != c.end) {
     if (sum.complete) {
@@ -1747,7 +1704,7 @@ Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceSink& sin
           const uint8_t widths = r.u8("field widths");
           if (r.ok() && count > r.left() / 4) r.fail("warp count " + std::to_string(count) + " larger than the record can hold");
           if (!r.ok()) break;
-          WarpContext ctx{pcs, addr_state, src_state, batch.data(), sink, simd, repeats, sum.executions};
+          WarpContext ctx{pcs, addr_state, src_state, w, sink, simd, repeats, sum.executions};
           if (read_warps_v4(r, count, widths, ctx) && r.left() != 0) {
             r.fail("warp record has " + std::to_string(r.left()) + " bytes left over");
           }

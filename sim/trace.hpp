@@ -185,9 +185,6 @@ struct TraceWarp {
   bool src_same_offsets = false;
 };
 
-// The most executions TraceSink::on_warps() is sent at once.
-constexpr size_t kTraceWarpBatch = 16;
-
 struct TraceLaunchEnd {
   uint64_t launch = 0;
   uint64_t executions = 0;
@@ -208,14 +205,6 @@ class TraceSink {
   virtual void on_pc(const TracePc&) {}
   // `pc` is the instruction's record (already validated: width, alignment of every lane).
   virtual void on_warp(const TraceWarp&, const TracePc&) {}
-  // n consecutive executions at once, in trace order: the same as on_warp(ws[i], pcs[ws[i].pc_index])
-  // for each (the default). The reader sends a version 4 record's executions so, up to
-  // kTraceWarpBatch at a time; a batch never spans records or an on_repeat() call. For speed: a
-  // sink may start one execution's work before it finishes the previous one's (TraceAggregator),
-  // with no call between them. `ws` and `pcs` are valid until the call returns.
-  virtual void on_warps(const TraceWarp* ws, size_t n, const TracePc* pcs) {
-    for (size_t i = 0; i < n; ++i) on_warp(ws[i], pcs[ws[i].pc_index]);
-  }
   // A sink that says so (asked once per read) is offered first each execution that the reader knows
   // repeats the offsets of its pc index's previous execution with lanes (TraceWarp::same_offsets),
   // and whose sources, when it has any, likewise repeat (src_same_offsets), when it decodes it on

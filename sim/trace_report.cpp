@@ -257,6 +257,7 @@ void TraceAggregator::sum_launch() {
 }
 
 void TraceAggregator::on_launch(const TraceLaunch& l) {
+  flush_late();
   flush_repeats();
   sum_launch();
   gates_.clear();
@@ -396,6 +397,7 @@ PcModel pc_model(const TracePc& pc) {
 }
 
 void TraceAggregator::on_pc(const TracePc& pc) {
+  flush_late();  // the PC's stats move when pcs grows
   PcStats s;
   s.pc = pc;
   s.model = pc_model(pc);
@@ -649,17 +651,17 @@ void TraceAggregator::flush_repeats() {
   }
 }
 
-inline void TraceAggregator::finish_late(const Late* late, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    const Late& t = late[i];
-    record(*t.stats, t.finish(t.stats->model.access, t.w->mask, t.w->addr.data(), t.count));
-  }
-}
-
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-inline void TraceAggregator::step(const TraceWarp& w, const TracePc& pc, Late* late, size_t& n) {
+inline void TraceAggregator::finish_late() {
+  if (late_.stats == nullptr) return;
+  record(*late_.stats, late_.finish(late_.access, late_.access.addr.data(), late_.count));
+  late_.stats = nullptr;
+}
+void TraceAggregator::flush_late() { finish_late(); }
+
+void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
   LaunchReport& l = report_.launches.back();
   MemoGate& g = gates_[w.pc_index];
   if (g.deferred != 0) flush_repeats(w.pc_index);  // before this PC's slots change
@@ -671,8 +673,8 @@ inline void TraceAggregator::step(const TraceWarp& w, const TracePc& pc, Late* l
     // evenly spaced (the reader checked), the stride memo; any other warp, the exact memo, read from
     // the reader's lanes (copied into access_ only to be costed). Either way cost_sass()'s numbers.
     assert(s.model.costed && remaps_.empty() && (plain || g.plain != nullptr));  // an LDS.64/.128 has no plain fn
-    // The access costed, access_ (but for the two-step cost below, which needs no copy of it). An
-    // atomic's op too: the memos' keys and cost_sass() read it.
+    // The access costed: late_'s (below) or access_. An atomic's op too: the memos' keys and
+    // cost_sass() read it.
     const auto set_access = [&s, &w](WarpAccess& a) {
       a.op = s.model.access.op;
       a.width = s.model.access.width;
@@ -681,16 +683,16 @@ inline void TraceAggregator::step(const TraceWarp& w, const TracePc& pc, Late* l
     };
     if (g.skip != 0 && !w.same_offsets && !w.even) {
       // A PC that skips the exact memo (its lanes do not repeat: a random PC), at an execution
-      // that repeats no pattern: cost() at once (or its two steps, the second late: Late), and
+      // that repeats no pattern: cost() at once (or its two steps, the second late: late_), and
       // no cost kept for repeats (keep_repeat() of a new pattern).
       --g.skip;
       g.repeat_ok = false;
       if (g.split.count != nullptr) {  // (the AVX2 path's)
-        Late& t = late[n++];  // (filled before the call: nothing but &t is kept across it)
-        t.stats = &s;
-        t.finish = g.split.finish;
-        t.w = &w;
-        t.count = g.split.count(w.mask, w.addr.data());
+        finish_late();
+        set_access(late_.access);
+        late_.count = g.split.count(late_.access, w.addr.data(), late_.access.addr.data());
+        late_.stats = &s;
+        late_.finish = g.split.finish;
         return;
       }
       set_access(access_);
@@ -709,23 +711,6 @@ inline void TraceAggregator::step(const TraceWarp& w, const TracePc& pc, Late* l
     return;
   }
   on_other_warp(w, pc, l, s, static_cast<size_t>(pc.kind), plain);
-}
-
-void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
-  Late late[1];
-  size_t n = 0;
-  step(w, pc, late, n);
-  finish_late(late, n);
-}
-
-void TraceAggregator::on_warps(const TraceWarp* ws, size_t n, const TracePc* pcs) {
-  Late late[kTraceWarpBatch];
-  for (size_t at = 0; at < n; at += kTraceWarpBatch) {
-    const size_t to = std::min(n, at + kTraceWarpBatch);
-    size_t k = 0;
-    for (size_t i = at; i < to; ++i) step(ws[i], pcs[ws[i].pc_index], late, k);
-    finish_late(late, k);
-  }
 }
 
 #if defined(__GNUC__)
@@ -1010,10 +995,6 @@ class TeeSink : public TraceSink {
   void on_launch(const TraceLaunch& l) override { a_.on_launch(l); if (b_) b_->on_launch(l); }
   void on_pc(const TracePc& p) override { a_.on_pc(p); if (b_) b_->on_pc(p); }
   void on_warp(const TraceWarp& w, const TracePc& p) override { a_.on_warp(w, p); if (b_) b_->on_warp(w, p); }
-  void on_warps(const TraceWarp* ws, size_t n, const TracePc* pcs) override {
-    a_.on_warps(ws, n, pcs);
-    if (b_) b_->on_warps(ws, n, pcs);
-  }
   // A repeat goes to a alone, so only when there is no b.
   bool takes_repeats() const override { return b_ == nullptr && a_.takes_repeats(); }
   bool on_repeat(const TraceWarp& w, uint32_t first, uint32_t src_first, bool src_nonzero, const TracePc& p) override {

@@ -106,7 +106,6 @@ class TraceAggregator : public TraceSink {
   void on_launch(const TraceLaunch& l) override;
   void on_pc(const TracePc& pc) override;
   void on_warp(const TraceWarp& w, const TracePc& pc) override;
-  void on_warps(const TraceWarp* ws, size_t n, const TracePc* pcs) override;
   // Takes a repeating execution whose cost its PC's MemoGate keeps at that residue (the cost
   // on_warp() would find there), without its lanes; anything else goes to on_warp().
   bool takes_repeats() const override { return remaps_.empty(); }
@@ -114,6 +113,7 @@ class TraceAggregator : public TraceSink {
   void on_launch_end(const TraceLaunchEnd& e) override;
   void on_end(const TraceEnd& e) override { report_.end = e; }
   TraceReport take(const TraceSummary& s) {
+    flush_late();
     flush_repeats();
     sum_launch();
     report_.summary = s;
@@ -215,7 +215,7 @@ class TraceAggregator : public TraceSink {
     // every other PC and for an LDS of 8 or 16 bytes (on_pc()): lanes_cost().
     // `scattered`: its scattered choice, for the executions that skip the memo (`skip`).
     PlainCost plain = nullptr, scattered = nullptr;
-    SplitCost split;  // split_cost_fn(scattered): those executions are finished late (Late)
+    SplitCost split;  // split_cost_fn(scattered): those executions are finished late (LateCost)
     // on_warp()'s common case: a costed LDS/STS, or an atomic with atomic_cost_fn() (a PC's model
     // does not change once on_pc() made it: refuse_unsourced() changes only LDGSTS ones), and no
     // what-if layout.
@@ -277,22 +277,24 @@ class TraceAggregator : public TraceSink {
   // access_ (a copy of the lanes when addr is not access_.addr).
   AccessCost lanes_cost(const MemoGate& g, const std::array<uint32_t, kWarpSize>& addr);
   alignas(32) std::array<uint32_t, kWarpSize> rel_{};  // exact_cost()'s offsets of the warp at hand
-  // An execution that skipped the memo, with a two-step cost (MemoGate::split): counted when
-  // on_warps() comes to it, finished and recorded after the batch's last execution (finish_late()).
-  // Between the two steps the batch's later executions are counted, so the check of the busiest
-  // bank's lanes no longer waits on their count. That wait, not the check's instructions or its
-  // branch, was what the check cost a random trace's report (tried on random lanes: the check with
-  // its result unused still cost most of it, the check made independent of the count almost
-  // nothing). Recording late changes nothing, as a PC's stats are sums, a maximum and counts.
-  struct Late {
-    PcStats* stats;
-    AccessCost (*finish)(const WarpAccess& a, uint32_t mask, const uint32_t* addr, BusiestLanes b);
-    const TraceWarp* w;  // its lanes (the batch's, valid until on_warps() returns)
+  // An execution that skipped the memo, with a two-step cost (MemoGate::split): counted when it
+  // came, finished and recorded when the next such execution comes (or the PCs or the launch
+  // change, or the report is taken: finish_late()). Between the two steps the reader decodes the
+  // next execution, so the check of the busiest bank's lanes no longer waits on their count. That
+  // wait, not the check's instructions or its branch, was what the check cost a random trace's
+  // report (tried on random lanes: the check with its result unused still cost most of it, the
+  // check made independent of the count almost nothing). Its lanes are copied (the reader writes
+  // the next ones in place); recording late changes nothing, as a PC's stats are sums, a maximum
+  // and counts.
+  struct LateCost {
+    PcStats* stats = nullptr;  // none pending
+    AccessCost (*finish)(const WarpAccess& a, const uint32_t* addr, BusiestLanes b) = nullptr;
     BusiestLanes count;
+    WarpAccess access;  // op, width, atom, mask and the lanes
   };
-  // on_warp()'s work for one execution, inlined in both: a late one is added at late[n++].
-  void step(const TraceWarp& w, const TracePc& pc, Late* late, size_t& n);
-  void finish_late(const Late* late, size_t n);
+  LateCost late_;
+  void finish_late();  // inlined in on_warp()
+  void flush_late();   // the same, out of line
 };
 
 // Reads `data` once into both the as-traced report and, when remaps are given, the what-if one.

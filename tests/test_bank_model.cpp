@@ -1022,12 +1022,12 @@ TEST_CASE("atomic_cost_fn(): cost_sass() of a 4-byte atomic from lanes elsewhere
   }
 }
 
-TEST_CASE("split_cost_fn(): the two steps give the scattered function's numbers, from the mask and lanes given") {
+TEST_CASE("split_cost_fn(): the two steps, the second from a copy of the lanes, give the scattered function's numbers") {
   // The scattered choice of 1-, 2- and 4-byte LDS/STS and of POPC.INC (R8b) on the AVX2 path has
   // two steps; every other function has none. Lanes as plain_cost_fn()'s test, and lanes random
   // over 48 KiB (busiest banks of 2 to 8 lanes, now and then two on one word: the dedupe), random
-  // masks, the empty one too. Both steps take the mask and lanes as arguments: the access's own are
-  // garbage (a trace's report passes its PC's model, whose mask and lanes are not the execution's).
+  // masks, the empty one too. The second step reads a copy of the lanes, the first's are then
+  // overwritten (as a trace's report does: the reader writes the next execution's lanes in place).
   Rng rng{0x5b11ull};
   int bad = 0, compared = 0, dedupe = 0, over4 = 0;
   for (int k = 0; k < 3; ++k) {
@@ -1060,11 +1060,11 @@ TEST_CASE("split_cost_fn(): the two steps give the scattered function's numbers,
             a.addr = lanes;
             const AccessCost want = f(a, lanes.data());
             const AccessCost ref = cost_sass(a);
-            const uint32_t mask = a.mask;
-            a.addr.fill(0xdead0u);  // not read: the lanes are at `lanes`
-            a.mask = ~mask;         // nor this: the mask is given
-            const BusiestLanes b = sc.count(mask, lanes.data());
-            const AccessCost got = sc.finish(a, mask, lanes.data(), b);
+            a.addr.fill(0xdead0u);  // not read: the lanes are at `lanes`, then at `copy`
+            alignas(64) std::array<uint32_t, kWarpSize> copy{};
+            const BusiestLanes b = sc.count(a, lanes.data(), copy.data());
+            lanes.fill(0xbad0u);
+            const AccessCost got = sc.finish(a, copy.data(), b);
             ++compared;
             over4 += b.n > 4;
             dedupe += want.wavefronts < b.n;

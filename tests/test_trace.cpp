@@ -693,10 +693,10 @@ TEST_CASE("trace report: the exact memo gives cost_sass()'s numbers, warps repea
 
 TEST_CASE("trace report: executions costed in two steps are all recorded, at a new PC, a new launch and the end") {
   // A random PC's executions skip the memo; on the AVX2 path each is counted when it comes and
-  // finished after the last execution of its batch (TraceAggregator::on_warps(), Late). Here such
-  // an execution is the last before a PC is declared (the PCs' stats grow), before the next launch
-  // and at the end, each after enough random executions (64) for the memo to turn itself off. Every
-  // PC's stats and every launch's totals against cost_sass() warp by warp.
+  // finished when the next one comes (TraceAggregator::late_). Here such an execution is the last
+  // before a PC is declared (the PCs' stats grow), before the next launch and at the end, each
+  // after enough random executions (64) for the memo to turn itself off. Every PC's stats and
+  // every launch's totals against cost_sass() warp by warp.
   // The premise: on the AVX2 path the random PC's function has two steps (elsewhere the same
   // totals are checked through the one-step route).
   const bool two_steps = split_cost_fn(plain_cost_fn(cost_path(), Op::kLoad, 4, true)).count != nullptr;

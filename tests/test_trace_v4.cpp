@@ -1,10 +1,8 @@
 // test_trace_v4.cpp: trace format version 4 ('W' records of fixed-width fields, a control byte per
 // execution, sources in the 'W' record), byte by byte, its reader's one-line errors on both of its
-// paths (a local pointer with 48 bytes left, the cursor otherwise), and its batches to the sink.
+// paths (a local pointer with 48 bytes left, the cursor otherwise).
 #include <doctest/doctest.h>
 
-#include <algorithm>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -474,28 +472,23 @@ TEST_CASE("trace format: version 4 executions read the same at every width of th
   CHECK(read == 8);
 }
 
-TEST_CASE("trace reader: version 4 executions reach the sink in order, in batches, and none read before an error is lost") {
-  // The reader sends a version 4 record's executions in batches (TraceSink::on_warps()), and sends
-  // what it holds before each on_repeat() and before an error returns. 40 executions with widths
-  // 0x40, block = index: 20 without repeats (modes 2 and 0, masks of 0: more than a batch), then
-  // 14 with a mode 4 repeat every third, then 6 without. A sink that takes every repeat must see
-  // blocks 0..39 once each, in order, in batches of at most kTraceWarpBatch (a full one among them).
-  // Then execution 37 made corrupt four ways (its control byte, its pc index, its shift, its
-  // sources' shift): each gives an error, and the sink has seen exactly blocks 0..36 (34-36 held in
-  // the batch when the error comes).
+TEST_CASE("trace reader: version 4 executions reach the sink once each, in order, up to the first corrupt one") {
+  // 40 executions with widths 0x40, block = index, on each of the reader's routes: modes 2 and 0,
+  // masks of 0, mode 4 repeats (every third from 20 to 33, taken by the sink, or not when the
+  // pattern was stored in mode 0), a cp.async with sources (37). A sink that takes every repeat
+  // must see blocks 0..39 once each, in order. Then execution 37 made corrupt four ways (its control
+  // byte, its pc index, its shift, its sources' shift): each gives an error, and the sink has seen
+  // exactly blocks 0..36.
   struct Events : TraceSink {
     std::vector<uint32_t> blocks;
-    std::vector<size_t> batches;
-    void on_warps(const TraceWarp* ws, size_t n, const TracePc*) override {
-      batches.push_back(n);
-      for (size_t i = 0; i < n; ++i) blocks.push_back(ws[i].block);
-    }
-    void on_warp(const TraceWarp& w, const TracePc&) override { blocks.push_back(w.block + 1000); }  // not expected
+    void on_warp(const TraceWarp& w, const TracePc&) override { blocks.push_back(w.block); }
     bool takes_repeats() const override { return true; }
     bool on_repeat(const TraceWarp& w, uint32_t, uint32_t, bool, const TracePc&) override {
       blocks.push_back(w.block);
+      ++repeats;
       return true;
     }
+    int repeats = 0;
   };
   std::vector<uint8_t> body;
   std::vector<size_t> at;  // each execution's first byte in body
@@ -529,8 +522,7 @@ TEST_CASE("trace reader: version 4 executions reach the sink in order, in batche
     const auto s = read_trace(file.data(), file.size(), e);
     REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
     CHECK(e.blocks == all);
-    CHECK(*std::max_element(e.batches.begin(), e.batches.end()) == kTraceWarpBatch);
-    CHECK(e.batches.size() > 40 / kTraceWarpBatch + 1);  // the repeats cut batches short
+    CHECK(e.repeats >= 2);  // (21, 24 and 27 follow lanes stored in mode 2)
   }
   const std::vector<uint32_t> before(all.begin(), all.begin() + 37);
   for (int how = 0; how < 4; ++how) {
@@ -546,56 +538,5 @@ TEST_CASE("trace reader: version 4 executions reach the sink in order, in batche
     const auto s = read_trace(file.data(), file.size(), e);
     REQUIRE_FALSE(s.ok());
     CHECK(e.blocks == before);
-  }
-}
-
-TEST_CASE("trace report: executions sent in batches of any size report as sent one at a time") {
-  // TraceAggregator::on_warps() counts a batch's executions, then finishes the two-step ones
-  // (split_cost_fn()), kTraceWarpBatch at a time. 300 executions of three PCs (random lanes, which
-  // skip the memo after 64; rows; a partial mask), sent as one batch of 300, in batches of 7, and
-  // one at a time through on_warp(): every PC's stats the same.
-  std::mt19937 rng(41);
-  const std::vector<TracePc> pcs = {TracePc{0, 0x40, TraceOpKind::kLoad, 4, "LDS", "", 0},
-                                    TracePc{1, 0x50, TraceOpKind::kStore, 4, "STS", "", 0},
-                                    TracePc{2, 0x60, TraceOpKind::kLoad, 2, "LDS.U16", "", 0}};
-  std::vector<TraceWarp> ws(300);
-  for (size_t i = 0; i < ws.size(); ++i) {
-    TraceWarp& w = ws[i];
-    w.pc_index = static_cast<uint32_t>(i % 5 == 0 ? 1 : i % 7 == 0 ? 2 : 0);
-    w.mask = w.pc_index == 2 ? static_cast<uint32_t>(rng()) : 0xffffffffu;
-    for (uint32_t lane = 0; lane < 32; ++lane) {
-      w.addr[lane] = w.pc_index == 1 ? 4 * (33 * lane) : (static_cast<uint32_t>(rng()) % 12288) * (w.pc_index == 2 ? 2 : 4);
-    }
-  }
-  const auto run = [&](size_t per) {
-    TraceAggregator a;
-    a.on_launch(TraceLaunch{});
-    for (const TracePc& p : pcs) a.on_pc(p);
-    for (size_t i = 0; i < ws.size(); i += per) {
-      if (per == 1) {
-        a.on_warp(ws[i], pcs[ws[i].pc_index]);
-      } else {
-        a.on_warps(ws.data() + i, std::min(per, ws.size() - i), pcs.data());
-      }
-    }
-    return a.take(TraceSummary{});
-  };
-  const TraceReport one = run(1);
-  REQUIRE(one.launches.size() == 1);
-  CHECK(one.launches[0].pcs[0].executions > 150);
-  for (const size_t per : {size_t{300}, size_t{7}}) {
-    CAPTURE(per);
-    const TraceReport r = run(per);
-    REQUIRE(r.launches.size() == 1);
-    for (size_t p = 0; p < pcs.size(); ++p) {
-      CAPTURE(p);
-      const PcStats& x = r.launches[0].pcs[p];
-      const PcStats& y = one.launches[0].pcs[p];
-      CHECK(x.executions == y.executions);
-      CHECK(x.wavefronts == y.wavefronts);
-      CHECK(x.ideal == y.ideal);
-      CHECK(x.worst_n_way == y.worst_n_way);
-      CHECK(x.n_way_count == y.n_way_count);
-    }
   }
 }
