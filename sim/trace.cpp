@@ -970,12 +970,12 @@ struct V4Widths {
 };
 
 // One execution of a version 4 'W' record at p, decoded into c.w (whose per-execution flags are
-// clear) and sent to the sink (deliver()). Its fixed
-// fields, and lanes and sources in modes 4 and 0, are read from a local pointer with one bounds
-// check when 48 bytes are left (every field at its widest, and a 5-byte stride each); anything else
-// through the cursor, which names what is wrong. p is moved past it. Returns false after r.fail().
-// read_warps_v4_body() decodes the commonest executions itself, and this the rest, out of line (in
-// its loop, this step's registers spilled the common steps' to the stack).
+// clear) and sent to the sink (deliver()). Its fixed fields, and lanes and sources in modes 4 and 0,
+// are read from a local pointer with one bounds check when 48 bytes are left (every field at its
+// widest, and a 5-byte stride each); anything else through the cursor, which names what is wrong.
+// p is moved past it. Returns false after r.fail(). read_warps_v4_body() decodes the commonest
+// executions itself, and this the rest, out of line (in its loop, this step's registers spilled the
+// common steps' to the stack).
 template <int kWidths, int kSimd>
 #if defined(__GNUC__)
 __attribute__((noinline))
