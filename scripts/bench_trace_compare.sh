@@ -6,6 +6,8 @@
 # size and sha256 are printed). The new build is BANKSCOPE_BUILD_DIR (default build). Written with
 # the machine's description to assets/results/cpu/bench_trace_compare.txt; the README quotes each
 # build's best run (the VM's host moves single runs by up to a half). Run on an otherwise idle machine.
+# BANKSCOPE_COMPARE_OUT names another file to write, and BANKSCOPE_COMPARE_SYNTHETIC=0 leaves the
+# synthetic traces out (round 20: bench_trace_compare_real.txt, the real traces alone).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 (($# >= 2)) || { echo "bench_trace_compare: usage: scripts/bench_trace_compare.sh OLD_BUILD_DIR OLD_LABEL [RUNS]" >&2; exit 2; }
@@ -13,7 +15,7 @@ old="$1/bin/bankscope-bench-trace"
 label="$2"
 runs="${3:-4}"
 new="${BANKSCOPE_BUILD_DIR:-build}/bin/bankscope-bench-trace"
-out=assets/results/cpu/bench_trace_compare.txt
+out=${BANKSCOPE_COMPARE_OUT:-assets/results/cpu/bench_trace_compare.txt}
 state="$(git rev-parse --short HEAD)$(git diff --quiet -- . ":(exclude)$out" || echo ' (with local changes)')"
 extra=()
 shopt -s nullglob  # a folder without traces adds none
@@ -29,8 +31,12 @@ shopt -u nullglob
       bin=$new
       [[ $which == old ]] && bin=$old
       echo "## run $k, $which, BANKSCOPE_SIMD=avx2"
-      BANKSCOPE_SIMD=avx2 "$bin"
-      ((${#extra[@]} == 0)) || BANKSCOPE_SIMD=avx2 "$bin" "${extra[@]}" | tail -n +3
+      if [[ ${BANKSCOPE_COMPARE_SYNTHETIC:-1} == 1 ]]; then
+        BANKSCOPE_SIMD=avx2 "$bin"
+        ((${#extra[@]} == 0)) || BANKSCOPE_SIMD=avx2 "$bin" "${extra[@]}" | tail -n +3
+      else
+        ((${#extra[@]} == 0)) || BANKSCOPE_SIMD=avx2 "$bin" "${extra[@]}"
+      fi
     done
   done
 } 2>&1 | tee "$out"
