@@ -1056,8 +1056,9 @@ bool read_one_v4(Cursor& r, const uint8_t*& pp, uint8_t widths_byte, WarpContext
 // none; everything else, and any of those whose quick checks fail, by read_one_v4(), which names
 // what is wrong. Returns false after r.fail(). kWidths: the widths byte, or -1 for the record's
 // (`widths_byte`); kSimd: the CostPath the lanes are unpacked on, or -1 for c.simd
-// (read_warps_v4() below picks them). Measured on random lanes (callgrind): 176 instructions per
-// execution to decode with every step in one loop, 118 so.
+// (read_warps_v4() below picks them). Measured on random lanes (callgrind,
+// assets/results/cpu/report_profile_round20{,_old}.txt): 169 instructions per execution to decode
+// with every step in one loop, 109 so.
 template <int kWidths, int kSimd>
 #if defined(__GNUC__)
 __attribute__((always_inline))
@@ -1198,18 +1199,28 @@ inline bool read_warps_v4_body(Cursor& r, uint64_t count, uint8_t widths_byte, W
   return true;
 }
 
-// read_warps_v4_body() compiled for the lanes' vector path (kSimd, -1: the context's, at run time)
-// with that path's instructions, so that its vector steps (unpack(), add_lanes()) are inlined.
-template <int kWidths, int kSimd>
-bool read_warps_v4_as(Cursor& r, uint64_t count, uint8_t widths_byte, WarpContext& c) {
-  return read_warps_v4_body<kWidths, kSimd>(r, count, widths_byte, c);
-}
 #ifdef BANKSCOPE_TRACE_X86
+// read_warps_v4_body() on the AVX2 path, compiled with AVX2's instructions, so that its vector
+// steps (unpack(), add_lanes()) are inlined.
 template <int kWidths>
 __attribute__((target("avx2"))) bool read_warps_v4_avx2(Cursor& r, uint64_t count, uint8_t widths_byte, WarpContext& c) {
   return read_warps_v4_body<kWidths, static_cast<int>(CostPath::kAvx2)>(r, count, widths_byte, c);
 }
 #endif
+// read_warps_v4_body() for the widths byte kWidths and the lanes' vector path kSimd (-1: the
+// record's and the context's, at run time); on the AVX2 path read_warps_v4_avx2().
+template <int kWidths, int kSimd>
+bool read_warps_v4_as(Cursor& r, uint64_t count, uint8_t widths_byte, WarpContext& c) {
+#ifdef BANKSCOPE_TRACE_X86
+  if constexpr (kSimd == static_cast<int>(CostPath::kAvx2)) {
+    return read_warps_v4_avx2<kWidths>(r, count, widths_byte, c);
+  } else {
+    return read_warps_v4_body<kWidths, kSimd>(r, count, widths_byte, c);
+  }
+#else
+  return read_warps_v4_body<kWidths, kSimd>(r, count, widths_byte, c);
+#endif
+}
 
 // The executions of a 'W' record, by read_warps_v4_as() compiled for its fields' widths and the
 // lanes' vector path where those are the common ones (on a trace of random lanes and on CUB's, 18
@@ -1225,17 +1236,7 @@ bool read_warps_v4_on(Cursor& r, uint64_t count, uint8_t widths, WarpContext& c)
   }
 }
 bool read_warps_v4(Cursor& r, uint64_t count, uint8_t widths, WarpContext& c) {
-#ifdef BANKSCOPE_TRACE_X86
-  if (c.simd == CostPath::kAvx2) {
-    switch (widths) {
-      case 0x40: return read_warps_v4_avx2<0x40>(r, count, widths, c);
-      case 0x41: return read_warps_v4_avx2<0x41>(r, count, widths, c);
-      case 0x80: return read_warps_v4_avx2<0x80>(r, count, widths, c);
-      case 0x81: return read_warps_v4_avx2<0x81>(r, count, widths, c);
-      default: return read_warps_v4_as<-1, -1>(r, count, widths, c);
-    }
-  }
-#endif
+  if (c.simd == CostPath::kAvx2) return read_warps_v4_on<static_cast<int>(CostPath::kAvx2)>(r, count, widths, c);
   if (c.simd == CostPath::kAvx512) return read_warps_v4_on<static_cast<int>(CostPath::kAvx512)>(r, count, widths, c);
   return read_warps_v4_as<-1, -1>(r, count, widths, c);
 }
