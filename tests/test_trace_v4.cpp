@@ -1,6 +1,6 @@
 // test_trace_v4.cpp: trace format version 4 ('W' records of fixed-width fields, a control byte per
-// execution, sources in the 'W' record), byte by byte, its reader's one-line errors on both of its
-// paths (a local pointer with 48 bytes left, the cursor otherwise).
+// execution, sources in the 'W' record), byte by byte, and its reader's one-line errors on both of
+// its paths (a local pointer with 48 bytes left, the cursor otherwise).
 #include <doctest/doctest.h>
 
 #include <string>
