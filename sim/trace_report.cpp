@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "ldgsts.hpp"
+#include "trace_read.hpp"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define BANKSCOPE_REPORT_X86 1
@@ -661,7 +662,16 @@ inline void TraceAggregator::finish_late() {
 }
 void TraceAggregator::flush_late() { finish_late(); }
 
-void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
+// on_warp() and on_repeat(): inlined in read_trace() below (always_inline), and defined as well for
+// every other caller (the vtable, tests), for whom GCC warns that they "might not be inlinable".
+#if defined(__GNUC__)
+#define BANKSCOPE_STEP_INLINE __attribute__((always_inline))
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wattributes"
+#else
+#define BANKSCOPE_STEP_INLINE
+#endif
+BANKSCOPE_STEP_INLINE void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
   LaunchReport& l = report_.launches.back();
   MemoGate& g = gates_[w.pc_index];
   if (g.deferred != 0) flush_repeats(w.pc_index);  // before this PC's slots change
@@ -818,8 +828,8 @@ inline void TraceAggregator::keep_repeat(MemoGate& g, bool repeats, bool keep, u
   g.repeat_valid = (g.repeat_valid & ~(uint64_t{1} << i)) | static_cast<uint64_t>(valid) << i;
 }
 
-bool TraceAggregator::on_repeat(const TraceWarp& w, uint32_t first, uint32_t src_first, bool src_nonzero,
-                                const TracePc&) {
+BANKSCOPE_STEP_INLINE bool TraceAggregator::on_repeat(const TraceWarp& w, uint32_t first, uint32_t src_first,
+                                                      bool src_nonzero, const TracePc&) {
   // on_warp()'s and kind_cost()'s repeat checks, from the first lane (and source) alone.
   MemoGate& g = gates_[w.pc_index];
   uint32_t residue = first & 15u;
@@ -843,6 +853,10 @@ bool TraceAggregator::on_repeat(const TraceWarp& w, uint32_t first, uint32_t src
   if (++g.deferred == 0xffffffffu) flush_repeats(w.pc_index);  // never wraps
   return true;
 }
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+#undef BANKSCOPE_STEP_INLINE
 
 AccessCost TraceAggregator::kind_cost(uint32_t pc_index, const TraceWarp& w, bool* valid) {
   const bool ldgsts = access_.op == Op::kLdgsts;
@@ -1009,6 +1023,10 @@ class TeeSink : public TraceSink {
 };
 }  // namespace
 
+Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceAggregator& sink) {
+  return trace_read::read_trace_as(data, size, sink);
+}
+
 Result<TraceReports> report_trace(const uint8_t* data, size_t size, const std::vector<ArrayRemap>& remaps) {
   TraceAggregator traced;
   // The what-if's aggregator only when there is one: each holds memo tables of a few hundred KiB,
@@ -1016,7 +1034,7 @@ Result<TraceReports> report_trace(const uint8_t* data, size_t size, const std::v
   std::optional<TraceAggregator> what_if;
   if (!remaps.empty()) what_if.emplace(remaps);
   TeeSink tee(traced, what_if ? &*what_if : nullptr);
-  auto s = read_trace(data, size, what_if ? static_cast<TraceSink&>(tee) : static_cast<TraceSink&>(traced));
+  auto s = what_if ? read_trace(data, size, tee) : read_trace(data, size, traced);
   if (!s) return s.error();
   TraceReports r;
   r.traced = traced.take(*s);

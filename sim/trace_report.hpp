@@ -100,7 +100,8 @@ Result<SharedArray> apply_layout_spec(const SharedArray& array, const std::strin
 uint32_t remap_address(const std::vector<ArrayRemap>& remaps, uint64_t reserved, uint32_t addr);
 
 // Aggregates as the trace is read; `remaps` apply to every address first (empty = as traced).
-class TraceAggregator : public TraceSink {
+// Final: read_trace() below, the reader compiled for it, calls its steps without a virtual call.
+class TraceAggregator final : public TraceSink {
  public:
   explicit TraceAggregator(std::vector<ArrayRemap> remaps = {}) : remaps_(std::move(remaps)) {}
   void on_launch(const TraceLaunch& l) override;
@@ -296,6 +297,11 @@ class TraceAggregator : public TraceSink {
   void finish_late();  // inlined in on_warp()
   void flush_late();   // the same, out of line
 };
+
+// read_trace() (trace.hpp) compiled for the aggregator: on_warp() and on_repeat() inlined in the
+// loop that decodes version 4's commonest executions, so no virtual call and no frame of their own
+// per execution. The same calls in the same order, so the same report.
+Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceAggregator& sink);
 
 // Reads `data` once into both the as-traced report and, when remaps are given, the what-if one.
 struct TraceReports {

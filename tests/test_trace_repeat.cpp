@@ -631,6 +631,34 @@ void check_same_totals(const OpTotals& x, const OpTotals& y) {
   CHECK(x.ideal == y.ideal);
   CHECK(x.conflicts == y.conflicts);
 }
+
+// Every field of every PC and every launch total of two reports equal.
+void check_same_report(const TraceReport& a, const TraceReport& b) {
+  REQUIRE(a.launches.size() == b.launches.size());
+  for (size_t li = 0; li < a.launches.size(); ++li) {
+    const LaunchReport& x = a.launches[li];
+    const LaunchReport& y = b.launches[li];
+    CAPTURE(li);
+    for (size_t k = 0; k < kTraceOpKinds; ++k) {
+      CAPTURE(k);
+      check_same_totals(x.by_kind[k], y.by_kind[k]);
+      CHECK(x.uncosted_by_kind[k] == y.uncosted_by_kind[k]);
+      CHECK(x.executions_by_kind[k] == y.executions_by_kind[k]);
+    }
+    check_same_totals(x.ld, y.ld);
+    check_same_totals(x.st, y.st);
+    REQUIRE(x.pcs.size() == y.pcs.size());
+    for (size_t i = 0; i < x.pcs.size(); ++i) {
+      CAPTURE(i);
+      CHECK(x.pcs[i].executions == y.pcs[i].executions);
+      CHECK(x.pcs[i].wavefronts == y.pcs[i].wavefronts);
+      CHECK(x.pcs[i].ideal == y.pcs[i].ideal);
+      CHECK(x.pcs[i].worst_n_way == y.pcs[i].worst_n_way);
+      CHECK(x.pcs[i].n_way_count == y.pcs[i].n_way_count);
+      CHECK(x.pcs[i].uncosted == y.pcs[i].uncosted);
+    }
+  }
+}
 }  // namespace
 
 TEST_CASE("trace report: repeats taken without their lanes count as on_warp() counts them, in every field") {
@@ -701,30 +729,7 @@ TEST_CASE("trace report: repeats taken without their lanes count as on_warp() co
   CHECK(counted.offered > counted.taken);  // and some are not (a new residue, a null source)
   const TraceReport a = fast.take(*sf), b = slow.take(*ss);
   REQUIRE(a.launches.size() == 2);
-  REQUIRE(b.launches.size() == 2);
-  for (size_t li = 0; li < 2; ++li) {
-    const LaunchReport& x = a.launches[li];
-    const LaunchReport& y = b.launches[li];
-    CAPTURE(li);
-    for (size_t k = 0; k < kTraceOpKinds; ++k) {
-      CAPTURE(k);
-      check_same_totals(x.by_kind[k], y.by_kind[k]);
-      CHECK(x.uncosted_by_kind[k] == y.uncosted_by_kind[k]);
-      CHECK(x.executions_by_kind[k] == y.executions_by_kind[k]);
-    }
-    check_same_totals(x.ld, y.ld);
-    check_same_totals(x.st, y.st);
-    REQUIRE(x.pcs.size() == y.pcs.size());
-    for (size_t i = 0; i < x.pcs.size(); ++i) {
-      CAPTURE(i);
-      CHECK(x.pcs[i].executions == y.pcs[i].executions);
-      CHECK(x.pcs[i].wavefronts == y.pcs[i].wavefronts);
-      CHECK(x.pcs[i].ideal == y.pcs[i].ideal);
-      CHECK(x.pcs[i].worst_n_way == y.pcs[i].worst_n_way);
-      CHECK(x.pcs[i].n_way_count == y.pcs[i].n_way_count);
-      CHECK(x.pcs[i].uncosted == y.pcs[i].uncosted);
-    }
-  }
+  check_same_report(a, b);
   CHECK(a.launches[1].executions_by_kind[static_cast<size_t>(TraceOpKind::kLdgsts)] > 1000);
 }
 
@@ -766,4 +771,109 @@ TEST_CASE("trace report: a .ca cp.async repeat whose moved sources reach 0 is no
   auto rep = report_trace(bytes.data(), bytes.size());
   REQUIRE(rep.ok());
   CHECK(rep->traced.launches.at(0).pcs.at(0).wavefronts == want);
+}
+
+TEST_CASE("trace report: the aggregator's own reader reports what the reader for any sink reports") {
+  // read_trace(..., TraceAggregator&) is the reader compiled for the aggregator, its on_warp() and
+  // on_repeat() inlined in the loop that decodes version 4's commonest executions; read_trace(...,
+  // TraceSink&) reaches them through the vtable (here through a sink that forwards each call). Three
+  // launches whose fields take the loop's compiled widths (1-byte blocks and 2-byte bases; 2-byte
+  // blocks and 3-byte bases) and a width read at run time (4-byte bases), with executions of every
+  // route of that loop: full warps of scattered lanes (modes 2 and 3), repeats (mode 4) with and
+  // without cp.async sources, evenly spaced lanes (mode 0), empty masks, and the rest (partial
+  // masks, a sub-word store, LDS.128). Every field of every PC and launch must be equal, with and
+  // without a what-if layout (which takes no repeats).
+  std::mt19937 rng(31);
+  const std::vector<TracePc> pcs = {
+      TracePc{0, 0x40, TraceOpKind::kLoad, 4, "LDS", "", 0},
+      TracePc{1, 0x50, TraceOpKind::kStore, 8, "STS.64", "", 0},
+      TracePc{2, 0x60, TraceOpKind::kLdgsts, 4, "LDGSTS.E.LTC128B", "", 0},
+      TracePc{3, 0x70, TraceOpKind::kLoad, 16, "LDS.128", "", 0},
+      TracePc{4, 0x80, TraceOpKind::kStore, 1, "STS.U8", "", 0},
+      TracePc{5, 0x90, TraceOpKind::kAtomic, 4, "ATOMS.ADD", "", 0},
+  };
+  // Per launch: blocks, the base's upper bound (the base field's width follows it).
+  const uint32_t blocks[3] = {200, 3000, 100};
+  const uint32_t bases[3] = {40000, 3000000, 100000000};
+  TraceWriter t;
+  uint64_t routes[4] = {};  // scattered full warps, repeats, evenly spaced, empty
+  for (uint64_t launch = 0; launch < 3; ++launch) {
+    TraceLaunch l;
+    l.launch = launch;
+    t.launch(l);
+    for (const auto& p : pcs) t.pc(p);
+    std::vector<std::array<uint32_t, 32>> off(pcs.size()), src_off(pcs.size());
+    std::vector<uint32_t> masks(pcs.size(), ~0u);
+    uint64_t executions = 0;
+    for (int i = 0; i < 4000; ++i, ++executions) {
+      TraceWarp w;
+      w.block = static_cast<uint32_t>(rng() % blocks[launch]);
+      w.warp = static_cast<uint32_t>(rng() % 8);
+      w.pc_index = static_cast<uint32_t>(rng() % pcs.size());
+      const uint32_t width = static_cast<uint32_t>(pcs[w.pc_index].width);
+      const uint32_t base = width * static_cast<uint32_t>(rng() % (bases[launch] / width));
+      const uint32_t src_base = 65536 * static_cast<uint32_t>(rng() % 16) + width * static_cast<uint32_t>(rng() % 3);
+      const uint32_t route = static_cast<uint32_t>(rng() % 8);
+      if (route < 2 || i < 6) {  // a new pattern: scattered, over a small or a wide spread (mode 2, 3)
+        masks[w.pc_index] = rng() % 5 == 0 ? static_cast<uint32_t>(rng()) | 1u : ~0u;
+        const uint32_t spread = rng() % 2 == 0 ? 255 : 40000;
+        for (uint32_t lane = 0; lane < 32; ++lane) {
+          off[w.pc_index][lane] = width * static_cast<uint32_t>(rng() % (spread / width + 1));
+          src_off[w.pc_index][lane] = width * static_cast<uint32_t>(rng() % (2048 / width));
+        }
+        routes[0] += masks[w.pc_index] == ~0u;
+      } else if (route == 2) {  // evenly spaced (mode 0), the pattern for repeats after it
+        masks[w.pc_index] = ~0u;
+        const uint32_t stride = width * static_cast<uint32_t>(rng() % 40);
+        for (uint32_t lane = 0; lane < 32; ++lane) {
+          off[w.pc_index][lane] = lane * stride;
+          src_off[w.pc_index][lane] = lane * width;
+        }
+        ++routes[2];
+      } else {
+        ++routes[1];
+      }
+      w.mask = route == 7 && rng() % 2 == 0 ? 0u : masks[w.pc_index];
+      routes[3] += w.mask == 0;
+      for (uint32_t lane = 0; lane < 32; ++lane) {
+        w.addr[lane] = w.mask >> lane & 1u ? base + off[w.pc_index][lane] : 0;
+        w.src[lane] = w.mask >> lane & 1u ? src_base + src_off[w.pc_index][lane] : 0;
+      }
+      w.has_src = pcs[w.pc_index].kind == TraceOpKind::kLdgsts;
+      t.warp(w);
+    }
+    t.launch_end(TraceLaunchEnd{launch, executions, 0, TraceStatus::kComplete});
+  }
+  t.end(TraceEnd{3, 0});
+  const auto bytes = t.take();
+  for (const uint64_t n : routes) CHECK(n > 300);
+
+  // As traced: the repeats taken by on_repeat() on both readers.
+  TraceAggregator own, through;
+  CountRepeats forwarded(through);
+  auto so = read_trace(bytes.data(), bytes.size(), own);
+  auto sf = read_trace(bytes.data(), bytes.size(), forwarded);
+  REQUIRE(so.ok());
+  REQUIRE(sf.ok());
+  CHECK(so->executions == 12000);
+  CHECK(forwarded.taken > 1000);
+  const TraceReport a = own.take(*so), b = through.take(*sf);
+  REQUIRE(a.launches.size() == 3);
+  check_same_report(a, b);
+
+  // A what-if layout over part of the shared window: every execution to on_warp(), remapped.
+  auto tile = parse_array_spec("tile@0:float[32][32]");
+  REQUIRE(tile.ok());
+  auto padded = apply_layout_spec(*tile, "tile:stride=33");
+  REQUIRE(padded.ok());
+  TraceAggregator own_if({ArrayRemap{*tile, *padded}}), through_if({ArrayRemap{*tile, *padded}});
+  NoRepeats forwarded_if(through_if);
+  auto wo = read_trace(bytes.data(), bytes.size(), own_if);
+  auto wf = read_trace(bytes.data(), bytes.size(), forwarded_if);
+  REQUIRE(wo.ok());
+  REQUIRE(wf.ok());
+  const TraceReport c = own_if.take(*wo), d = through_if.take(*wf);
+  check_same_report(c, d);
+  // The what-if changed something (the tile's 4 KiB are within launch 0's bases), so it was applied.
+  CHECK(c.launches[0].ld.wavefronts != a.launches[0].ld.wavefronts);
 }

@@ -134,9 +134,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const auto tile = parse_array_spec("tile@0:float[32][32]");
   static const auto padded = apply_layout_spec(*tile, "tile:stride=33");
   auto r = report_trace(data, size, {ArrayRemap{*tile, *padded}});
-  // And `report`'s own path, without a what-if: the reader offers repeats without their lanes
-  // (TraceSink::on_repeat), which the what-if's tee never takes. Its traced report must be the
-  // what-if run's, field for field, and is the one checked against each execution alone below.
+  // And `report`'s own path, without a what-if: the reader compiled for the aggregator
+  // (read_trace(..., TraceAggregator&)), which offers repeats without their lanes
+  // (TraceSink::on_repeat); the what-if's tee is read by the reader for any sink and takes none. Its
+  // traced report and its errors must be the what-if run's, field for field, and it is the one
+  // checked against each execution alone below.
   auto plain = report_trace(data, size);
   if (!r.ok()) {
     FUZZ_CHECK(r.error().message.rfind("trace: ", 0) == 0, "error without the 'trace: ' prefix: " + r.error().message);
