@@ -1561,10 +1561,11 @@ template <bool kWord>
 BANKSCOPE_TARGET_AVX2 __attribute__((noinline)) static AccessCost words_finish_split(const WarpAccess& a,
                                                                                     const uint32_t* addr,
                                                                                     BusiestLanes b) {
-  if (b.n == 0) return AccessCost{};  // nothing issues (R5)
   if (b.n > 4) return words_check8_split<kWord>(a, addr, b);
-  if (!units_distinct4_sse2<kWord ? 0 : 2>(addr, b.lanes, b.n)) return cost_default_avx2_dedupe(a, addr);
-  return make_cost(b.n, 1, b.n);
+  if (b.n != 0 && !units_distinct4_sse2<kWord ? 0 : 2>(addr, b.lanes, b.n)) return cost_default_avx2_dedupe(a, addr);
+  // One AccessCost built, here alone: with a second (`return AccessCost{}` for n = 0), GCC built
+  // both in memory on the stack, with a frame to align it (8 more instructions per random execution).
+  return make_cost(b.n, b.n != 0 ? 1 : 0, b.n);  // n = 0: nothing issues (R5)
 }
 
 // R8's cost (busiest_cost_portable(), below) with AVX2: the count of cost_avx2_words(), without its
