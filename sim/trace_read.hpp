@@ -798,36 +798,60 @@ inline bool attach_sources(PendingSources& src, TraceWarp& w, const TracePc& pc,
   return r.ok();
 }
 
+// How the reader calls a sink's per-execution steps: on_warp() and on_repeat(), or what a
+// specialization for the sink's class calls in their place (trace_report.cpp: the aggregator's
+// steps themselves, inlined here; an always_inline on the virtual functions fails where they can be
+// interposed, in the Python module's shared library).
+template <class Sink>
+struct SinkSteps {
+  static void warp(Sink& s, const TraceWarp& w, const TracePc& pc) { s.on_warp(w, pc); }
+  static bool repeat(Sink& s, const TraceWarp& w, uint32_t first, uint32_t src_first, bool src_nonzero,
+                     const TracePc& pc) {
+    return s.on_repeat(w, first, src_first, src_nonzero, pc);
+  }
+};
+
+// w's per-execution flags, in groups: even and stride, same_offsets, has_src and src_same_offsets.
+constexpr unsigned kEvenFlags = 1, kSameFlag = 2, kSourceFlags = 4, kAllFlags = 7;
+
 // An execution decoded, to the sink: as a TraceRepeat when its lanes (and its sources, if any) are
 // deferred repeats and the sink takes it so, else with its lanes written out. Then w's per-execution
-// flags are cleared for the next one.
+// flags are cleared for the next one: those in `flags_set`, all unless the caller knows which the
+// execution's modes set.
+template <class Sink>
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-inline void deliver(TraceSink& sink, TraceWarp& w, const TracePc& pc, CostPath simd, const LaneState& h,
-                    const LaneState& hs, bool addr_deferred, int64_t addr_d, bool src_deferred, int64_t src_d) {
+inline void deliver(Sink& sink, TraceWarp& w, const TracePc& pc, CostPath simd, const LaneState& h,
+                    const LaneState& hs, bool addr_deferred, int64_t addr_d, bool src_deferred, int64_t src_d,
+                    unsigned flags_set = kAllFlags) {
   if (addr_deferred) {
     bool taken = false;
     if (!w.has_src) {
-      taken = sink.on_repeat(w, static_cast<uint32_t>(h.first + addr_d), 0, false, pc);
+      taken = SinkSteps<Sink>::repeat(sink, w, static_cast<uint32_t>(h.first + addr_d), 0, false, pc);
     } else if (src_deferred) {
       // hs.lo bounds the pattern's sources from below.
-      taken = sink.on_repeat(w, static_cast<uint32_t>(h.first + addr_d), static_cast<uint32_t>(hs.first + src_d),
-                             hs.lo + src_d > 0, pc);
+      taken = SinkSteps<Sink>::repeat(sink, w, static_cast<uint32_t>(h.first + addr_d),
+                                      static_cast<uint32_t>(hs.first + src_d), hs.lo + src_d > 0, pc);
     }
     if (!taken) {
       add_lanes(simd, h.lanes.data(), static_cast<uint32_t>(addr_d), w.addr.data());
       if (src_deferred) add_lanes(simd, hs.lanes.data(), static_cast<uint32_t>(src_d), w.src.data());
-      sink.on_warp(w, pc);
+      SinkSteps<Sink>::warp(sink, w, pc);
     }
   } else {
-    sink.on_warp(w, pc);
+    SinkSteps<Sink>::warp(sink, w, pc);
   }
-  w.even = false;
-  w.stride = 0;
-  w.has_src = false;
-  w.same_offsets = false;
-  w.src_same_offsets = false;
+  // Those the execution may have set (a constant where inlined by fast_step()).
+  if (flags_set & kEvenFlags) {
+    w.even = false;
+    w.stride = 0;
+  }
+  if (flags_set & kSameFlag) w.same_offsets = false;
+  if (flags_set & kSourceFlags) {
+    w.has_src = false;
+    w.src_same_offsets = false;
+  }
 }
 
 inline uint32_t load_le32(const uint8_t* p) {
@@ -1004,17 +1028,75 @@ bool read_one_v4(Cursor& r, const uint8_t*& pp, uint8_t widths_byte, WarpContext
   return true;
 }
 
+// One execution of version 4 whose control byte is the constant kCtl (mode 2 or 3 of a full warp,
+// mode 4 with sources in mode 4 or none, mode 0, or no lanes) at p, its pc index pci below the
+// count of pcs: its lanes (and sources) by lanes_fast(), with its checks, then deliver(). p is
+// moved past it. False when a check fails: nothing was sent, w's per-execution flags are clear, and
+// read_one_v4() reads the execution again through the cursor, which names what is wrong.
+template <uint8_t kCtl, class Sink>
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline bool fast_step(const uint8_t*& p, const uint8_t* end, const V4Widths& f, uint32_t pci, const TracePc& pc,
+                      LaneState& h, WarpContext& c, CostPath simd, TraceWarp& w, Sink& sink) {
+  constexpr bool kMasked = (kCtl & 8) != 0, kSourced = (kCtl & 16) != 0;
+  constexpr uint8_t kMode = kCtl & 7;
+  const uint8_t* q = p + f.head;
+  uint32_t mask = 0xffffffffu;
+  if constexpr (kMasked) {
+    mask = load_le32(q);
+    q += 4;
+    if (mask == 0 && (kMode != 0 || kSourced)) return false;  // ctl_ok() names it
+  }
+  LaneState& hs = kSourced ? c.src_state[pci] : h;  // (h: not read without sources)
+  bool addr_deferred = false, src_deferred = false;
+  int64_t addr_d = 0, src_d = 0;
+  if (!kMasked || mask != 0) {
+    const uint64_t base = load_le32(q) & f.am;
+    q += f.aw;
+    bool ok = lanes_fast(q, end, base, kMode, mask, w.addr, pc, simd, int64_t{0xffffffffu} - pc.width, h,
+                         w.same_offsets, w.even, w.stride, c.repeats ? &addr_deferred : nullptr, addr_d);
+    if (kSourced && ok) {
+      // Sources are the low 32 bits of global addresses (read_one_v4()): a 4-byte base.
+      const uint64_t src_base = load_le32(q);
+      q += 4;
+      bool even = false;
+      int32_t stride = 0;
+      ok = lanes_fast(q, end, src_base, kCtl >> 5, mask, w.src, pc, simd, int64_t{0x100000000} - pc.width, hs,
+                      w.src_same_offsets, even, stride, addr_deferred ? &src_deferred : nullptr, src_d);
+    }
+    if (!ok) {
+      w.even = false;
+      w.stride = 0;
+      w.same_offsets = false;
+      w.src_same_offsets = false;
+      return false;
+    }
+  }
+  w.block = load_le32(p + 1) & f.bm;
+  w.warp = load_le32(p + f.at_warp) & f.wm;
+  w.pc_index = pci;
+  w.mask = mask;
+  if constexpr (kSourced) w.has_src = true;
+  p = q;
+  // The flags this execution's modes can have set (modes 2 and 3: none), for deliver() to clear.
+  constexpr unsigned kSet = (kMode == 0 ? kEvenFlags | kSameFlag : kMode == 4 ? kSameFlag : 0u) | (kSourced ? kSourceFlags : 0u);
+  deliver(sink, w, pc, simd, h, hs, addr_deferred, addr_d, src_deferred, src_d, kSet);
+  return true;
+}
+
 // A version 4 'W' record's executions, after its count and widths byte. The commonest executions
 // are decoded here, with one bounds check when 96 bytes are left (every fixed field at its widest
 // and 64 bytes of offsets): a full warp of scattered lanes (mode 2 or 3: random lanes, a radix
 // sort's scatters, a histogram's atomics), a repeat of a PC's kept lanes (mode 4: most executions
 // of real kernels), with sources in mode 4 too (cp.async), and evenly spaced lanes (mode 0) or
-// none; everything else, and any of those whose quick checks fail, by read_one_v4(), which names
-// what is wrong. Returns false after r.fail(). kWidths: the widths byte, or -1 for the record's
-// (`widths_byte`); kSimd: the CostPath the lanes are unpacked on, or -1 for c.simd
-// (read_warps_v4() below picks them). Measured on random lanes (callgrind,
-// assets/results/cpu/report_profile_round20{,_old}.txt): 169 instructions per execution to decode
-// with every step in one loop, 109 so.
+// none, each by fast_step() for its control byte; everything else, and any of those whose quick
+// checks fail, by read_one_v4(), which names what is wrong. Returns false after r.fail(). kWidths:
+// the widths byte, or -1 for the record's (`widths_byte`); kSimd: the CostPath the lanes are
+// unpacked on, or -1 for c.simd (read_warps_v4() below picks them). Measured on random lanes
+// (callgrind, assets/results/cpu/report_profile_round20{,_old}.txt): 169 instructions per execution
+// to decode with every step in one loop, 109 with these in a loop of their own (round 20, when the
+// loop wrote their steps out itself, which fast_step() now takes from lanes_fast() and deliver()).
 template <int kWidths, int kSimd, class Sink>
 #if defined(__GNUC__)
 __attribute__((always_inline))
@@ -1038,114 +1120,19 @@ inline bool read_warps_v4_body(Cursor& r, uint64_t count, uint8_t widths_byte, W
       if (pci < npcs) {
         const TracePc& pc = pcs[pci];
         LaneState& h = as[pci];
-        const uint8_t* q = p + f.head;
-        if (ctl == 2 || ctl == 3) {
-          // Mode 2 or 3, a full warp: lanes_fast()'s steps.
-          const uint64_t base = load_le32(q) & f.am;
-          q += f.aw;
-          const uint64_t top = uint64_t{0xffffffffu} - static_cast<uint64_t>(pc.width);
-          uint64_t hi = 0;
-          if (q[0] <= 4 && base <= top &&
-              (ctl == 2 ? unpack_full<1>(simd, q + 1, base, q[0], top, static_cast<uint64_t>(pc.width - 1),
-                                         w.addr.data(), h.lanes.data(), &hi)
-                        : unpack_full<2>(simd, q + 1, base, q[0], top, static_cast<uint64_t>(pc.width - 1),
-                                         w.addr.data(), h.lanes.data(), &hi))) {
-            w.block = load_le32(p + 1) & f.bm;
-            w.warp = load_le32(p + f.at_warp) & f.wm;
-            w.pc_index = pci;
-            w.mask = 0xffffffffu;
-            remember(h, 0xffffffffu, w.addr, static_cast<int64_t>(base), static_cast<int64_t>(hi), false, 0, true, true);
-            p = q + 1 + (ctl == 2 ? kWarpSize : 2 * kWarpSize);
-            sink.on_warp(w, pc);
-            continue;
-          }
-        } else if ((ctl & ~8) == 4 || (ctl & ~8) == 0x94) {
-          // Mode 4, and its sources in mode 4 if it has any: lanes_fast()'s checks (h.kept_mask
-          // == mask: the pattern's lanes are kept, with the same mask), then on_repeat() or the
-          // lanes written out.
-          uint32_t mask = 0xffffffffu;
-          if (ctl & 8) {
-            mask = load_le32(q);
-            q += 4;
-          }
-          const uint64_t base = load_le32(q) & f.am;
-          q += f.aw;
-          const int64_t x = static_cast<int64_t>(base) - h.first_lo;
-          const uint64_t align = static_cast<uint64_t>(pc.width - 1);
-          bool ok = mask != 0 && h.kept_mask == mask &&
-                    static_cast<uint64_t>(x) <= static_cast<uint64_t>(int64_t{0xffffffffu} - pc.width - h.span) &&
-                    (base & align) == 0;
-          const bool sourced = (ctl & 16) != 0;
-          uint64_t src_base = 0;
-          if (ok && sourced) {  // a 4-byte base, up to 2^32 - width
-            const LaneState& hs = c.src_state[pci];
-            src_base = load_le32(q);
-            q += 4;
-            const int64_t xs = static_cast<int64_t>(src_base) - hs.first_lo;
-            ok = hs.kept_mask == mask &&
-                 static_cast<uint64_t>(xs) <= static_cast<uint64_t>(int64_t{0x100000000} - pc.width - hs.span) &&
-                 (src_base & align) == 0;
-          }
-          if (ok) {
-            w.block = load_le32(p + 1) & f.bm;
-            w.warp = load_le32(p + f.at_warp) & f.wm;
-            w.pc_index = pci;
-            w.mask = mask;
-            w.same_offsets = true;
-            w.has_src = sourced;
-            w.src_same_offsets = sourced;
-            p = q;
-            const int64_t d = static_cast<int64_t>(base) - int64_t{h.first};
-            bool taken = false;
-            if (!sourced) {
-              taken = c.repeats && sink.on_repeat(w, static_cast<uint32_t>(base), 0, false, pc);
-              if (!taken) add_lanes(simd, h.lanes.data(), static_cast<uint32_t>(d), w.addr.data());
-            } else {
-              const LaneState& hs = c.src_state[pci];
-              const int64_t sd = static_cast<int64_t>(src_base) - int64_t{hs.first};
-              // hs.lo bounds the pattern's sources from below.
-              taken = c.repeats &&
-                      sink.on_repeat(w, static_cast<uint32_t>(base), static_cast<uint32_t>(src_base), hs.lo + sd > 0, pc);
-              if (!taken) {
-                add_lanes(simd, h.lanes.data(), static_cast<uint32_t>(d), w.addr.data());
-                add_lanes(simd, hs.lanes.data(), static_cast<uint32_t>(sd), w.src.data());
-              }
-            }
-            if (!taken) sink.on_warp(w, pc);
-            w.same_offsets = false;
-            w.has_src = false;
-            w.src_same_offsets = false;
-            continue;
-          }
-        } else if (ctl == 0 || ctl == 8) {
-          // Mode 0 (evenly spaced), or no lanes (a mask of 0): lanes_fast()'s steps, which change
-          // nothing unless they succeed.
-          uint32_t mask = 0xffffffffu;
-          if (ctl & 8) {
-            mask = load_le32(q);
-            q += 4;
-          }
-          bool ok = true;
-          if (mask != 0) {
-            const uint64_t base = load_le32(q) & f.am;
-            q += f.aw;
-            int64_t unused_d = 0;
-            ok = lanes_fast(q, end, base, 0, mask, w.addr, pc, simd, int64_t{0xffffffffu} - pc.width, h,
-                            w.same_offsets, w.even, w.stride, nullptr, unused_d);
-          }
-          if (ok) {
-            w.block = load_le32(p + 1) & f.bm;
-            w.warp = load_le32(p + f.at_warp) & f.wm;
-            w.pc_index = pci;
-            w.mask = mask;
-            p = q;
-            sink.on_warp(w, pc);
-          }
-          w.even = false;  // (cleared, and as they were for read_one_v4())
-          w.stride = 0;
-          w.same_offsets = false;
-          if (ok) continue;
+        // Each control byte its own fast_step(), its code for its modes alone; the commonest first
+        // (a switch's jump table took more instructions per execution).
+#define BANKSCOPE_STEP(k) fast_step<k>(p, end, f, pci, pc, h, c, simd, w, sink)
+        if (ctl - 2u <= 1u) {  // mode 2 or 3, a full warp
+          if (ctl == 2 ? BANKSCOPE_STEP(0x02) : BANKSCOPE_STEP(0x03)) continue;
+        } else if ((ctl & ~8) == 4) {  // mode 4, with or without a mask
+          if (ctl == 4 ? BANKSCOPE_STEP(0x04) : BANKSCOPE_STEP(0x0c)) continue;
+        } else if ((ctl & ~8) == 0x94) {  // mode 4 with sources in mode 4
+          if (ctl == 0x94 ? BANKSCOPE_STEP(0x94) : BANKSCOPE_STEP(0x9c)) continue;
+        } else if ((ctl & ~8) == 0) {  // mode 0, or no lanes (a mask of 0)
+          if (ctl == 0 ? BANKSCOPE_STEP(0x00) : BANKSCOPE_STEP(0x08)) continue;
         }
+#undef BANKSCOPE_STEP
       }
     }
     if (!read_one_v4<kWidths, kSimd>(r, p, widths_byte, c)) return false;

@@ -662,16 +662,11 @@ inline void TraceAggregator::finish_late() {
 }
 void TraceAggregator::flush_late() { finish_late(); }
 
-// on_warp() and on_repeat(): inlined in read_trace() below (always_inline), and defined as well for
-// every other caller (the vtable, tests), for whom GCC warns that they "might not be inlinable".
+// on_warp()'s body, inlined in the reader compiled for the aggregator (read_trace() below).
 #if defined(__GNUC__)
-#define BANKSCOPE_STEP_INLINE __attribute__((always_inline))
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wattributes"
-#else
-#define BANKSCOPE_STEP_INLINE
+__attribute__((always_inline))
 #endif
-BANKSCOPE_STEP_INLINE void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) {
+inline void TraceAggregator::warp_step(const TraceWarp& w, const TracePc& pc) {
   LaunchReport& l = report_.launches.back();
   MemoGate& g = gates_[w.pc_index];
   if (g.deferred != 0) flush_repeats(w.pc_index);  // before this PC's slots change
@@ -828,8 +823,11 @@ inline void TraceAggregator::keep_repeat(MemoGate& g, bool repeats, bool keep, u
   g.repeat_valid = (g.repeat_valid & ~(uint64_t{1} << i)) | static_cast<uint64_t>(valid) << i;
 }
 
-BANKSCOPE_STEP_INLINE bool TraceAggregator::on_repeat(const TraceWarp& w, uint32_t first, uint32_t src_first,
-                                                      bool src_nonzero, const TracePc&) {
+// on_repeat()'s body, likewise.
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline bool TraceAggregator::repeat_step(const TraceWarp& w, uint32_t first, uint32_t src_first, bool src_nonzero) {
   // on_warp()'s and kind_cost()'s repeat checks, from the first lane (and source) alone.
   MemoGate& g = gates_[w.pc_index];
   uint32_t residue = first & 15u;
@@ -853,10 +851,12 @@ BANKSCOPE_STEP_INLINE bool TraceAggregator::on_repeat(const TraceWarp& w, uint32
   if (++g.deferred == 0xffffffffu) flush_repeats(w.pc_index);  // never wraps
   return true;
 }
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
-#undef BANKSCOPE_STEP_INLINE
+
+void TraceAggregator::on_warp(const TraceWarp& w, const TracePc& pc) { warp_step(w, pc); }
+bool TraceAggregator::on_repeat(const TraceWarp& w, uint32_t first, uint32_t src_first, bool src_nonzero,
+                                const TracePc&) {
+  return repeat_step(w, first, src_first, src_nonzero);
+}
 
 AccessCost TraceAggregator::kind_cost(uint32_t pc_index, const TraceWarp& w, bool* valid) {
   const bool ldgsts = access_.op == Op::kLdgsts;
@@ -1022,6 +1022,24 @@ class TeeSink : public TraceSink {
   TraceSink* b_;
 };
 }  // namespace
+
+// The reader's calls of the aggregator's steps: their bodies, inlined (trace_read.hpp's SinkSteps).
+namespace trace_read {
+template <>
+struct SinkSteps<TraceAggregator> {
+#if defined(__GNUC__)
+  __attribute__((always_inline))
+#endif
+  static void warp(TraceAggregator& s, const TraceWarp& w, const TracePc& pc) { s.warp_step(w, pc); }
+#if defined(__GNUC__)
+  __attribute__((always_inline))
+#endif
+  static bool repeat(TraceAggregator& s, const TraceWarp& w, uint32_t first, uint32_t src_first, bool src_nonzero,
+                     const TracePc&) {
+    return s.repeat_step(w, first, src_first, src_nonzero);
+  }
+};
+}  // namespace trace_read
 
 Result<TraceSummary> read_trace(const uint8_t* data, size_t size, TraceAggregator& sink) {
   return trace_read::read_trace_as(data, size, sink);

@@ -99,6 +99,11 @@ Result<SharedArray> apply_layout_spec(const SharedArray& array, const std::strin
 // visualizer's what-if pane both call it, so the app's numbers are the report's.
 uint32_t remap_address(const std::vector<ArrayRemap>& remaps, uint64_t reserved, uint32_t addr);
 
+namespace trace_read {
+template <class Sink>
+struct SinkSteps;  // how the reader calls a sink's steps (sim/trace_read.hpp)
+}  // namespace trace_read
+
 // Aggregates as the trace is read; `remaps` apply to every address first (empty = as traced).
 // Final: read_trace() below, the reader compiled for it, calls its steps without a virtual call.
 class TraceAggregator final : public TraceSink {
@@ -126,6 +131,11 @@ class TraceAggregator final : public TraceSink {
   }
 
  private:
+  friend struct trace_read::SinkSteps<TraceAggregator>;
+  // on_warp()'s and on_repeat()'s bodies, inline: read_trace() below inlines them in the reader's
+  // loop (trace_report.cpp alone calls them).
+  inline void warp_step(const TraceWarp& w, const TracePc& pc);
+  inline bool repeat_step(const TraceWarp& w, uint32_t first, uint32_t src_first, bool src_nonzero);
   uint32_t remap(uint32_t addr) const;
   AccessCost cost_plain(uint32_t pc_index);  // cost(access_) for LDS/STS, through the memos below
   // The same for a warp the reader found evenly spaced (TraceWarp::even): no copy, no re-check.
